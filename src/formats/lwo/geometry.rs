@@ -1,0 +1,344 @@
+//! Layers, points, polygons, tags and vertex maps: the chunks that follow one another in layer order.
+
+use crate::formats::chunk::ChunkNode;
+use crate::formats::error::{ParseError, Result, Warning, WithinChunk};
+use crate::formats::fourcc::FourCc;
+use crate::formats::reader::{entry_count, Reader};
+
+use super::model::*;
+use super::warn;
+
+/// LWOB detail polygons cannot nest; a file that nests them anyway is refused past this depth.
+const MAX_DETAIL_DEPTH: usize = 4;
+
+pub(super) struct ObjectBuilder {
+    kind: LwoKind,
+    layers: Vec<Layer>,
+    tags: Vec<String>,
+    /// Raw surface reference per polygon, per layer: a TAGS index (LWO2) or a 0-based SRFS index (LWOB).
+    surface_refs: Vec<Vec<u32>>,
+    /// First polygon of the most recent POLS in the current layer: PTAG and VMAD count from it.
+    pols_start: usize,
+    description: Option<String>,
+    comments: Vec<String>,
+    pub warnings: Vec<Warning>,
+}
+
+impl ObjectBuilder {
+    pub fn new(kind: LwoKind) -> Self {
+        Self {
+            kind,
+            layers: Vec::new(),
+            tags: Vec::new(),
+            surface_refs: Vec::new(),
+            pols_start: 0,
+            description: None,
+            comments: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The layer chunks go to, made on first use: data before any LAYR goes into layer 0.
+    fn layer(&mut self) -> usize {
+        if self.layers.is_empty() {
+            self.layers.push(Layer::new(0));
+            self.surface_refs.push(Vec::new());
+        }
+        self.layers.len() - 1
+    }
+
+    fn path(&self, id: FourCc) -> String {
+        if self.layers.is_empty() || self.kind == LwoKind::Lwob {
+            format!("FORM/{id}")
+        } else {
+            format!("FORM/LAYR[{}]/{id}", self.layers.len() - 1)
+        }
+    }
+
+    pub fn read_chunk(&mut self, file: &[u8], node: &ChunkNode) -> Result<()> {
+        let path = self.path(node.id);
+        let mut r = node.reader(file, crate::formats::reader::Endian::Big);
+        match &node.id.0 {
+            b"LAYR" => self.read_layer(&mut r),
+            b"PNTS" => self.read_points(&mut r, &path),
+            b"POLS" => self.read_polygons(&mut r, &path),
+            b"CRVS" => self.read_lwob_curves(&mut r, &path),
+            b"PTAG" => self.read_polygon_tags(&mut r, &path),
+            b"TAGS" | b"SRFS" => {
+                while !r.is_empty() {
+                    self.tags.push(r.s0()?);
+                }
+                Ok(())
+            }
+            b"VMAP" => self.read_vertex_map(&mut r, &path, false),
+            b"VMAD" => self.read_vertex_map(&mut r, &path, true),
+            b"BBOX" => {
+                let layer = self.layer();
+                self.layers[layer].bounding_box = Some([r.vec3()?, r.vec3()?]);
+                Ok(())
+            }
+            b"DESC" => {
+                self.description = Some(r.s0()?);
+                Ok(())
+            }
+            b"TEXT" => {
+                let text = r.s0()?;
+                self.comments.push(text);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+        .within(&path)
+    }
+
+    fn read_layer(&mut self, r: &mut Reader<'_>) -> Result<()> {
+        let number = r.u16()?;
+        let flags = r.u16()?;
+        let mut layer = Layer::new(number);
+        layer.flags = flags;
+        if self.kind == LwoKind::Lwlo {
+            layer.name = r.s0()?;
+        } else {
+            layer.pivot = r.vec3()?;
+            layer.name = r.s0()?;
+            if r.remaining() >= 2 {
+                let parent = r.i16()?;
+                layer.parent = u16::try_from(parent).ok();
+            }
+        }
+        self.layers.push(layer);
+        self.surface_refs.push(Vec::new());
+        self.pols_start = 0;
+        Ok(())
+    }
+
+    fn read_points(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+        let count = entry_count(r.remaining(), 12, r.offset())?;
+        let layer = self.layer();
+        let points = &mut self.layers[layer].points;
+        if !points.is_empty() {
+            let offset = r.offset();
+            warn(&mut self.warnings, path, offset, "a second PNTS in one layer replaces the first");
+            points.clear();
+        }
+        points.reserve_exact(count);
+        for _ in 0..count {
+            points.push(r.vec3()?);
+        }
+        Ok(())
+    }
+
+    fn read_polygons(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+        let layer = self.layer();
+        self.pols_start = self.layers[layer].polygons.len();
+        if self.kind.is_lightwave5() {
+            return self.read_lwob_polygons(r, path, layer);
+        }
+        let kind = PolygonKind::from_id(r.fourcc()?);
+        let point_count = self.layers[layer].points.len() as u32;
+        let mut vertices = Vec::new();
+        let mut dropped = 0usize;
+        let first_offset = r.offset();
+        while !r.is_empty() {
+            let head = r.u16()?;
+            let mut count = usize::from(head & 0x03FF);
+            let mut flags = head >> 10;
+            if kind == PolygonKind::Curve {
+                count |= usize::from(head >> 12) << 10;
+                flags &= 0x3;
+            }
+            vertices.clear();
+            let mut in_range = true;
+            for _ in 0..count {
+                let v = r.vx()?;
+                in_range &= v < point_count;
+                vertices.push(v);
+            }
+            if in_range {
+                self.layers[layer].polygons.push(kind, flags, &vertices, 0, NONE);
+                self.surface_refs[layer].push(0);
+            } else {
+                dropped += 1;
+            }
+        }
+        self.report_dropped(path, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
+        Ok(())
+    }
+
+    fn read_lwob_polygons(&mut self, r: &mut Reader<'_>, path: &str, layer: usize) -> Result<()> {
+        let first_offset = r.offset();
+        let mut dropped = 0usize;
+        while !r.is_empty() {
+            self.read_lwob_polygon(r, layer, NONE, 0, &mut dropped)?;
+        }
+        self.report_dropped(path, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
+        Ok(())
+    }
+
+    fn read_lwob_polygon(&mut self, r: &mut Reader<'_>, layer: usize, detail_of: u32, depth: usize, dropped: &mut usize) -> Result<()> {
+        if depth > MAX_DETAIL_DEPTH {
+            return Err(ParseError::invalid(r.offset(), format!("detail polygons nested deeper than {MAX_DETAIL_DEPTH} levels")));
+        }
+        let point_count = self.layers[layer].points.len() as u32;
+        let count = usize::from(r.u16()?);
+        let mut vertices = Vec::with_capacity(count.min(r.remaining() / 2));
+        for _ in 0..count {
+            vertices.push(u32::from(r.u16()?));
+        }
+        let surface = r.i16()?;
+        let in_range = vertices.iter().all(|&v| v < point_count);
+        let me = self.layers[layer].polygons.len() as u32;
+        if in_range {
+            self.layers[layer].polygons.push(PolygonKind::Face, 0, &vertices, 0, detail_of);
+            self.surface_refs[layer].push(u32::from(surface.unsigned_abs()).wrapping_sub(1));
+        } else {
+            *dropped += 1;
+        }
+        if surface < 0 {
+            let details = r.u16()?;
+            let base = if in_range { me } else { NONE };
+            for _ in 0..details {
+                self.read_lwob_polygon(r, layer, base, depth + 1, dropped)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_lwob_curves(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+        let layer = self.layer();
+        let point_count = self.layers[layer].points.len() as u32;
+        let first_offset = r.offset();
+        let mut dropped = 0;
+        while !r.is_empty() {
+            let count = usize::from(r.u16()?);
+            let mut vertices = Vec::with_capacity(count.min(r.remaining() / 2));
+            for _ in 0..count {
+                vertices.push(u32::from(r.u16()?));
+            }
+            let surface = r.i16()?;
+            let flags = r.u16()?;
+            if vertices.iter().all(|&v| v < point_count) {
+                self.layers[layer].polygons.push(PolygonKind::Curve, flags & 0x3, &vertices, 0, NONE);
+                self.surface_refs[layer].push(u32::from(surface.unsigned_abs()).wrapping_sub(1));
+            } else {
+                dropped += 1;
+            }
+        }
+        self.report_dropped(path, first_offset, dropped, "curves refer to points past the end of PNTS and were dropped");
+        Ok(())
+    }
+
+    fn read_polygon_tags(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+        let kind = r.fourcc()?;
+        let layer = self.layer();
+        let polygon_count = self.layers[layer].polygons.len();
+        let first_offset = r.offset();
+        let mut dropped = 0;
+        while !r.is_empty() {
+            let polygon = self.pols_start + r.vx()? as usize;
+            let tag = u32::from(r.u16()?);
+            if polygon >= polygon_count {
+                dropped += 1;
+                continue;
+            }
+            let polygons = &mut self.layers[layer].polygons;
+            match &kind.0 {
+                b"SURF" => self.surface_refs[layer][polygon] = tag,
+                b"PART" => polygons.part[polygon] = tag,
+                b"SMGP" => polygons.smoothing_group[polygon] = tag,
+                _ => {}
+            }
+        }
+        self.report_dropped(path, first_offset, dropped, "PTAG entries name polygons past the end of POLS and were dropped");
+        Ok(())
+    }
+
+    fn read_vertex_map(&mut self, r: &mut Reader<'_>, path: &str, discontinuous: bool) -> Result<()> {
+        let kind = r.fourcc()?;
+        let dimension = r.u16()?;
+        let name = r.s0()?;
+        let layer = self.layer();
+        let point_count = self.layers[layer].points.len() as u32;
+        let polygon_count = self.layers[layer].polygons.len();
+        let mut map = VertexMap { kind, dimension, name, discontinuous, points: Vec::new(), polygons: Vec::new(), values: Vec::new() };
+        let first_offset = r.offset();
+        let mut dropped = 0;
+        while !r.is_empty() {
+            let point = r.vx()?;
+            let polygon = if discontinuous { Some(self.pols_start + r.vx()? as usize) } else { None };
+            let values = r.bytes(usize::from(dimension) * 4)?;
+            let polygon_ok = polygon.is_none_or(|p| p < polygon_count);
+            if point >= point_count || !polygon_ok {
+                dropped += 1;
+                continue;
+            }
+            map.points.push(point);
+            if let Some(p) = polygon {
+                map.polygons.push(p as u32);
+            }
+            map.values.extend(values.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]])));
+        }
+        self.report_dropped(path, first_offset, dropped, "vertex-map entries name points or polygons out of range and were dropped");
+        self.layers[layer].vertex_maps.push(map);
+        Ok(())
+    }
+
+    fn report_dropped(&mut self, path: &str, offset: usize, count: usize, what: &str) {
+        if count > 0 {
+            warn(&mut self.warnings, path, offset, format!("{count} {what}"));
+        }
+    }
+
+    /// Resolves polygon surface references to surfaces, adding a default surface for tags that name
+    /// none, and for untagged polygons.
+    pub fn finish(mut self, mut surfaces: Vec<Surface>, clips: Vec<Clip>, envelopes: Vec<Envelope>) -> LwoObject {
+        let mut by_tag: Vec<Option<u32>> = vec![None; self.tags.len()];
+        let mut default_surface: Option<u32> = None;
+        let mut warned_tags = std::collections::HashSet::new();
+        for (layer, refs) in self.layers.iter_mut().zip(&self.surface_refs) {
+            for (polygon, &tag) in refs.iter().enumerate() {
+                let tag_index = tag as usize;
+                let resolved = match self.tags.get(tag_index) {
+                    Some(name) => *by_tag[tag_index].get_or_insert_with(|| {
+                        match surfaces.iter().position(|s| s.name == *name) {
+                            Some(i) => i as u32,
+                            None => {
+                                let mut s = Surface::new(name.clone());
+                                s.is_default = true;
+                                surfaces.push(s);
+                                (surfaces.len() - 1) as u32
+                            }
+                        }
+                    }),
+                    None => {
+                        if warned_tags.insert(tag) && !(self.tags.is_empty() && tag == 0) {
+                            self.warnings.push(Warning::new(
+                                "FORM/PTAG",
+                                0,
+                                format!("surface tag {tag} is out of range ({} tags); the default surface is used", self.tags.len()),
+                            ));
+                        }
+                        *default_surface.get_or_insert_with(|| {
+                            let mut s = Surface::new("Default");
+                            s.is_default = true;
+                            surfaces.push(s);
+                            (surfaces.len() - 1) as u32
+                        })
+                    }
+                };
+                layer.polygons.surface[polygon] = resolved;
+            }
+        }
+        LwoObject {
+            kind: self.kind,
+            layers: self.layers,
+            tags: self.tags,
+            surfaces,
+            clips,
+            envelopes,
+            description: self.description,
+            comments: self.comments,
+            warnings: self.warnings,
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! The typed LightWave object: plain owned structs with public fields.
+
+use crate::formats::error::Warning;
+use crate::formats::fourcc::FourCc;
+
+/// No polygon, part or group: index fields use this instead of an `Option` to keep the arrays flat.
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum LwoKind {
+    Lwob,
+    Lwlo,
+    Lwo2,
+    Lwo3,
+    Lxob,
+}
+
+impl LwoKind {
+    pub fn from_form_type(t: FourCc) -> Option<Self> {
+        Some(match &t.0 {
+            b"LWOB" => Self::Lwob,
+            b"LWLO" => Self::Lwlo,
+            b"LWO2" => Self::Lwo2,
+            b"LWO3" => Self::Lwo3,
+            b"LXOB" => Self::Lxob,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Lwob => "LWOB",
+            Self::Lwlo => "LWLO",
+            Self::Lwo2 => "LWO2",
+            Self::Lwo3 => "LWO3",
+            Self::Lxob => "LXOB",
+        }
+    }
+
+    /// LWOB and LWLO: 16-bit point indices, SRFS names, detail polygons.
+    pub fn is_lightwave5(self) -> bool {
+        matches!(self, Self::Lwob | Self::Lwlo)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LwoObject {
+    pub kind: LwoKind,
+    pub layers: Vec<Layer>,
+    /// TAGS (LWO2) or SRFS (LWOB) strings.
+    pub tags: Vec<String>,
+    pub surfaces: Vec<Surface>,
+    pub clips: Vec<Clip>,
+    pub envelopes: Vec<Envelope>,
+    pub description: Option<String>,
+    pub comments: Vec<String>,
+    pub warnings: Vec<Warning>,
+}
+
+impl LwoObject {
+    pub fn point_count(&self) -> usize {
+        self.layers.iter().map(|l| l.points.len()).sum()
+    }
+
+    pub fn polygon_count(&self) -> usize {
+        self.layers.iter().map(|l| l.polygons.len()).sum()
+    }
+
+    pub fn surface(&self, index: u32) -> Option<&Surface> {
+        self.surfaces.get(index as usize)
+    }
+
+    pub fn clip(&self, index: u32) -> Option<&Clip> {
+        self.clips.iter().find(|c| c.index == index)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layer {
+    pub number: u16,
+    pub flags: u16,
+    pub pivot: [f32; 3],
+    pub name: String,
+    pub parent: Option<u16>,
+    pub points: Vec<[f32; 3]>,
+    pub polygons: Polygons,
+    pub vertex_maps: Vec<VertexMap>,
+    pub bounding_box: Option<[[f32; 3]; 2]>,
+}
+
+impl Layer {
+    pub fn new(number: u16) -> Self {
+        Self {
+            number,
+            flags: 0,
+            pivot: [0.0; 3],
+            name: String::new(),
+            parent: None,
+            points: Vec::new(),
+            polygons: Polygons::default(),
+            vertex_maps: Vec::new(),
+            bounding_box: None,
+        }
+    }
+
+    pub fn hidden(&self) -> bool {
+        self.flags & 1 != 0
+    }
+
+    pub fn vertex_map(&self, kind: &[u8; 4], name: &str, discontinuous: bool) -> Option<&VertexMap> {
+        self.vertex_maps
+            .iter()
+            .find(|m| m.kind.0 == *kind && m.name == name && m.discontinuous == discontinuous)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum PolygonKind {
+    /// FACE, and every polygon of LWOB.
+    Face,
+    /// CURV, and LWOB CRVS.
+    Curve,
+    /// PTCH and SUBD: the control cage of a subdivision surface.
+    Patch,
+    MetaBall,
+    Bone,
+    Other(FourCc),
+}
+
+impl PolygonKind {
+    pub fn from_id(id: FourCc) -> Self {
+        match &id.0 {
+            b"FACE" => Self::Face,
+            b"CURV" => Self::Curve,
+            b"PTCH" | b"SUBD" => Self::Patch,
+            b"MBAL" => Self::MetaBall,
+            b"BONE" => Self::Bone,
+            _ => Self::Other(id),
+        }
+    }
+
+    /// Kinds whose polygons are filled surfaces (and count toward triangles).
+    pub fn is_surface(self) -> bool {
+        matches!(self, Self::Face | Self::Patch)
+    }
+}
+
+/// All polygons of a layer, structure-of-arrays so a million-polygon layer is a handful of allocations.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Polygons {
+    pub kind: Vec<PolygonKind>,
+    /// The six flag bits above the vertex count (LWO2), or CRVS flags (LWOB).
+    pub flags: Vec<u16>,
+    /// `starts[i]..starts[i + 1]` are polygon i's entries in `indices`; one longer than the polygon count.
+    pub starts: Vec<u32>,
+    pub indices: Vec<u32>,
+    /// Index into `LwoObject::surfaces` (resolved from PTAG SURF or the LWOB surface number).
+    pub surface: Vec<u32>,
+    pub part: Vec<u32>,
+    pub smoothing_group: Vec<u32>,
+    /// LWOB detail polygons: the polygon they lie on, or `NONE`.
+    pub detail_of: Vec<u32>,
+}
+
+impl Polygons {
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    pub fn vertices(&self, polygon: usize) -> &[u32] {
+        let (Some(&a), Some(&b)) = (self.starts.get(polygon), self.starts.get(polygon + 1)) else {
+            return &[];
+        };
+        self.indices.get(a as usize..b as usize).unwrap_or(&[])
+    }
+
+    pub fn push(&mut self, kind: PolygonKind, flags: u16, vertices: &[u32], surface: u32, detail_of: u32) {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        self.kind.push(kind);
+        self.flags.push(flags);
+        self.indices.extend_from_slice(vertices);
+        self.starts.push(self.indices.len() as u32);
+        self.surface.push(surface);
+        self.part.push(NONE);
+        self.smoothing_group.push(0);
+        self.detail_of.push(detail_of);
+    }
+}
+
+/// A VMAP (per point) or VMAD (per polygon corner).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VertexMap {
+    pub kind: FourCc,
+    pub dimension: u16,
+    pub name: String,
+    pub discontinuous: bool,
+    pub points: Vec<u32>,
+    /// VMAD only: the polygon (layer-wide index) each entry belongs to.
+    pub polygons: Vec<u32>,
+    /// `dimension` values per entry.
+    pub values: Vec<f32>,
+}
+
+impl VertexMap {
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    pub fn value(&self, entry: usize) -> &[f32] {
+        let d = usize::from(self.dimension);
+        self.values.get(entry * d..entry * d + d).unwrap_or(&[])
+    }
+
+    pub fn is_uv(&self) -> bool {
+        self.kind.0 == *b"TXUV"
+    }
+
+    pub fn is_color(&self) -> bool {
+        matches!(&self.kind.0, b"RGB " | b"RGBA")
+    }
+}
+
+/// Surface parameters with the spec's defaults (lwo-surfaces.md §3.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Surface {
+    pub name: String,
+    pub source: String,
+    pub color: [f32; 3],
+    pub diffuse: f32,
+    pub luminosity: f32,
+    pub specular: f32,
+    pub reflection: f32,
+    pub transparency: f32,
+    pub translucency: f32,
+    pub glossiness: f32,
+    pub sharpness: f32,
+    pub bump: f32,
+    /// 1 front only, 3 both sides.
+    pub sidedness: u16,
+    /// Radians; ≤ 0 is flat shading.
+    pub max_smoothing_angle: f32,
+    pub refraction_index: f32,
+    pub color_highlights: f32,
+    pub color_filter: f32,
+    pub additive_transparency: f32,
+    pub alpha_mode: u16,
+    pub vertex_color: Option<VertexColor>,
+    pub blocks: Vec<Block>,
+    /// Whether this surface was named by a tag but never defined by a SURF chunk.
+    pub is_default: bool,
+}
+
+impl Surface {
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            source: String::new(),
+            color: [200.0 / 255.0; 3],
+            diffuse: 1.0,
+            luminosity: 0.0,
+            specular: 0.0,
+            reflection: 0.0,
+            transparency: 0.0,
+            translucency: 0.0,
+            glossiness: 0.4,
+            sharpness: 0.0,
+            bump: 1.0,
+            sidedness: 1,
+            max_smoothing_angle: 0.0,
+            refraction_index: 1.0,
+            color_highlights: 0.0,
+            color_filter: 0.0,
+            additive_transparency: 0.0,
+            alpha_mode: 2,
+            vertex_color: None,
+            blocks: Vec::new(),
+            is_default: false,
+        }
+    }
+
+    pub fn double_sided(&self) -> bool {
+        self.sidedness & 2 != 0
+    }
+
+    /// The colour image block that drives the base colour, if any.
+    pub fn color_map(&self) -> Option<&Block> {
+        let mut colour: Vec<&Block> =
+            self.blocks.iter().filter(|b| b.enabled && b.channel.0 == *b"COLR" && b.kind == BlockKind::Image).collect();
+        colour.sort_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()));
+        colour.last().copied()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VertexColor {
+    pub intensity: f32,
+    pub map_kind: FourCc,
+    pub map_name: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum BlockKind {
+    Image,
+    Procedural,
+    Gradient,
+    Shader,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Projection {
+    Planar,
+    Cylindrical,
+    Spherical,
+    Cubic,
+    Front,
+    Uv,
+}
+
+impl Projection {
+    pub fn from_code(code: u16) -> Option<Self> {
+        Some(match code {
+            0 => Self::Planar,
+            1 => Self::Cylindrical,
+            2 => Self::Spherical,
+            3 => Self::Cubic,
+            4 => Self::Front,
+            5 => Self::Uv,
+            _ => return None,
+        })
+    }
+}
+
+/// Image wrap codes as LWO2 stores them (LWOB's TWRP codes are converted on read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Wrap {
+    Reset,
+    Repeat,
+    Mirror,
+    Edge,
+}
+
+impl Wrap {
+    pub fn from_lwo2(code: u16) -> Self {
+        match code {
+            0 => Self::Reset,
+            2 => Self::Mirror,
+            3 => Self::Edge,
+            _ => Self::Repeat,
+        }
+    }
+
+    pub fn from_lwob(code: u16) -> Self {
+        match code {
+            0 => Self::Reset,
+            1 => Self::Edge,
+            3 => Self::Mirror,
+            _ => Self::Repeat,
+        }
+    }
+}
+
+/// A texture layer (BLOK, or an LWOB \*TEX group).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub ordinal: String,
+    pub channel: FourCc,
+    pub enabled: bool,
+    pub opacity_type: u16,
+    pub opacity: f32,
+    pub negative: bool,
+    pub projection: Projection,
+    /// 0, 1, 2 = X, Y, Z.
+    pub axis: u16,
+    /// CLIP index, 0 for none.
+    pub image: u32,
+    pub wrap: [Wrap; 2],
+    pub wrap_cycles: [f32; 2],
+    pub uv_map: Option<String>,
+    pub center: [f32; 3],
+    pub size: [f32; 3],
+    pub rotation: [f32; 3],
+    pub world_coordinates: bool,
+    /// Procedural texture or shader plug-in name.
+    pub function: Option<String>,
+    /// LWOB image file name (LWO2 goes through `image`).
+    pub image_file: Option<String>,
+}
+
+impl Block {
+    pub fn new(kind: BlockKind) -> Self {
+        Self {
+            kind,
+            ordinal: String::new(),
+            channel: FourCc::new(b"COLR"),
+            enabled: true,
+            opacity_type: 7,
+            opacity: 1.0,
+            negative: false,
+            projection: Projection::Planar,
+            axis: 0,
+            image: 0,
+            wrap: [Wrap::Repeat; 2],
+            wrap_cycles: [1.0; 2],
+            uv_map: None,
+            center: [0.0; 3],
+            size: [1.0; 3],
+            rotation: [0.0; 3],
+            world_coordinates: false,
+            function: None,
+            image_file: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    pub index: u32,
+    pub source: ClipSource,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClipSource {
+    Still(String),
+    Sequence { prefix: String, suffix: String, digits: u8, flags: u8, offset: i16, start: i16, end: i16 },
+    Reference { index: u32, name: String },
+    ColorCycle { low: i16, high: i16, name: String },
+    Animation { name: String, server: String },
+    Unknown(FourCc),
+}
+
+impl ClipSource {
+    /// The image file to show for this clip: the still, or the first frame of a sequence.
+    pub fn file_name(&self) -> Option<String> {
+        match self {
+            Self::Still(name) | Self::ColorCycle { name, .. } | Self::Animation { name, .. } => Some(name.clone()),
+            Self::Sequence { prefix, suffix, digits, offset, start, .. } => {
+                let frame = i32::from(*start) + i32::from(*offset);
+                Some(format!("{prefix}{frame:0width$}{suffix}", width = usize::from(*digits)))
+            }
+            Self::Reference { .. } | Self::Unknown(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    pub index: u32,
+    pub kind: u16,
+    pub pre_behavior: u16,
+    pub post_behavior: u16,
+    pub keys: Vec<EnvelopeKey>,
+    pub name: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnvelopeKey {
+    pub time: f32,
+    pub value: f32,
+    /// The SPAN shape of the interval ending at this key (`TCB `, `LINE`, …) and its parameters.
+    pub span: Option<(FourCc, Vec<f32>)>,
+}

@@ -1,0 +1,244 @@
+//! A bounds-checked cursor over a byte slice. It never indexes and never panics: every read returns a
+//! `Result` whose error carries the absolute file offset.
+
+use super::error::{ErrorKind, ParseError, Result};
+use super::fourcc::FourCc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endian {
+    /// IFF / LightWave.
+    Big,
+    /// WMO.
+    Little,
+}
+
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// Absolute file offset of `data[0]`, so errors point into the file, not into a sub-slice.
+    base: usize,
+    endian: Endian,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8], base: usize, endian: Endian) -> Self {
+        Self { data, pos: 0, base, endian }
+    }
+
+    pub fn big(data: &'a [u8], base: usize) -> Self {
+        Self::new(data, base, Endian::Big)
+    }
+
+    pub fn little(data: &'a [u8], base: usize) -> Self {
+        Self::new(data, base, Endian::Little)
+    }
+
+    /// Absolute file offset of the next byte.
+    pub fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    pub fn truncated(&self, needed: usize) -> ParseError {
+        ParseError::new(self.offset(), ErrorKind::Truncated { needed, available: self.remaining() })
+    }
+
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(self.truncated(n));
+        }
+        let slice = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(slice)
+    }
+
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.bytes(N)?);
+        Ok(out)
+    }
+
+    pub fn skip(&mut self, n: usize) -> Result<()> {
+        self.bytes(n).map(|_| ())
+    }
+
+    /// Everything not yet read.
+    pub fn rest(&mut self) -> &'a [u8] {
+        let slice = &self.data[self.pos..];
+        self.pos = self.data.len();
+        slice
+    }
+
+    /// A reader over the next `n` bytes, advancing past them.
+    pub fn sub(&mut self, n: usize) -> Result<Reader<'a>> {
+        let base = self.offset();
+        let data = self.bytes(n)?;
+        Ok(Reader::new(data, base, self.endian))
+    }
+
+    pub fn u8(&mut self) -> Result<u8> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    pub fn i8(&mut self) -> Result<i8> {
+        Ok(self.u8()? as i8)
+    }
+
+    pub fn u16(&mut self) -> Result<u16> {
+        let b = self.array::<2>()?;
+        Ok(match self.endian {
+            Endian::Big => u16::from_be_bytes(b),
+            Endian::Little => u16::from_le_bytes(b),
+        })
+    }
+
+    pub fn i16(&mut self) -> Result<i16> {
+        Ok(self.u16()? as i16)
+    }
+
+    pub fn u32(&mut self) -> Result<u32> {
+        let b = self.array::<4>()?;
+        Ok(match self.endian {
+            Endian::Big => u32::from_be_bytes(b),
+            Endian::Little => u32::from_le_bytes(b),
+        })
+    }
+
+    pub fn i32(&mut self) -> Result<i32> {
+        Ok(self.u32()? as i32)
+    }
+
+    pub fn f32(&mut self) -> Result<f32> {
+        Ok(f32::from_bits(self.u32()?))
+    }
+
+    pub fn f64(&mut self) -> Result<f64> {
+        let b = self.array::<8>()?;
+        Ok(match self.endian {
+            Endian::Big => f64::from_be_bytes(b),
+            Endian::Little => f64::from_le_bytes(b),
+        })
+    }
+
+    pub fn vec2(&mut self) -> Result<[f32; 2]> {
+        Ok([self.f32()?, self.f32()?])
+    }
+
+    pub fn vec3(&mut self) -> Result<[f32; 3]> {
+        Ok([self.f32()?, self.f32()?, self.f32()?])
+    }
+
+    pub fn vec4(&mut self) -> Result<[f32; 4]> {
+        Ok([self.f32()?, self.f32()?, self.f32()?, self.f32()?])
+    }
+
+    /// A chunk id in reading order: as stored for IFF, reversed for little-endian WMO.
+    pub fn fourcc(&mut self) -> Result<FourCc> {
+        let b = self.array::<4>()?;
+        Ok(match self.endian {
+            Endian::Big => FourCc(b),
+            Endian::Little => FourCc::from_reversed(b),
+        })
+    }
+
+    /// LightWave's variable-length index: a U2 below 0xFF00, else a U4 whose top byte is 0xFF.
+    pub fn vx(&mut self) -> Result<u32> {
+        let first = *self.data.get(self.pos).ok_or_else(|| self.truncated(2))?;
+        if first == 0xFF {
+            Ok(self.u32()? & 0x00FF_FFFF)
+        } else {
+            Ok(u32::from(self.u16()?))
+        }
+    }
+
+    /// LightWave's S0: zero-terminated, padded to an even length. A string that runs to the end of its
+    /// chunk without a terminator is accepted, since several exporters write one.
+    pub fn s0(&mut self) -> Result<String> {
+        let start = self.pos;
+        let rest = &self.data[start..];
+        let (text, consumed) = match rest.iter().position(|&b| b == 0) {
+            Some(end) => (&rest[..end], end + 1),
+            None if rest.is_empty() => return Err(self.truncated(1)),
+            None => (rest, rest.len()),
+        };
+        let padded = (consumed + 1) & !1;
+        self.pos += padded.min(rest.len());
+        Ok(decode_text(text))
+    }
+
+    /// A zero-terminated string without padding (WMO name blobs).
+    pub fn cstr(&mut self) -> Result<String> {
+        let rest = &self.data[self.pos..];
+        let end = rest.iter().position(|&b| b == 0).ok_or_else(|| self.truncated(rest.len() + 1))?;
+        self.pos += end + 1;
+        Ok(decode_text(&rest[..end]))
+    }
+}
+
+/// File names and surface names are ASCII in practice, Latin-1 in old European files.
+pub fn decode_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    }
+}
+
+/// How many `entry`-byte records a chunk of `size` bytes holds, refusing a remainder.
+pub fn entry_count(size: usize, entry: usize, offset: usize) -> Result<usize> {
+    if entry == 0 || size % entry != 0 {
+        return Err(ParseError::new(offset, ErrorKind::BadEntrySize { size, entry }));
+    }
+    Ok(size / entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vx_reads_short_and_long_forms() {
+        let data = [0x12, 0x34, 0xFF, 0x01, 0x02, 0x03];
+        let mut r = Reader::big(&data, 0);
+        assert_eq!(r.vx().unwrap(), 0x1234);
+        assert_eq!(r.vx().unwrap(), 0x010203);
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn s0_consumes_the_pad_byte() {
+        let data = b"Square\0\0Tri\0X";
+        let mut r = Reader::big(data, 0);
+        assert_eq!(r.s0().unwrap(), "Square");
+        assert_eq!(r.offset(), 8);
+        assert_eq!(r.s0().unwrap(), "Tri");
+        assert_eq!(r.offset(), 12);
+    }
+
+    #[test]
+    fn truncation_reports_absolute_offset() {
+        let data = [1, 2, 3];
+        let mut r = Reader::little(&data, 100);
+        r.u16().unwrap();
+        let err = r.u32().unwrap_err();
+        assert_eq!(err.offset, 102);
+        assert_eq!(err.kind, ErrorKind::Truncated { needed: 4, available: 1 });
+    }
+
+    #[test]
+    fn wmo_ids_read_in_order() {
+        let mut r = Reader::little(b"REVM", 0);
+        assert_eq!(r.fourcc().unwrap(), FourCc::new(b"MVER"));
+    }
+}

@@ -1,0 +1,185 @@
+//! A group file: MVER, then one MOGP whose 68-byte header is followed by the geometry sub-chunks.
+
+use std::collections::HashMap;
+
+use crate::formats::chunk::{child_path, ChunkTree};
+use crate::formats::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
+use crate::formats::fourcc::FourCc;
+use crate::formats::reader::{Endian, Reader};
+
+use super::model::*;
+use super::{check_version, read_bgra, read_box, read_entries, read_u16s, read_vec3s};
+
+pub const MOGP_HEADER_SIZE: usize = 68;
+const LIQUID_HEADER_SIZE: usize = 30;
+
+pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
+    let version = check_version(bytes, tree)?;
+    let mogp = tree
+        .roots
+        .iter()
+        .find(|n| n.id.0 == *b"MOGP")
+        .ok_or_else(|| ParseError::new(bytes.len(), ErrorKind::MissingChunk(FourCc::new(b"MOGP"))))?;
+    let header = read_header(&mut mogp.reader(bytes, Endian::Little)).within("MOGP")?;
+    let mut group = WmoGroup {
+        version,
+        header,
+        triangle_flags: Vec::new(),
+        triangle_materials: Vec::new(),
+        indices: Vec::new(),
+        positions: Vec::new(),
+        normals: Vec::new(),
+        uv_sets: Vec::new(),
+        batches: Vec::new(),
+        light_refs: Vec::new(),
+        doodad_refs: Vec::new(),
+        bsp_nodes: Vec::new(),
+        bsp_faces: Vec::new(),
+        color_sets: Vec::new(),
+        liquid: None,
+        triangle_strip_indices: Vec::new(),
+        triangle_strips: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut counts = HashMap::new();
+    for node in &mogp.children {
+        let path = child_path("MOGP", node.id, &mut counts);
+        match &node.id.0 {
+            b"MOPY" => {
+                let pairs = read_entries(bytes, node, &path, 2, |r| Ok((r.u8()?, r.u8()?)))?;
+                (group.triangle_flags, group.triangle_materials) = pairs.into_iter().unzip();
+            }
+            b"MOVI" => group.indices = read_u16s(bytes, node, &path)?,
+            b"MOVT" => group.positions = read_vec3s(bytes, node, &path)?,
+            b"MONR" => group.normals = read_vec3s(bytes, node, &path)?,
+            b"MOTV" => group.uv_sets.push(read_entries(bytes, node, &path, 8, |r| r.vec2())?),
+            b"MOBA" => group.batches = read_entries(bytes, node, &path, 24, |r| {
+                Ok(Batch {
+                    bounding_box: [r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?],
+                    first_index: r.u32()?,
+                    index_count: r.u16()?,
+                    first_vertex: r.u16()?,
+                    last_vertex: r.u16()?,
+                    flags: r.u8()?,
+                    material: r.u8()?,
+                })
+            })?,
+            b"MOLR" => group.light_refs = read_u16s(bytes, node, &path)?,
+            b"MODR" => group.doodad_refs = read_u16s(bytes, node, &path)?,
+            b"MOBN" => group.bsp_nodes = read_entries(bytes, node, &path, 16, |r| {
+                Ok(BspNode {
+                    flags: r.u16()?,
+                    negative_child: r.i16()?,
+                    positive_child: r.i16()?,
+                    face_count: r.u16()?,
+                    first_face: r.u32()?,
+                    distance: r.f32()?,
+                })
+            })?,
+            b"MOBR" => group.bsp_faces = read_u16s(bytes, node, &path)?,
+            b"MOCV" => group.color_sets.push(read_entries(bytes, node, &path, 4, read_bgra)?),
+            b"MLIQ" => group.liquid = Some(read_liquid(&mut node.reader(bytes, Endian::Little)).within(&path)?),
+            b"MORI" => group.triangle_strip_indices = read_u16s(bytes, node, &path)?,
+            b"MORB" => group.triangle_strips = read_u16s(bytes, node, &path)?,
+            _ => {}
+        }
+    }
+    validate(&mut group);
+    Ok(group)
+}
+
+fn read_header(r: &mut Reader<'_>) -> Result<GroupHeader> {
+    Ok(GroupHeader {
+        name_offset: r.u32()?,
+        descriptive_name_offset: r.u32()?,
+        flags: r.u32()?,
+        bounding_box: read_box(r)?,
+        portal_start: r.u16()?,
+        portal_count: r.u16()?,
+        transparent_batch_count: r.u16()?,
+        interior_batch_count: r.u16()?,
+        exterior_batch_count: r.u16()?,
+        padding: r.u16()?,
+        fog_ids: r.array::<4>()?,
+        liquid_type: r.u32()?,
+        group_id: r.u32()?,
+        flags2: r.u32()?,
+        unused: r.u32()?,
+    })
+}
+
+fn read_liquid(r: &mut Reader<'_>) -> Result<Liquid> {
+    if r.remaining() < LIQUID_HEADER_SIZE {
+        return Err(r.truncated(LIQUID_HEADER_SIZE));
+    }
+    let vertex_counts = [r.u32()?, r.u32()?];
+    let tile_counts = [r.u32()?, r.u32()?];
+    let corner = r.vec3()?;
+    let material = r.u16()?;
+    let grid = |counts: [u32; 2], entry: u64, r: &Reader<'_>| -> Result<usize> {
+        let n = u64::from(counts[0]) * u64::from(counts[1]);
+        match n.checked_mul(entry) {
+            Some(size) if size <= r.remaining() as u64 => Ok(n as usize),
+            _ => Err(ParseError::invalid(
+                r.offset(),
+                format!("{} × {} entries of {entry} bytes do not fit in the {} bytes left", counts[0], counts[1], r.remaining()),
+            )),
+        }
+    };
+    let vertex_count = grid(vertex_counts, 8, r)?;
+    let mut vertices = Vec::with_capacity(vertex_count);
+    for _ in 0..vertex_count {
+        vertices.push(LiquidVertex { data: r.array::<4>()?, height: r.f32()? });
+    }
+    let tile_count = grid(tile_counts, 1, r)?;
+    let tiles = r.bytes(tile_count)?.to_vec();
+    Ok(Liquid { vertex_counts, tile_counts, corner, material, vertices, tiles })
+}
+
+/// Cross-chunk checks inside a group. Triangles and batches that point outside their arrays are kept in
+/// the model, as the file has them, and left out when meshes are built; each kind is reported once here.
+fn validate(group: &mut WmoGroup) {
+    let triangle_count = group.triangle_count();
+    let mut found = Vec::new();
+    let mut warn = |path: &str, message: String| found.push(Warning::new(path, 0, message));
+    if group.indices.len() % 3 != 0 {
+        warn("MOGP/MOVI", format!("{} indices are not a whole number of triangles", group.indices.len()));
+    }
+    let vertex_count = group.positions.len();
+    let bad = group.indices.iter().filter(|&&i| usize::from(i) >= vertex_count).count();
+    if bad > 0 {
+        warn("MOGP/MOVI", format!("{bad} indices point past the {vertex_count} vertices of MOVT; their triangles are dropped"));
+    }
+    if !group.triangle_materials.is_empty() && group.triangle_materials.len() != triangle_count {
+        warn(
+            "MOGP/MOPY",
+            format!("MOPY has {} triangles, MOVI {}", group.triangle_materials.len(), triangle_count),
+        );
+    }
+    if !group.normals.is_empty() && group.normals.len() != vertex_count {
+        warn("MOGP/MONR", format!("MONR has {} normals for {vertex_count} vertices; normals are computed", group.normals.len()));
+    }
+    for (i, uvs) in group.uv_sets.iter().enumerate() {
+        if uvs.len() != vertex_count {
+            warn("MOGP/MOTV", format!("UV set {i} has {} entries for {vertex_count} vertices; it is ignored", uvs.len()));
+        }
+    }
+    for (i, colors) in group.color_sets.iter().enumerate() {
+        if colors.len() != vertex_count {
+            warn("MOGP/MOCV", format!("colour set {i} has {} entries for {vertex_count} vertices; it is ignored", colors.len()));
+        }
+    }
+    let h = &group.header;
+    let promised = usize::from(h.transparent_batch_count) + usize::from(h.interior_batch_count) + usize::from(h.exterior_batch_count);
+    if promised != group.batches.len() {
+        warn("MOGP", format!("the header counts {promised} batches, MOBA holds {}", group.batches.len()));
+    }
+    let index_count = group.indices.len() as u64;
+    for (i, batch) in group.batches.iter().enumerate() {
+        let end = u64::from(batch.first_index) + u64::from(batch.index_count);
+        if end > index_count {
+            warn("MOGP/MOBA", format!("batch {i} uses indices up to {end}, MOVI holds {index_count}; it is not drawn"));
+        }
+    }
+    group.warnings.extend(found);
+}

@@ -1,0 +1,134 @@
+//! World of Warcraft world map objects, version 17: a root file and one file per group.
+//! Bytes → [`WmoRoot`] / [`WmoGroup`]; no engine types.
+
+pub mod group;
+pub mod model;
+mod root;
+
+pub use model::*;
+
+use crate::formats::chunk::{read_wmo_tree, ChunkNode, ChunkTree};
+use crate::formats::error::{ErrorKind, ParseError, Result, WithinChunk};
+use crate::formats::fourcc::FourCc;
+use crate::formats::reader::{entry_count, Endian, Reader};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum WmoFile {
+    Root(WmoRoot),
+    Group(WmoGroup),
+}
+
+/// Whether a file is a root or a group, from its chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WmoFileKind {
+    Root,
+    Group,
+}
+
+pub fn file_kind(tree: &ChunkTree) -> Option<WmoFileKind> {
+    tree.roots.iter().find_map(|n| match &n.id.0 {
+        b"MOGP" => Some(WmoFileKind::Group),
+        b"MOHD" => Some(WmoFileKind::Root),
+        _ => None,
+    })
+}
+
+pub fn parse(bytes: &[u8]) -> Result<(ChunkTree, WmoFile)> {
+    let tree = read_wmo_tree(bytes)?;
+    let file = match file_kind(&tree) {
+        Some(WmoFileKind::Group) => WmoFile::Group(group::parse_group(bytes, &tree)?),
+        Some(WmoFileKind::Root) => WmoFile::Root(root::parse_root(bytes, &tree)?),
+        None => {
+            check_version(bytes, &tree)?;
+            return Err(ParseError::invalid(0, "neither MOHD (root file) nor MOGP (group file) is present"));
+        }
+    };
+    Ok((tree, file))
+}
+
+pub fn parse_root(bytes: &[u8]) -> Result<(ChunkTree, WmoRoot)> {
+    let tree = read_wmo_tree(bytes)?;
+    let root = root::parse_root(bytes, &tree)?;
+    Ok((tree, root))
+}
+
+pub fn parse_group(bytes: &[u8]) -> Result<(ChunkTree, WmoGroup)> {
+    let tree = read_wmo_tree(bytes)?;
+    let group = group::parse_group(bytes, &tree)?;
+    Ok((tree, group))
+}
+
+/// Reads MVER, which must come first, and refuses every version but 17.
+pub(crate) fn check_version(bytes: &[u8], tree: &ChunkTree) -> Result<u32> {
+    let first = tree.roots.first().ok_or_else(|| ParseError::new(0, ErrorKind::MissingChunk(FourCc::new(b"MVER"))))?;
+    if first.id.0 != *b"MVER" {
+        return Err(ParseError::new(first.offset, ErrorKind::BadMagic { expected: "MVER as the first chunk", found: first.id.to_string() }));
+    }
+    let version = first.reader(bytes, Endian::Little).u32().within("MVER")?;
+    if version != SUPPORTED_VERSION {
+        return Err(ParseError::new(
+            first.data_offset(),
+            ErrorKind::UnsupportedVersion { what: "WMO", version, supported: "17" },
+        )
+        .within("MVER"));
+    }
+    Ok(version)
+}
+
+/// Reads a chunk of fixed-size entries; the entry count comes from the checked chunk size, so the
+/// allocation is bounded by the file.
+pub(crate) fn read_entries<'a, T>(
+    bytes: &'a [u8],
+    node: &ChunkNode,
+    path: &str,
+    entry: usize,
+    mut read: impl FnMut(&mut Reader<'a>) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut r = node.body(bytes, Endian::Little);
+    let count = entry_count(r.remaining(), entry, r.offset()).within(path)?;
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let mut entry_reader = r.sub(entry).within(path)?;
+        out.push(read(&mut entry_reader).within(path)?);
+    }
+    Ok(out)
+}
+
+pub(crate) fn read_vec3s(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<[f32; 3]>> {
+    read_entries(bytes, node, path, 12, |r| r.vec3())
+}
+
+pub(crate) fn read_u16s(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<u16>> {
+    read_entries(bytes, node, path, 2, |r| r.u16())
+}
+
+pub(crate) fn read_bgra(r: &mut Reader<'_>) -> Result<Bgra> {
+    Ok(Bgra(r.array::<4>()?))
+}
+
+pub(crate) fn read_box(r: &mut Reader<'_>) -> Result<[[f32; 3]; 2]> {
+    Ok([r.vec3()?, r.vec3()?])
+}
+
+/// The group files of a root at `root_path`: `Name_000.wmo`, … beside it, found ignoring case.
+/// A missing group is `Err` with the name that was looked for.
+pub fn group_file_paths(root_path: &std::path::Path, group_count: usize) -> Vec<Result<std::path::PathBuf, String>> {
+    let dir = root_path.parent().unwrap_or(std::path::Path::new("."));
+    let stem = root_path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    (0..group_count)
+        .map(|i| {
+            let name = format!("{stem}_{i:03}.wmo");
+            crate::formats::find_case_insensitive(dir, &name).ok_or(name)
+        })
+        .collect()
+}
+
+/// For a group file `Name_NNN.wmo`: the root's file name and the group index.
+pub fn root_of_group_file(group_path: &std::path::Path) -> Option<(String, usize)> {
+    let stem = group_path.file_stem()?.to_str()?;
+    let (base, digits) = stem.rsplit_once('_')?;
+    if digits.len() != 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((format!("{base}.wmo"), digits.parse().ok()?))
+}

@@ -1,0 +1,15 @@
+//! lwo-wmo-viewer: a viewer and inspector for LightWave objects and World of Warcraft WMO files.
+//!
+//! The modules follow the pipeline: [`formats`] (bytes → typed model and chunk tree) → [`mesh`]
+//! (triangulation, normals, axes) → [`plugin`] (Bevy assets) → [`viewer`] (the application).
+//! [`fixtures`] writes files back out, for samples, tests and benchmarks.
+
+#![forbid(unsafe_code)]
+
+pub mod fixtures;
+pub mod formats;
+pub mod mesh;
+pub mod plugin;
+pub mod viewer;
+
+pub use plugin::LwoWmoPlugin;
