@@ -1,0 +1,296 @@
+//! LightWave object → meshes: one triangle mesh per layer and surface (detail polygons apart, so they
+//! can be drawn over their base), a line list for curves, bones and two-point polygons, and a point
+//! list for one-point polygons and metaballs.
+
+use std::collections::HashMap;
+
+use crate::formats::lwo::{Layer, LwoObject, PolygonKind, Surface, VertexMap, NONE};
+
+use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
+use super::normals::corner_normals;
+use super::triangulate::Triangulator;
+use super::{sub, Bounds, MeshData, Topology};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BuildOptions {
+    /// Apply each surface's smoothing angle; off shades every polygon flat.
+    pub smoothing: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self { smoothing: true }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurfaceMesh {
+    /// Index into `LwoObject::surfaces`.
+    pub surface: u32,
+    /// LWOB detail polygons, drawn over their base polygon.
+    pub detail: bool,
+    pub mesh: MeshData,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerMeshes {
+    /// Position in `LwoObject::layers`.
+    pub index: usize,
+    pub number: u16,
+    pub name: String,
+    pub hidden: bool,
+    /// Position in `LwoObject::layers` of the parent, resolved by layer number.
+    pub parent: Option<usize>,
+    /// Translation from the parent layer's pivot (or the origin) to this layer's pivot, in Bevy's frame.
+    pub translation: [f32; 3],
+    pub surfaces: Vec<SurfaceMesh>,
+    pub lines: Option<MeshData>,
+    pub points: Option<MeshData>,
+    /// Bounds of this layer's geometry in its own frame.
+    pub bounds: Bounds,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LwoMeshes {
+    pub layers: Vec<LayerMeshes>,
+    /// Triangles made from FACE and PTCH polygons.
+    pub triangle_count: usize,
+    /// Surface polygons with three or more corners that gave fewer than n − 2 triangles (degenerate).
+    pub degenerate_polygons: usize,
+}
+
+pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
+    let mut triangulator = Triangulator::new();
+    let mut layers = Vec::with_capacity(object.layers.len());
+    let mut triangle_count = 0;
+    let mut degenerate_polygons = 0;
+    for (index, layer) in object.layers.iter().enumerate() {
+        let parent = resolve_parent(object, index);
+        let parent_pivot = parent.map_or([0.0; 3], |p| object.layers[p].pivot);
+        let built = build_layer(layer, &object.surfaces, options, &mut triangulator);
+        triangle_count += built.triangles;
+        degenerate_polygons += built.degenerate;
+        let mut bounds = Bounds::EMPTY;
+        for s in &built.surfaces {
+            bounds.union(&s.mesh.bounds());
+        }
+        for m in built.lines.iter().chain(&built.points) {
+            bounds.union(&m.bounds());
+        }
+        layers.push(LayerMeshes {
+            index,
+            number: layer.number,
+            name: layer.name.clone(),
+            hidden: layer.hidden(),
+            parent,
+            translation: lwo_to_bevy(sub(layer.pivot, parent_pivot)),
+            surfaces: built.surfaces,
+            lines: built.lines,
+            points: built.points,
+            bounds,
+        });
+    }
+    LwoMeshes { layers, triangle_count, degenerate_polygons }
+}
+
+/// The parent layer by number; a missing parent, or one that would close a cycle, makes the layer a root.
+fn resolve_parent(object: &LwoObject, index: usize) -> Option<usize> {
+    let by_number = |n: u16| object.layers.iter().position(|l| l.number == n);
+    let parent = by_number(object.layers[index].parent?)?;
+    let mut seen = vec![false; object.layers.len()];
+    seen[index] = true;
+    let mut cursor = Some(parent);
+    while let Some(c) = cursor {
+        if seen[c] {
+            return None;
+        }
+        seen[c] = true;
+        cursor = object.layers[c].parent.and_then(by_number);
+    }
+    Some(parent)
+}
+
+struct BuiltLayer {
+    surfaces: Vec<SurfaceMesh>,
+    lines: Option<MeshData>,
+    points: Option<MeshData>,
+    triangles: usize,
+    degenerate: usize,
+}
+
+/// Per-corner lookups into the vertex maps a surface uses.
+struct CornerMaps<'a> {
+    uv: Option<MapLookup<'a>>,
+    color: Option<MapLookup<'a>>,
+}
+
+/// A VMAP by point, with the VMAD of the same name overriding it by (point, polygon).
+struct MapLookup<'a> {
+    by_point: HashMap<u32, &'a [f32]>,
+    by_corner: HashMap<(u32, u32), &'a [f32]>,
+    dimension: usize,
+}
+
+impl<'a> MapLookup<'a> {
+    fn new(layer: &'a Layer, kinds: &[&[u8; 4]], name: &str) -> Option<Self> {
+        let find = |discontinuous: bool| -> Option<&'a VertexMap> {
+            layer.vertex_maps.iter().find(|m| kinds.contains(&&m.kind.0) && m.name == name && m.discontinuous == discontinuous)
+        };
+        let vmap = find(false);
+        let vmad = find(true);
+        let dimension = usize::from(vmap.or(vmad)?.dimension);
+        let mut by_point = HashMap::new();
+        if let Some(m) = vmap {
+            for (i, &p) in m.points.iter().enumerate() {
+                by_point.insert(p, m.value(i));
+            }
+        }
+        let mut by_corner = HashMap::new();
+        if let Some(m) = vmad {
+            for (i, (&p, &poly)) in m.points.iter().zip(&m.polygons).enumerate() {
+                by_corner.insert((p, poly), m.value(i));
+            }
+        }
+        Some(Self { by_point, by_corner, dimension })
+    }
+
+    fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
+        self.by_corner.get(&(point, polygon)).or_else(|| self.by_point.get(&point)).copied()
+    }
+}
+
+fn uv_map_name<'a>(layer: &'a Layer, surface: Option<&'a Surface>) -> Option<&'a str> {
+    surface
+        .and_then(|s| s.color_map())
+        .and_then(|b| b.uv_map.as_deref())
+        .or_else(|| layer.vertex_maps.iter().find(|m| m.is_uv()).map(|m| m.name.as_str()))
+}
+
+fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, triangulator: &mut Triangulator) -> BuiltLayer {
+    let polys = &layer.polygons;
+    let normals = corner_normals(layer, surfaces, options.smoothing);
+    let local = |p: [f32; 3]| lwo_to_bevy(sub(p, layer.pivot));
+    let mut meshes: Vec<SurfaceMesh> = Vec::new();
+    let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
+    let mut maps_of: HashMap<u32, CornerMaps<'_>> = HashMap::new();
+    let mut lines = MeshData::new(Topology::Lines);
+    let mut points = MeshData::new(Topology::Points);
+    let mut corner_points: Vec<[f32; 3]> = Vec::new();
+    let mut tris: Vec<[u32; 3]> = Vec::new();
+    let mut triangles = 0;
+    let mut degenerate = 0;
+    let mut corner_base = 0usize;
+    for p in 0..polys.len() {
+        let vertices = polys.vertices(p);
+        let corner_start = corner_base;
+        corner_base += vertices.len();
+        let kind = polys.kind[p];
+        let surface_index = polys.surface[p];
+        let n = vertices.len();
+        if !kind.is_surface() || n < 3 {
+            match (kind, n) {
+                (_, 0) => {}
+                (PolygonKind::MetaBall, _) | (_, 1) => {
+                    for &v in vertices {
+                        push_plain_vertex(&mut points, local(point_at(&layer.points, v)));
+                    }
+                }
+                _ => {
+                    for pair in vertices.windows(2) {
+                        for &v in pair {
+                            push_plain_vertex(&mut lines, local(point_at(&layer.points, v)));
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        corner_points.clear();
+        corner_points.extend(vertices.iter().map(|&v| point_at(&layer.points, v)));
+        tris.clear();
+        let made = triangulator.triangulate(&corner_points, &mut tris);
+        triangles += made;
+        if made < n - 2 {
+            degenerate += 1;
+        }
+        if made == 0 {
+            continue;
+        }
+        let detail = polys.detail_of[p] != NONE;
+        let slot = *mesh_of.entry((surface_index, detail)).or_insert_with(|| {
+            meshes.push(SurfaceMesh { surface: surface_index, detail, mesh: MeshData::new(Topology::Triangles) });
+            meshes.len() - 1
+        });
+        let maps = maps_of.entry(surface_index).or_insert_with(|| {
+            let surface = surfaces.get(surface_index as usize);
+            let uv = uv_map_name(layer, surface).and_then(|name| MapLookup::new(layer, &[b"TXUV"], name));
+            let color = surface
+                .and_then(|s| s.vertex_color.as_ref())
+                .and_then(|vc| MapLookup::new(layer, &[b"RGB ", b"RGBA"], &vc.map_name));
+            CornerMaps { uv, color }
+        });
+        let mesh = &mut meshes[slot].mesh;
+        let base = mesh.positions.len() as u32;
+        for (k, &v) in vertices.iter().enumerate() {
+            mesh.positions.push(local(point_at(&layer.points, v)));
+            mesh.normals.push(lwo_to_bevy(normals[corner_start + k]));
+            if let Some(uv) = &maps.uv {
+                let value = uv.get(v, p as u32).unwrap_or(&[0.0, 0.0]);
+                let (u, w) = (value.first().copied().unwrap_or(0.0), value.get(1).copied().unwrap_or(0.0));
+                if mesh.uv_sets.is_empty() {
+                    mesh.uv_sets.push(Vec::new());
+                }
+                mesh.uv_sets[0].push([u, 1.0 - w]);
+            }
+            if let Some(color) = &maps.color {
+                let value = color.get(v, p as u32).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
+                let c = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(1.0));
+                let c = if color.dimension < 4 { [c[0], c[1], c[2], 1.0] } else { c };
+                mesh.colors.get_or_insert_with(Vec::new).push(c);
+            }
+        }
+        for t in &tris {
+            let [a, b, c] = t.map(|i| base + i);
+            mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
+        }
+    }
+    BuiltLayer {
+        surfaces: meshes,
+        lines: (!lines.is_empty()).then_some(lines),
+        points: (!points.is_empty()).then_some(points),
+        triangles,
+        degenerate,
+    }
+}
+
+fn push_plain_vertex(mesh: &mut MeshData, p: [f32; 3]) {
+    mesh.indices.push(mesh.positions.len() as u32);
+    mesh.positions.push(p);
+    mesh.normals.push([0.0, 1.0, 0.0]);
+}
+
+/// Triangles after triangulation (before subdivision), as `--info` reports them.
+pub fn triangle_count(object: &LwoObject) -> usize {
+    let mut triangulator = Triangulator::new();
+    let mut tris = Vec::new();
+    let mut corners = Vec::new();
+    let mut total = 0;
+    for layer in &object.layers {
+        let polys = &layer.polygons;
+        for p in 0..polys.len() {
+            if !polys.kind[p].is_surface() {
+                continue;
+            }
+            corners.clear();
+            corners.extend(polys.vertices(p).iter().map(|&v| point_at(&layer.points, v)));
+            tris.clear();
+            total += triangulator.triangulate(&corners, &mut tris);
+        }
+    }
+    total
+}
+
+/// Parsed layers only hold in-range indices; a hand-made model that does not still builds, at the origin.
+fn point_at(points: &[[f32; 3]], index: u32) -> [f32; 3] {
+    points.get(index as usize).copied().unwrap_or([0.0; 3])
+}

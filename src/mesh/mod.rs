@@ -1,0 +1,118 @@
+//! Typed models → renderer-neutral triangle, line and point lists: triangulation, normals, UVs and the
+//! conversion of both formats' axes into Bevy's right-handed Y-up frame. Plain Rust; the plugin turns
+//! a [`MeshData`] into a Bevy mesh.
+
+pub mod coords;
+pub mod lwo;
+pub mod normals;
+pub mod triangulate;
+pub mod wmo;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topology {
+    Triangles,
+    Lines,
+    Points,
+}
+
+/// One drawable: vertex attributes in Bevy's frame and an index list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshData {
+    pub topology: Topology,
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    /// Texture-coordinate sets, each as long as `positions`, top-left origin.
+    pub uv_sets: Vec<Vec<[f32; 2]>>,
+    pub colors: Option<Vec<[f32; 4]>>,
+    pub indices: Vec<u32>,
+}
+
+impl MeshData {
+    pub fn new(topology: Topology) -> Self {
+        Self { topology, positions: Vec::new(), normals: Vec::new(), uv_sets: Vec::new(), colors: None, indices: Vec::new() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        if self.topology == Topology::Triangles { self.indices.len() / 3 } else { 0 }
+    }
+
+    pub fn bounds(&self) -> Bounds {
+        let mut b = Bounds::EMPTY;
+        for p in &self.positions {
+            b.include(*p);
+        }
+        b
+    }
+}
+
+/// An axis-aligned box that ignores non-finite points, so one NaN vertex cannot poison the camera.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+}
+
+impl Bounds {
+    pub const EMPTY: Self = Self { min: [f32::INFINITY; 3], max: [f32::NEG_INFINITY; 3] };
+
+    pub fn is_empty(&self) -> bool {
+        (0..3).any(|k| self.min[k] > self.max[k])
+    }
+
+    pub fn include(&mut self, p: [f32; 3]) {
+        if p.iter().all(|c| c.is_finite()) {
+            for k in 0..3 {
+                self.min[k] = self.min[k].min(p[k]);
+                self.max[k] = self.max[k].max(p[k]);
+            }
+        }
+    }
+
+    pub fn union(&mut self, other: &Bounds) {
+        if !other.is_empty() {
+            self.include(other.min);
+            self.include(other.max);
+        }
+    }
+
+    pub fn translated(&self, t: [f32; 3]) -> Bounds {
+        if self.is_empty() {
+            return *self;
+        }
+        Bounds { min: std::array::from_fn(|k| self.min[k] + t[k]), max: std::array::from_fn(|k| self.max[k] + t[k]) }
+    }
+
+    pub fn center(&self) -> [f32; 3] {
+        std::array::from_fn(|k| (self.min[k] + self.max[k]) * 0.5)
+    }
+
+    pub fn extent(&self) -> [f32; 3] {
+        std::array::from_fn(|k| (self.max[k] - self.min[k]).max(0.0))
+    }
+}
+
+pub(crate) fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+pub(crate) fn add(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+pub(crate) fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+pub(crate) fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Unit vector, or `None` for a zero or non-finite one.
+pub(crate) fn normalize(v: [f32; 3]) -> Option<[f32; 3]> {
+    let len = dot(v, v).sqrt();
+    (len > 1e-20 && len.is_finite()).then(|| v.map(|c| c / len))
+}

@@ -1,0 +1,264 @@
+//! WMO groups → meshes: one per MOBA batch, a collision overlay from the material-0xFF triangles, the
+//! liquid surface, portal polygons, and doodad transforms; all in Bevy's Y-up frame.
+
+use crate::formats::wmo::{
+    Batch, Bgra, Doodad, GroupHeader, Liquid, RootHeader, WmoGroup, WmoRoot, COLLISION_ONLY_MATERIAL,
+};
+
+use super::coords::{wmo_quat_to_bevy, wmo_to_bevy};
+use super::triangulate::Triangulator;
+use super::{Bounds, MeshData, Topology};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchMesh {
+    pub batch: usize,
+    /// MOMT index.
+    pub material: u8,
+    pub mesh: MeshData,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupMeshes {
+    pub batches: Vec<BatchMesh>,
+    pub collision: Option<MeshData>,
+    pub liquid: Option<(u16, MeshData)>,
+    pub bounds: Bounds,
+    /// Triangles drawn (batched, not collision-only).
+    pub rendered_triangles: usize,
+    pub collision_triangles: usize,
+}
+
+/// Vertex colours after the client's MOCV fix (spec: "the vertex-colour fix"), as RGBA bytes.
+pub fn fixed_vertex_colors(group: &WmoGroup, root_header: Option<&RootHeader>) -> Option<Vec<[u8; 4]>> {
+    let colors = group.color_sets.first().filter(|c| c.len() == group.positions.len())?;
+    let exterior = group.header.is_exterior();
+    let exterior_alpha = if exterior { 255 } else { 0 };
+    if root_header.is_some_and(|h| h.has(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA)) {
+        return Some(colors.iter().map(|c| { let [r, g, b, _] = c.rgba(); [r, g, b, exterior_alpha] }).collect());
+    }
+    let ambient = match root_header {
+        Some(h) if !h.has(RootHeader::UNIFIED_RENDER_PATH) => h.ambient.rgba(),
+        _ => [0, 0, 0, 0],
+    };
+    let transparent = usize::from(group.header.transparent_batch_count);
+    let start = match transparent {
+        0 => 0,
+        n => group.batches.get(n - 1).map_or(0, |b| usize::from(b.last_vertex) + 1),
+    };
+    Some(
+        colors
+            .iter()
+            .enumerate()
+            .map(|(i, c)| fix_one(*c, ambient, i < start, exterior_alpha))
+            .collect(),
+    )
+}
+
+fn fix_one(color: Bgra, ambient: [u8; 4], in_transparent_batch: bool, exterior_alpha: u8) -> [u8; 4] {
+    let [r, g, b, a] = color.rgba().map(i32::from);
+    let amb = ambient.map(i32::from);
+    let channel = |c: i32, am: i32| -> u8 {
+        let v = if in_transparent_batch { (c - am) * (255 - a) / 255 / 2 } else { (c * a / 64 + c - am) / 2 };
+        v.clamp(0, 255) as u8
+    };
+    let rgb = [channel(r, amb[0]), channel(g, amb[1]), channel(b, amb[2])];
+    let alpha = if in_transparent_batch { a as u8 } else { exterior_alpha };
+    [rgb[0], rgb[1], rgb[2], alpha]
+}
+
+pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
+    let vertex_count = group.positions.len();
+    let positions: Vec<[f32; 3]> = group.positions.iter().map(|p| wmo_to_bevy(*p)).collect();
+    let normals: Option<Vec<[f32; 3]>> =
+        (group.normals.len() == vertex_count).then(|| group.normals.iter().map(|n| wmo_to_bevy(*n)).collect());
+    let uv_sets: Vec<&Vec<[f32; 2]>> = group.uv_sets.iter().filter(|u| u.len() == vertex_count).collect();
+    let colors = fixed_vertex_colors(group, root.map(|r| &r.header));
+    let triangle_ok = |t: usize| -> Option<[u16; 3]> {
+        let i = group.indices.get(t * 3..t * 3 + 3)?;
+        let tri = [i[0], i[1], i[2]];
+        tri.iter().all(|&v| usize::from(v) < vertex_count).then_some(tri)
+    };
+    let mut batches = Vec::new();
+    let mut rendered = 0;
+    let mut bounds = Bounds::EMPTY;
+    for (b, batch) in group.batches.iter().enumerate() {
+        let Some(mesh) = batch_mesh(group, batch, &positions, normals.as_deref(), &uv_sets, colors.as_deref(), &triangle_ok) else {
+            continue;
+        };
+        rendered += mesh.triangle_count();
+        bounds.union(&mesh.bounds());
+        batches.push(BatchMesh { batch: b, material: batch.material, mesh });
+    }
+    let mut collision = MeshData::new(Topology::Triangles);
+    let mut collision_triangles = 0;
+    for (t, &material) in group.triangle_materials.iter().enumerate() {
+        if material != COLLISION_ONLY_MATERIAL {
+            continue;
+        }
+        let Some(tri) = triangle_ok(t) else { continue };
+        collision_triangles += 1;
+        for v in tri {
+            collision.indices.push(collision.positions.len() as u32);
+            collision.positions.push(positions[usize::from(v)]);
+            collision.normals.push(normals.as_ref().map_or([0.0, 1.0, 0.0], |n| n[usize::from(v)]));
+        }
+    }
+    let liquid = group.liquid.as_ref().and_then(|l| liquid_mesh(l).map(|m| (l.material, m)));
+    if let Some((_, m)) = &liquid {
+        bounds.union(&m.bounds());
+    }
+    bounds.union(&collision.bounds());
+    GroupMeshes {
+        batches,
+        collision: (!collision.is_empty()).then_some(collision),
+        liquid,
+        bounds,
+        rendered_triangles: rendered,
+        collision_triangles,
+    }
+}
+
+fn batch_mesh(
+    group: &WmoGroup,
+    batch: &Batch,
+    positions: &[[f32; 3]],
+    normals: Option<&[[f32; 3]]>,
+    uv_sets: &[&Vec<[f32; 2]>],
+    colors: Option<&[[u8; 4]]>,
+    triangle_ok: &impl Fn(usize) -> Option<[u16; 3]>,
+) -> Option<MeshData> {
+    let first = batch.first_index as usize;
+    let end = first + usize::from(batch.index_count);
+    if end > group.indices.len() || first % 3 != 0 {
+        return None;
+    }
+    let mut mesh = MeshData::new(Topology::Triangles);
+    let mut remap: std::collections::HashMap<u16, u32> = std::collections::HashMap::new();
+    mesh.uv_sets = vec![Vec::new(); uv_sets.len()];
+    if colors.is_some() {
+        mesh.colors = Some(Vec::new());
+    }
+    for t in first / 3..end / 3 {
+        if group.triangle_materials.get(t) == Some(&COLLISION_ONLY_MATERIAL) {
+            continue;
+        }
+        let Some(tri) = triangle_ok(t) else { continue };
+        for v in tri {
+            let index = *remap.entry(v).or_insert_with(|| {
+                let i = usize::from(v);
+                mesh.positions.push(positions[i]);
+                mesh.normals.push(normals.map_or([0.0, 1.0, 0.0], |n| n[i]));
+                for (set, uvs) in mesh.uv_sets.iter_mut().zip(uv_sets) {
+                    set.push(uvs[i]);
+                }
+                if let (Some(out), Some(c)) = (mesh.colors.as_mut(), colors) {
+                    out.push(c[i].map(|x| f32::from(x) / 255.0));
+                }
+                (mesh.positions.len() - 1) as u32
+            });
+            mesh.indices.push(index);
+        }
+    }
+    if normals.is_none() {
+        flat_normals(&mut mesh);
+    }
+    (!mesh.is_empty()).then_some(mesh)
+}
+
+/// Area-weighted vertex normals for groups without MONR.
+fn flat_normals(mesh: &mut MeshData) {
+    let mut sums = vec![[0.0f32; 3]; mesh.positions.len()];
+    for t in mesh.indices.chunks_exact(3) {
+        let [a, b, c] = [t[0], t[1], t[2]].map(|i| mesh.positions[i as usize]);
+        let n = super::cross(super::sub(b, a), super::sub(c, a));
+        for &i in t {
+            sums[i as usize] = super::add(sums[i as usize], n);
+        }
+    }
+    mesh.normals = sums.into_iter().map(|n| super::normalize(n).unwrap_or([0.0, 1.0, 0.0])).collect();
+}
+
+/// The liquid surface, without the tiles marked "no liquid".
+pub fn liquid_mesh(liquid: &Liquid) -> Option<MeshData> {
+    let [xv, yv] = liquid.vertex_counts.map(|c| c as usize);
+    let [xt, yt] = liquid.tile_counts.map(|c| c as usize);
+    if xv < 2 || yv < 2 || liquid.vertices.len() < xv * yv {
+        return None;
+    }
+    let mut mesh = MeshData::new(Topology::Triangles);
+    let s = Liquid::TILE_SIZE;
+    for j in 0..yv {
+        for i in 0..xv {
+            let v = &liquid.vertices[j * xv + i];
+            let p = [liquid.corner[0] + i as f32 * s, liquid.corner[1] + j as f32 * s, v.height];
+            mesh.positions.push(wmo_to_bevy(p));
+            mesh.normals.push([0.0, 1.0, 0.0]);
+        }
+    }
+    mesh.uv_sets.push((0..yv).flat_map(|j| (0..xv).map(move |i| [i as f32, j as f32])).collect());
+    for j in 0..yt.min(yv - 1) {
+        for i in 0..xt.min(xv - 1) {
+            if liquid.tiles.get(j * xt + i).is_none_or(|&t| Liquid::tile_is_empty(t)) {
+                continue;
+            }
+            let at = |di: usize, dj: usize| ((j + dj) * xv + i + di) as u32;
+            mesh.indices.extend_from_slice(&[at(0, 0), at(1, 0), at(1, 1), at(0, 0), at(1, 1), at(0, 1)]);
+        }
+    }
+    (!mesh.is_empty()).then_some(mesh)
+}
+
+/// Portal polygons (MOPV vertices by MOPT ranges), triangulated, in Bevy's frame; `None` for a portal
+/// whose vertex range runs past MOPV.
+pub fn portal_meshes(root: &WmoRoot) -> Vec<Option<MeshData>> {
+    let mut triangulator = Triangulator::new();
+    root.portals
+        .iter()
+        .map(|portal| {
+            let start = usize::from(portal.first_vertex);
+            let corners = root.portal_vertices.get(start..start + usize::from(portal.vertex_count))?;
+            let mut tris = Vec::new();
+            triangulator.triangulate(corners, &mut tris);
+            let mut mesh = MeshData::new(Topology::Triangles);
+            mesh.positions = corners.iter().map(|p| wmo_to_bevy(*p)).collect();
+            let normal = super::normalize(wmo_to_bevy([portal.plane[0], portal.plane[1], portal.plane[2]])).unwrap_or([0.0, 1.0, 0.0]);
+            mesh.normals = vec![normal; corners.len()];
+            mesh.indices = tris.iter().flatten().copied().collect();
+            Some(mesh)
+        })
+        .collect()
+}
+
+/// A doodad's placement in Bevy's frame: translation, rotation quaternion (x, y, z, w), uniform scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Placement {
+    pub translation: [f32; 3],
+    pub rotation: [f32; 4],
+    pub scale: f32,
+}
+
+pub fn doodad_placement(doodad: &Doodad) -> Placement {
+    let q = doodad.rotation;
+    let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    let rotation = if len.is_finite() && len > 1e-6 { wmo_quat_to_bevy(q.map(|c| c / len)) } else { [0.0, 0.0, 0.0, 1.0] };
+    let scale = if doodad.scale.is_finite() && doodad.scale > 0.0 { doodad.scale } else { 1.0 };
+    Placement { translation: wmo_to_bevy(doodad.position), rotation, scale }
+}
+
+/// Doodads shown for a chosen set: set 0 always, plus the selected one; indices into MODD.
+pub fn shown_doodads(root: &WmoRoot, selected_set: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let sets = if selected_set == 0 { vec![0] } else { vec![0, selected_set] };
+    for set_index in sets {
+        if let Some(set) = root.doodad_sets.get(set_index) {
+            let start = set.first_doodad as usize;
+            let end = (start + set.doodad_count as usize).min(root.doodads.len());
+            out.extend(start.min(end)..end);
+        }
+    }
+    out
+}
+
+pub fn group_is_interior(header: &GroupHeader) -> bool {
+    header.has(GroupHeader::INTERIOR) && !header.is_exterior()
+}
