@@ -1,0 +1,49 @@
+//! Sub-asset labels, printed the way `bevy_gltf` prints its own (`Layer0/Surface2`, `Group3/Batch1`).
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ModelLabel {
+    Scene,
+    LayerSurface { layer: usize, surface: usize, detail: bool },
+    LayerLines(usize),
+    LayerPoints(usize),
+    Surface(usize),
+    GroupBatch { group: usize, batch: usize },
+    GroupCollision(usize),
+    GroupLiquid(usize),
+    Material(usize),
+    Portal(usize),
+    Texture(usize),
+    Placeholder,
+    OverlayMaterial(&'static str),
+    DoodadMarkerMesh,
+}
+
+impl fmt::Display for ModelLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Scene => write!(f, "Scene"),
+            Self::LayerSurface { layer, surface, detail: false } => write!(f, "Layer{layer}/Surface{surface}"),
+            Self::LayerSurface { layer, surface, detail: true } => write!(f, "Layer{layer}/Surface{surface}/Detail"),
+            Self::LayerLines(layer) => write!(f, "Layer{layer}/Lines"),
+            Self::LayerPoints(layer) => write!(f, "Layer{layer}/Points"),
+            Self::Surface(s) => write!(f, "Surface{s}"),
+            Self::GroupBatch { group, batch } => write!(f, "Group{group}/Batch{batch}"),
+            Self::GroupCollision(group) => write!(f, "Group{group}/Collision"),
+            Self::GroupLiquid(group) => write!(f, "Group{group}/Liquid"),
+            Self::Material(m) => write!(f, "Material{m}"),
+            Self::Portal(p) => write!(f, "Portal{p}"),
+            Self::Texture(t) => write!(f, "Texture{t}"),
+            Self::Placeholder => write!(f, "Placeholder"),
+            Self::OverlayMaterial(name) => write!(f, "Overlay/{name}"),
+            Self::DoodadMarkerMesh => write!(f, "DoodadMarker"),
+        }
+    }
+}
+
+impl ModelLabel {
+    pub fn from_asset(self, path: impl Into<bevy::asset::AssetPath<'static>>) -> bevy::asset::AssetPath<'static> {
+        path.into().with_label(self.to_string())
+    }
+}

@@ -1,0 +1,117 @@
+//! The Bevy plugin: asset loaders for `.lwo`/`.lxo` and `.wmo` that turn a file into meshes, materials
+//! and one scene ([`WorldAsset`]), in the manner of `bevy_gltf`.
+
+mod convert;
+pub mod labels;
+mod lwo_loader;
+mod textures;
+mod wmo_loader;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use bevy::world_serialization::WorldAsset;
+
+use crate::formats::Document;
+use crate::mesh::Bounds;
+
+pub use labels::ModelLabel;
+pub use lwo_loader::{LwoLoader, LwoLoaderSettings};
+pub use wmo_loader::{WmoLoader, WmoLoaderSettings};
+
+/// Registers the [`ModelAsset`] type and the LightWave and WMO loaders.
+#[derive(Default)]
+pub struct LwoWmoPlugin;
+
+impl Plugin for LwoWmoPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_asset::<ModelAsset>()
+            .register_type::<ModelPart>()
+            .register_type::<Overlay>()
+            .register_asset_loader(LwoLoader)
+            .register_asset_loader(WmoLoader);
+    }
+}
+
+/// A loaded file (or, for a WMO root, the root and its groups).
+#[derive(Asset, TypePath, Debug)]
+pub struct ModelAsset {
+    pub scene: Handle<WorldAsset>,
+    /// The file opened first, then the files it pulled in (WMO groups).
+    pub files: Vec<LoadedFile>,
+    /// LWO layers or WMO groups, indexed by [`ModelPart`].
+    pub parts: Vec<PartInfo>,
+    pub doodad_sets: Vec<String>,
+    pub portal_count: usize,
+    pub materials: Vec<MaterialInfo>,
+    pub meshes: Vec<Handle<Mesh>>,
+    pub standard_materials: Vec<Handle<StandardMaterial>>,
+    /// Bounds of everything drawn, in scene space.
+    pub bounds: Bounds,
+    pub stats: ModelStats,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LoadedFile {
+    pub path: PathBuf,
+    pub document: Arc<Document>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartInfo {
+    pub name: String,
+    /// "layer 1", "interior", "exterior", …
+    pub description: String,
+    pub parent: Option<usize>,
+    pub visible: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaterialInfo {
+    pub name: String,
+    /// Decoded parameters as `(name, value)` pairs, in file order.
+    pub parameters: Vec<(String, String)>,
+    /// Texture file and whether it was found.
+    pub texture: Option<(String, bool)>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ModelStats {
+    pub vertices: usize,
+    pub triangles: usize,
+    pub draw_calls: usize,
+}
+
+/// Marks every entity of a layer or group, so the viewer can hide or highlight it.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[reflect(Component)]
+pub struct ModelPart(pub usize);
+
+/// Marks overlay entities that the viewer toggles as a kind.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[reflect(Component)]
+pub enum Overlay {
+    Portals,
+    Liquid,
+    Collision,
+    /// A doodad marker of the given MODS set.
+    DoodadMarker(u32),
+}
+
+impl Overlay {
+    /// Whether the overlay shows before the user toggles anything: liquids and the default doodad set.
+    pub fn shown_by_default(self) -> bool {
+        matches!(self, Self::Liquid | Self::DoodadMarker(0))
+    }
+}
+
+/// Why a file could not be loaded; the message names the file, the chunk and the byte offset.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelLoadError {
+    #[error(transparent)]
+    File(#[from] crate::formats::FileError),
+    #[error("{file}: {message}")]
+    Other { file: String, message: String },
+}
