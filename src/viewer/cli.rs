@@ -1,0 +1,55 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+#[derive(Parser, Debug, Clone)]
+#[command(name = "lwo-wmo-viewer", version, about = "View and inspect LightWave objects (.lwo, .lxo) and World of Warcraft WMO files")]
+pub struct Args {
+    /// File to open (.lwo, .lxo, .wmo root or group)
+    pub file: Option<PathBuf>,
+
+    /// Print the format, the chunk tree and a summary, and exit without opening a window
+    #[arg(long)]
+    pub info: bool,
+
+    /// With --info: print one JSON object instead of text
+    #[arg(long, requires = "info")]
+    pub json: bool,
+
+    /// Render one frame to this PNG file without a window, and exit
+    #[arg(long, value_name = "PNG")]
+    pub output: Option<PathBuf>,
+
+    /// Size of the --output image, WIDTHxHEIGHT
+    #[arg(long, default_value = "1280x720", value_parser = parse_resolution)]
+    pub resolution: (u32, u32),
+
+    /// Camera direction for --output and the initial view
+    #[arg(long, value_enum, default_value_t = ViewDirection::Iso)]
+    pub view: ViewDirection,
+
+    /// Folder that holds `World\…`, for WMO textures (default: walk up from the file)
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ViewDirection {
+    #[default]
+    Iso,
+    Front,
+    Side,
+    Top,
+}
+
+fn parse_resolution(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s}"))?;
+    let parse = |v: &str| v.trim().parse::<u32>().map_err(|e| format!("{v}: {e}"));
+    let (w, h) = (parse(w)?, parse(h)?);
+    if !(16..=8192).contains(&w) || !(16..=8192).contains(&h) {
+        return Err(format!("{w}x{h}: each side must be between 16 and 8192"));
+    }
+    Ok((w, h))
+}

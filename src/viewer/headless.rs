@@ -1,0 +1,124 @@
+//! `--output`: render one frame into an image without a window (lavapipe works), save it, exit.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use bevy::app::{AppExit, ScheduleRunnerPlugin};
+use bevy::camera::RenderTarget;
+use bevy::prelude::*;
+use bevy::render::render_resource::TextureFormat;
+use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+use bevy::world_serialization::WorldInstanceReady;
+
+use super::camera::{frame, near_far, orbit_transform, yaw_pitch, FOV_Y};
+use super::cli::Args;
+use super::scene::{ModelShown, ShownScene, Viewer, ViewerScenePlugin};
+use crate::plugin::ModelAsset;
+
+/// Frames rendered after the scene is in place before the capture, so pipelines and textures are ready.
+const SETTLE_FRAMES: u32 = 12;
+
+#[derive(Resource)]
+struct Capture {
+    args: Args,
+    target: Handle<Image>,
+    frames_since_ready: Option<u32>,
+    requested: bool,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let Some(file) = args.file.clone() else {
+        eprintln!("--output needs a FILE");
+        return ExitCode::from(2);
+    };
+    // Parse first so a bad file fails fast with the file, chunk and offset, before any GPU work.
+    if let Err(e) = crate::formats::read_document(&file) {
+        eprintln!("{e}");
+        return ExitCode::FAILURE;
+    }
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
+            .set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() })
+            .disable::<WinitPlugin>(),
+    )
+    .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::from_millis(1)))
+    .add_plugins(ViewerScenePlugin { data_root: args.data.clone() })
+    .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
+    .add_systems(Startup, setup)
+    .add_systems(Update, (frame_camera, count_frames, report_failure))
+    .add_observer(scene_ready);
+    app.world_mut().insert_resource(Capture { args, target: Handle::default(), frames_since_ready: None, requested: false });
+    match app.run() {
+        AppExit::Success => ExitCode::SUCCESS,
+        AppExit::Error(code) => ExitCode::from(code.get()),
+    }
+}
+
+fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut capture: ResMut<Capture>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>) {
+    let (w, h) = capture.args.resolution;
+    let target = images.add(Image::new_target_texture(w, h, TextureFormat::Rgba8UnormSrgb, None));
+    capture.target = target.clone();
+    commands.spawn((
+        Camera3d::default(),
+        Projection::Perspective(PerspectiveProjection { fov: FOV_Y, ..default() }),
+        RenderTarget::Image(target.into()),
+        Transform::from_xyz(0.0, 0.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    super::window::spawn_lights(&mut commands);
+    if let Some(file) = capture.args.file.clone() {
+        viewer.open(&asset_server, &file);
+    }
+}
+
+fn frame_camera(
+    mut shown: MessageReader<ModelShown>,
+    viewer: Res<Viewer>,
+    models: Res<Assets<ModelAsset>>,
+    capture: Res<Capture>,
+    mut cameras: Query<(&mut Transform, &mut Projection), With<Camera3d>>,
+) {
+    if shown.read().count() == 0 {
+        return;
+    }
+    let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
+    let (w, h) = capture.args.resolution;
+    let (focus, distance) = frame(&model.bounds, w as f32 / h as f32);
+    let (yaw, pitch) = yaw_pitch(capture.args.view);
+    for (mut transform, mut projection) in &mut cameras {
+        *transform = orbit_transform(focus, distance, yaw, pitch);
+        if let Projection::Perspective(p) = &mut *projection {
+            (p.near, p.far) = near_far(distance);
+        }
+    }
+}
+
+fn scene_ready(ready: On<WorldInstanceReady>, shown: Query<(), With<ShownScene>>, mut capture: ResMut<Capture>) {
+    if shown.contains(ready.entity) {
+        capture.frames_since_ready = Some(0);
+    }
+}
+
+fn count_frames(mut commands: Commands, mut capture: ResMut<Capture>) {
+    let Some(frames) = capture.frames_since_ready.as_mut() else { return };
+    *frames += 1;
+    if *frames >= SETTLE_FRAMES && !capture.requested {
+        capture.requested = true;
+        let path = capture.args.output.clone().expect("--output is set in this mode");
+        commands.spawn(Screenshot::image(capture.target.clone())).observe(save_to_disk(path)).observe(
+            |_: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
+                exit.write(AppExit::Success);
+            },
+        );
+    }
+}
+
+fn report_failure(viewer: Res<Viewer>, mut exit: MessageWriter<AppExit>) {
+    if let Some(error) = &viewer.error {
+        eprintln!("{error}");
+        exit.write(AppExit::error());
+    }
+}

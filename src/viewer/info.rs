@@ -1,0 +1,164 @@
+//! `--info`: the format, the chunk tree and a summary, as text or as one JSON object.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use crate::formats::lwo::LwoObject;
+use crate::formats::wmo::{group_file_paths, WmoGroup, WmoRoot};
+use crate::formats::{read_document, ChunkNode, Document, FileError, Model};
+use crate::mesh;
+
+/// Everything `--info` reports about one file.
+pub struct Info {
+    pub document: Document,
+    pub summary: Map<String, Value>,
+    pub warnings: Vec<String>,
+}
+
+pub fn gather(path: &Path) -> Result<Info, FileError> {
+    let document = read_document(path)?;
+    let mut warnings: Vec<String> = document.warnings().iter().map(ToString::to_string).collect();
+    let summary = match &document.model {
+        Model::Lwo(object) => lwo_summary(object),
+        Model::WmoRoot(root) => {
+            let mut groups = Vec::new();
+            for (i, found) in group_file_paths(path, root.group_infos.len()).into_iter().enumerate() {
+                match found.map_err(|name| format!("group {i}: {name} is missing")).and_then(|p| read_document(&p).map_err(|e| e.to_string())) {
+                    Ok(Document { model: Model::WmoGroup(g), .. }) => {
+                        warnings.extend(g.warnings.iter().map(|w| format!("group {i}: {w}")));
+                        groups.push(g);
+                    }
+                    Ok(_) => warnings.push(format!("group {i}: not a WMO group file")),
+                    Err(e) => warnings.push(e),
+                }
+            }
+            wmo_summary(Some(root), &groups)
+        }
+        Model::WmoGroup(group) => {
+            warnings.push("a group file opened alone: materials, portals and doodads live in the root".into());
+            wmo_summary(None, std::slice::from_ref(group))
+        }
+    };
+    Ok(Info { document, summary, warnings })
+}
+
+fn lwo_summary(object: &LwoObject) -> Map<String, Value> {
+    let mut uv = BTreeSet::new();
+    let mut colors = BTreeSet::new();
+    for layer in &object.layers {
+        for m in &layer.vertex_maps {
+            if m.is_uv() {
+                uv.insert(m.name.clone());
+            } else if m.is_color() {
+                colors.insert(m.name.clone());
+            }
+        }
+    }
+    let mut out = Map::new();
+    out.insert("layers".into(), json!(object.layers.len()));
+    out.insert("points".into(), json!(object.point_count()));
+    out.insert("polygons".into(), json!(object.polygon_count()));
+    out.insert("triangles".into(), json!(mesh::lwo::triangle_count(object)));
+    out.insert("surfaces".into(), json!(object.surfaces.len()));
+    out.insert("uv_maps".into(), json!(uv.len()));
+    out.insert("vertex_color_maps".into(), json!(colors.len()));
+    out.insert("clips".into(), json!(object.clips.len()));
+    out
+}
+
+fn wmo_summary(root: Option<&WmoRoot>, groups: &[WmoGroup]) -> Map<String, Value> {
+    let mut vertices = 0;
+    let mut triangles = 0;
+    let mut collision = 0;
+    let mut batches = 0;
+    let mut liquids = 0;
+    for g in groups {
+        let built = mesh::wmo::build_group(g, root);
+        vertices += g.positions.len();
+        triangles += built.rendered_triangles;
+        collision += built.collision_triangles;
+        batches += g.batches.len();
+        liquids += usize::from(g.liquid.is_some());
+    }
+    let mut out = Map::new();
+    out.insert("version".into(), json!(root.map_or_else(|| groups.first().map_or(0, |g| g.version), |r| r.version)));
+    out.insert("groups".into(), json!(root.map_or(groups.len(), |r| r.group_infos.len())));
+    out.insert("groups_loaded".into(), json!(groups.len()));
+    out.insert("vertices".into(), json!(vertices));
+    out.insert("triangles".into(), json!(triangles));
+    out.insert("collision_triangles".into(), json!(collision));
+    out.insert("batches".into(), json!(batches));
+    out.insert("liquids".into(), json!(liquids));
+    let Some(root) = root else {
+        return out;
+    };
+    let textures: BTreeSet<String> = root.materials.iter().filter_map(|m| root.textures.get(m.texture1)).filter(|n| !n.is_empty()).collect();
+    out.insert("textures".into(), json!(textures.len()));
+    out.insert("doodads".into(), json!(root.doodads.len()));
+    out.insert("doodad_sets".into(), json!(root.doodad_sets.len()));
+    out.insert("portals".into(), json!(root.portals.len()));
+    out.insert("lights".into(), json!(root.lights.len()));
+    let materials: Vec<Value> = root
+        .materials
+        .iter()
+        .map(|m| {
+            json!({
+                "blend_mode": m.blend_mode,
+                "blend_mode_name": m.blend().name(),
+                "two_sided": m.two_sided(),
+                "flags": m.flags,
+                "texture": root.textures.get(m.texture1).unwrap_or_default(),
+            })
+        })
+        .collect();
+    out.insert("materials".into(), Value::Array(materials));
+    out
+}
+
+pub fn to_json(path: &Path, info: &Info) -> Value {
+    let mut object = Map::new();
+    object.insert("file".into(), json!(path.display().to_string()));
+    object.insert("format".into(), json!(info.document.format.name()));
+    object.insert("chunks".into(), serde_json::to_value(&info.document.tree.roots).unwrap_or(Value::Null));
+    object.insert("warnings".into(), json!(info.warnings));
+    for (k, v) in &info.summary {
+        object.insert(k.clone(), v.clone());
+    }
+    Value::Object(object)
+}
+
+pub fn to_text(path: &Path, info: &Info) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("file:   {}\nformat: {}\n\nchunks (id, offset, length):\n", path.display(), info.document.format.name()));
+    for root in &info.document.tree.roots {
+        write_node(&mut out, root, 1);
+    }
+    out.push_str("\nsummary:\n");
+    for (k, v) in &info.summary {
+        match v {
+            Value::Array(items) => {
+                out.push_str(&format!("  {k}:\n"));
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(&format!("    {i}: {item}\n"));
+                }
+            }
+            _ => out.push_str(&format!("  {k}: {v}\n")),
+        }
+    }
+    if !info.warnings.is_empty() {
+        out.push_str("\nwarnings:\n");
+        for w in &info.warnings {
+            out.push_str(&format!("  {w}\n"));
+        }
+    }
+    out
+}
+
+fn write_node(out: &mut String, node: &ChunkNode, depth: usize) {
+    out.push_str(&format!("{:indent$}{:<10} 0x{:08X} {:>10}\n", "", node.label(), node.offset, node.length, indent = depth * 2));
+    for child in &node.children {
+        write_node(out, child, depth + 1);
+    }
+}

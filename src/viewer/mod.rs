@@ -1,0 +1,41 @@
+//! The application around the plugin: command line, window, camera, inspector panel, dialogs, and the
+//! windowless `--output` render.
+
+pub mod camera;
+pub mod cli;
+pub mod headless;
+pub mod info;
+pub mod panel;
+pub mod scene;
+pub mod window;
+
+use std::process::ExitCode;
+
+use cli::Args;
+
+pub fn run(args: Args) -> ExitCode {
+    if args.info {
+        let Some(path) = args.file.as_deref() else {
+            eprintln!("--info needs a FILE");
+            return ExitCode::from(2);
+        };
+        return match info::gather(path) {
+            Ok(gathered) => {
+                if args.json {
+                    println!("{}", serde_json::to_string_pretty(&info::to_json(path, &gathered)).unwrap_or_default());
+                } else {
+                    print!("{}", info::to_text(path, &gathered));
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if args.output.is_some() {
+        return headless::run(args);
+    }
+    window::run(args)
+}

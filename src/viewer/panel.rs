@@ -1,0 +1,466 @@
+//! The egui side panel: file and stats, scene parts with visibility, materials, the chunk tree with
+//! decoded fields and a hex view, warnings; and the error window. The UI is a plain function of its
+//! inputs returning actions, so tests can drive it with a bare `egui::Context`.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use bevy::prelude::*;
+use bevy_egui::{egui, EguiContexts};
+
+use super::scene::{ViewToggles, Viewer};
+use super::window::{save_recent, FileDialog};
+use crate::formats::lwo::LwoObject;
+use crate::formats::wmo::{group_flag_names, WmoGroup, WmoRoot};
+use crate::formats::{ChunkNode, Document, Model};
+use crate::plugin::ModelAsset;
+
+const RECENT_LIMIT: usize = 10;
+const HEX_BYTES: usize = 128;
+
+#[derive(Resource, Default)]
+pub struct PanelState {
+    pub recent: Vec<PathBuf>,
+    pub show_path_field: bool,
+    pub path_input: String,
+    /// Selected chunk: file index in `ModelAsset::files` and chunk path.
+    pub selected: Option<(usize, String)>,
+    /// First bytes of the selected chunk.
+    pub hex: Vec<u8>,
+    pub frame_time_ms: f32,
+}
+
+impl PanelState {
+    pub fn remember(&mut self, path: &Path) {
+        self.recent.retain(|p| p != path);
+        self.recent.insert(0, path.to_path_buf());
+        self.recent.truncate(RECENT_LIMIT);
+        save_recent(&self.recent);
+    }
+}
+
+/// What the user asked for in this frame.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PanelAction {
+    Open(PathBuf),
+    OpenDialog,
+    Reload,
+    DismissError,
+    SelectChunk { file: usize, path: String, data_offset: usize, length: usize },
+}
+
+/// Everything the panel shows, borrowed from the app.
+pub struct PanelInput<'a> {
+    pub model: Option<&'a ModelAsset>,
+    pub current_path: Option<&'a Path>,
+    pub loading: Option<&'a Path>,
+    pub error: Option<&'a str>,
+    pub load_time_ms: Option<f32>,
+    pub dialog_open: bool,
+}
+
+pub fn draw_panel(
+    mut contexts: EguiContexts,
+    mut viewer: ResMut<Viewer>,
+    mut state: ResMut<PanelState>,
+    mut toggles: ResMut<ViewToggles>,
+    mut dialog: ResMut<FileDialog>,
+    models: Res<Assets<ModelAsset>>,
+    asset_server: Res<AssetServer>,
+    time: Res<Time>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let dt = time.delta_secs() * 1000.0;
+    state.frame_time_ms = if state.frame_time_ms == 0.0 { dt } else { state.frame_time_ms * 0.95 + dt * 0.05 };
+    let model = viewer.current.as_ref().and_then(|h| models.get(h));
+    let input = PanelInput {
+        model,
+        current_path: viewer.current_path.as_deref(),
+        loading: viewer.pending.as_ref().map(|p| p.path.as_path()),
+        error: viewer.error.as_deref(),
+        load_time_ms: viewer.load_time.map(|d| d.as_secs_f32() * 1000.0),
+        dialog_open: dialog.is_open(),
+    };
+    let actions = inspector(ctx, &input, &mut state, &mut toggles);
+    let file_paths: Vec<PathBuf> = model.map(|m| m.files.iter().map(|f| f.path.clone()).collect()).unwrap_or_default();
+    for action in actions {
+        match action {
+            PanelAction::Open(path) => viewer.open(&asset_server, &path),
+            PanelAction::OpenDialog => dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
+            PanelAction::Reload => viewer.reload(&asset_server),
+            PanelAction::DismissError => viewer.error = None,
+            PanelAction::SelectChunk { file, path, data_offset, length } => {
+                state.hex = file_paths.get(file).map(|p| read_range(p, data_offset, length.min(HEX_BYTES))).unwrap_or_default();
+                state.selected = Some((file, path));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn read_range(path: &Path, offset: usize, length: usize) -> Vec<u8> {
+    let mut out = vec![0; length];
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        f.seek(SeekFrom::Start(offset as u64))?;
+        f.read(&mut out)
+    });
+    out.truncate(read.unwrap_or(0));
+    out
+}
+
+/// Draws the whole inspector into `ctx` and returns the user's actions.
+pub fn inspector(ctx: &egui::Context, input: &PanelInput<'_>, state: &mut PanelState, toggles: &mut ViewToggles) -> Vec<PanelAction> {
+    let mut actions = Vec::new();
+    let mut root = egui::Ui::new(ctx.clone(), "viewer_root".into(), egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()));
+    egui::Panel::top("menu").show(&mut root, |ui| {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open… (Ctrl+O)").clicked() {
+                    actions.push(PanelAction::OpenDialog);
+                }
+                if ui.button("Open path…").clicked() {
+                    state.show_path_field = true;
+                }
+                if ui.add_enabled(input.current_path.is_some(), egui::Button::new("Reload (Ctrl+R)")).clicked() {
+                    actions.push(PanelAction::Reload);
+                }
+                ui.separator();
+                ui.label("Recent");
+                for path in &state.recent {
+                    if ui.button(path.display().to_string()).clicked() {
+                        actions.push(PanelAction::Open(path.clone()));
+                    }
+                }
+            });
+            if input.dialog_open {
+                ui.label("the open dialog is up…");
+            }
+            if let Some(loading) = input.loading {
+                ui.spinner();
+                ui.label(format!("loading {}", loading.display()));
+            }
+        });
+    });
+    egui::Panel::left("inspector").resizable(true).default_size(380.0).show(&mut root, |ui| {
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            file_section(ui, input, state);
+            if let Some(model) = input.model {
+                scene_section(ui, model, toggles);
+                materials_section(ui, model);
+                chunks_section(ui, model, state, &mut actions);
+                warnings_section(ui, model);
+            } else if input.loading.is_none() {
+                ui.label("No file open. Drop a .lwo, .lxo or .wmo file on the window, or use File ▸ Open (Ctrl+O).");
+            }
+        });
+    });
+    if state.show_path_field {
+        egui::Window::new("Open a file by path").collapsible(false).show(ctx, |ui| {
+            ui.label("No file dialog is available here (it needs xdg-desktop-portal or zenity). Type a path:");
+            let response = ui.text_edit_singleline(&mut state.path_input);
+            let enter = response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            ui.horizontal(|ui| {
+                if ui.button("Open").clicked() || enter {
+                    actions.push(PanelAction::Open(PathBuf::from(state.path_input.trim())));
+                    state.show_path_field = false;
+                }
+                if ui.button("Cancel").clicked() {
+                    state.show_path_field = false;
+                }
+            });
+        });
+    }
+    if let Some(error) = input.error {
+        egui::Window::new("Could not open the file").id("error_panel".into()).collapsible(false).show(ctx, |ui| {
+            ui.colored_label(egui::Color32::from_rgb(255, 120, 100), error);
+            if input.model.is_some() {
+                ui.label("The model that was open is still shown.");
+            }
+            if ui.button("Dismiss").clicked() {
+                actions.push(PanelAction::DismissError);
+            }
+        });
+    }
+    actions
+}
+
+fn file_section(ui: &mut egui::Ui, input: &PanelInput<'_>, state: &PanelState) {
+    egui::CollapsingHeader::new("File").default_open(true).show(ui, |ui| {
+        if let Some(path) = input.current_path {
+            ui.label(path.display().to_string());
+        }
+        if let Some(model) = input.model {
+            if let Some(first) = model.files.first() {
+                ui.label(format!("format: {}", first.document.format.name()));
+            }
+            ui.label(format!(
+                "vertices {}   triangles {}   draw calls {}",
+                model.stats.vertices, model.stats.triangles, model.stats.draw_calls
+            ));
+        }
+        if let Some(ms) = input.load_time_ms {
+            ui.label(format!("load time {ms:.0} ms"));
+        }
+        ui.label(format!("frame time {:.1} ms", state.frame_time_ms));
+    });
+}
+
+fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggles) {
+    egui::CollapsingHeader::new("Scene").default_open(true).show(ui, |ui| {
+        for (i, part) in model.parts.iter().enumerate() {
+            if toggles.parts.len() <= i {
+                toggles.parts.resize(i + 1, true);
+            }
+            let indent = parent_depth(model, i);
+            ui.horizontal(|ui| {
+                ui.add_space(indent as f32 * 12.0);
+                let mut shown = toggles.parts[i];
+                if ui.checkbox(&mut shown, format!("{}  ({})", part.name, part.description)).changed() {
+                    toggles.parts[i] = shown;
+                }
+            });
+        }
+        if !model.doodad_sets.is_empty() {
+            ui.separator();
+            ui.checkbox(&mut toggles.doodads, "doodad markers");
+            egui::ComboBox::from_label("doodad set")
+                .selected_text(model.doodad_sets.get(toggles.doodad_set as usize).cloned().unwrap_or_default())
+                .show_ui(ui, |ui| {
+                    for (i, name) in model.doodad_sets.iter().enumerate() {
+                        let label = if i == 0 { format!("{name} (always on)") } else { name.clone() };
+                        ui.selectable_value(&mut toggles.doodad_set, i as u32, label);
+                    }
+                });
+        }
+        if model.portal_count > 0 {
+            ui.checkbox(&mut toggles.portals, format!("portals ({})", model.portal_count));
+        }
+        ui.checkbox(&mut toggles.liquids, "liquids");
+        ui.checkbox(&mut toggles.collision, "collision-only triangles");
+    });
+}
+
+fn parent_depth(model: &ModelAsset, mut i: usize) -> usize {
+    let mut depth = 0;
+    while let Some(p) = model.parts.get(i).and_then(|p| p.parent) {
+        depth += 1;
+        i = p;
+        if depth > model.parts.len() {
+            break;
+        }
+    }
+    depth
+}
+
+fn materials_section(ui: &mut egui::Ui, model: &ModelAsset) {
+    egui::CollapsingHeader::new(format!("Materials ({})", model.materials.len())).show(ui, |ui| {
+        for (i, m) in model.materials.iter().enumerate() {
+            egui::CollapsingHeader::new(format!("{i}: {}", m.name)).id_salt(("material", i)).show(ui, |ui| {
+                for (k, v) in &m.parameters {
+                    ui.label(format!("{k}: {v}"));
+                }
+                if let Some((name, found)) = &m.texture {
+                    let text = if *found { format!("texture: {name}") } else { format!("texture: {name} (missing)") };
+                    ui.label(text);
+                }
+            });
+        }
+    });
+}
+
+fn chunks_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, actions: &mut Vec<PanelAction>) {
+    egui::CollapsingHeader::new("Chunks").default_open(true).show(ui, |ui| {
+        for (f, file) in model.files.iter().enumerate() {
+            let name = file.path.file_name().map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            egui::CollapsingHeader::new(name).id_salt(("file", f)).default_open(f == 0).show(ui, |ui| {
+                for (path, node) in file.document.tree.paths() {
+                    chunk_node(ui, f, &file.document, &path, node, state, actions);
+                }
+            });
+        }
+    });
+}
+
+fn chunk_node(
+    ui: &mut egui::Ui,
+    file: usize,
+    document: &Document,
+    path: &str,
+    node: &ChunkNode,
+    state: &PanelState,
+    actions: &mut Vec<PanelAction>,
+) {
+    let selected = state.selected.as_ref().is_some_and(|(f, p)| *f == file && p == path);
+    let text = format!("{:<9} @0x{:X}  {} bytes", node.label(), node.offset, node.length);
+    let select = PanelAction::SelectChunk { file, path: path.to_owned(), data_offset: node.data_offset(), length: node.length };
+    if node.children.is_empty() {
+        if ui.selectable_label(selected, egui::RichText::new(text).monospace()).clicked() {
+            actions.push(select);
+        }
+    } else {
+        let header = egui::CollapsingHeader::new(egui::RichText::new(text).monospace()).id_salt(("chunk", file, path)).default_open(path == "FORM");
+        let response = header.show(ui, |ui| {
+            let mut counts = std::collections::HashMap::new();
+            for child in &node.children {
+                let child_path = crate::formats::chunk::child_path(path, child.id, &mut counts);
+                chunk_node(ui, file, document, &child_path, child, state, actions);
+            }
+        });
+        if response.header_response.secondary_clicked() || response.header_response.double_clicked() {
+            actions.push(select);
+        }
+    }
+    if selected {
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            for (k, v) in chunk_fields(document, path, node) {
+                ui.label(format!("{k}: {v}"));
+            }
+            ui.label(egui::RichText::new(hex_dump(&state.hex, node.data_offset())).monospace().small());
+        });
+    }
+}
+
+fn warnings_section(ui: &mut egui::Ui, model: &ModelAsset) {
+    egui::CollapsingHeader::new(format!("Warnings ({})", model.warnings.len())).default_open(!model.warnings.is_empty()).show(ui, |ui| {
+        for w in &model.warnings {
+            ui.label(egui::RichText::new(w).color(egui::Color32::from_rgb(240, 200, 90)));
+        }
+    });
+}
+
+pub fn hex_dump(bytes: &[u8], base: usize) -> String {
+    bytes
+        .chunks(16)
+        .enumerate()
+        .map(|(i, row)| {
+            let hex: Vec<String> = row.iter().map(|b| format!("{b:02X}")).collect();
+            let text: String = row.iter().map(|&b| if (0x20..0x7F).contains(&b) { b as char } else { '.' }).collect();
+            format!("{:08X}  {:<48} {text}", base + i * 16, hex.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Decoded fields of the chunks the parsers know, found through the model.
+pub fn chunk_fields(document: &Document, path: &str, node: &ChunkNode) -> Vec<(String, String)> {
+    let mut out = vec![("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)), ("length".to_owned(), node.length.to_string())];
+    let last = path.rsplit('/').next().unwrap_or(path);
+    let (id, index) = match last.split_once('[') {
+        Some((id, rest)) => (id, rest.trim_end_matches(']').parse::<usize>().unwrap_or(0)),
+        None => (last, 0),
+    };
+    match &document.model {
+        Model::Lwo(object) => lwo_fields(object, id, index, &mut out),
+        Model::WmoRoot(root) => wmo_root_fields(root, id, &mut out),
+        Model::WmoGroup(group) => wmo_group_fields(group, id, &mut out),
+    }
+    out
+}
+
+fn lwo_fields(object: &LwoObject, id: &str, index: usize, out: &mut Vec<(String, String)>) {
+    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
+    match id {
+        "LAYR" => {
+            if let Some(l) = object.layers.get(index) {
+                push("number", l.number.to_string());
+                push("name", l.name.clone());
+                push("flags", format!("0x{:X}{}", l.flags, if l.hidden() { " (hidden)" } else { "" }));
+                push("pivot", format!("{:?}", l.pivot));
+                push("parent", l.parent.map_or("none".into(), |p| p.to_string()));
+                push("points", l.points.len().to_string());
+                push("polygons", l.polygons.len().to_string());
+            }
+        }
+        "SURF" => {
+            if let Some(s) = object.surfaces.get(index) {
+                push("name", s.name.clone());
+                push("colour", format!("{:.3?}", s.color));
+                push("diffuse", format!("{:.3}", s.diffuse));
+                push("specular", format!("{:.3}", s.specular));
+                push("glossiness", format!("{:.3}", s.glossiness));
+                push("transparency", format!("{:.3}", s.transparency));
+                push("sides", s.sidedness.to_string());
+                push("smoothing angle", format!("{:.1}°", s.max_smoothing_angle.to_degrees()));
+                push("blocks", s.blocks.len().to_string());
+            }
+        }
+        "TAGS" | "SRFS" => push("names", object.tags.join(", ")),
+        "PNTS" => push("points (all layers)", object.point_count().to_string()),
+        "POLS" => push("polygons (all layers)", object.polygon_count().to_string()),
+        _ => {}
+    }
+}
+
+fn wmo_root_fields(root: &WmoRoot, id: &str, out: &mut Vec<(String, String)>) {
+    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
+    let h = &root.header;
+    match id {
+        "MVER" => push("version", root.version.to_string()),
+        "MOHD" => {
+            push("textures", h.texture_count.to_string());
+            push("groups", h.group_count.to_string());
+            push("portals", h.portal_count.to_string());
+            push("lights", h.light_count.to_string());
+            push("doodad names", h.doodad_name_count.to_string());
+            push("doodads", h.doodad_count.to_string());
+            push("doodad sets", h.doodad_set_count.to_string());
+            push("ambient (RGBA)", format!("{:?}", h.ambient.rgba()));
+            push("WMO id", h.wmo_id.to_string());
+            push("bounding box", format!("{:?}", h.bounding_box));
+            push("flags", format!("0x{:X} {}", h.flags, h.flag_names().join(", ")));
+        }
+        "MOMT" => {
+            for (i, m) in root.materials.iter().enumerate() {
+                let texture = root.textures.get(m.texture1).unwrap_or_default();
+                push(
+                    &format!("material {i}"),
+                    format!("blend {} ({}), flags 0x{:X} [{}], shader {}, {texture}", m.blend_mode, m.blend().name(), m.flags, m.flag_names().join(", "), m.shader),
+                );
+            }
+        }
+        "MOTX" => push("textures", root.textures.entries().into_iter().map(|(o, n)| format!("{o}: {n}")).collect::<Vec<_>>().join("; ")),
+        "MOGN" => push("names", root.group_names.entries().into_iter().map(|(o, n)| format!("{o}: {n}")).collect::<Vec<_>>().join("; ")),
+        "MOGI" => {
+            for (i, g) in root.group_infos.iter().enumerate() {
+                push(&format!("group {i}"), format!("flags 0x{:X} [{}]", g.flags, group_flag_names(g.flags).join(", ")));
+            }
+        }
+        "MODS" => {
+            for (i, s) in root.doodad_sets.iter().enumerate() {
+                push(&format!("set {i}"), format!("{}: doodads {}..{}", s.name, s.first_doodad, s.first_doodad + s.doodad_count));
+            }
+        }
+        "MODD" => push("doodads", root.doodads.len().to_string()),
+        "MOPT" => push("portals", root.portals.len().to_string()),
+        "MOPR" => push("portal references", root.portal_refs.len().to_string()),
+        "MOLT" => push("lights", root.lights.len().to_string()),
+        _ => {}
+    }
+}
+
+fn wmo_group_fields(group: &WmoGroup, id: &str, out: &mut Vec<(String, String)>) {
+    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
+    let h = &group.header;
+    match id {
+        "MVER" => push("version", group.version.to_string()),
+        "MOGP" => {
+            push("flags", format!("0x{:X} [{}]", h.flags, h.flag_names().join(", ")));
+            push("bounding box", format!("{:?}", h.bounding_box));
+            push("portal refs", format!("{} from {}", h.portal_count, h.portal_start));
+            push("batches (trans, int, ext)", format!("{}, {}, {}", h.transparent_batch_count, h.interior_batch_count, h.exterior_batch_count));
+            push("liquid type", h.liquid_type.to_string());
+            push("group id", h.group_id.to_string());
+        }
+        "MOVT" => push("vertices", group.positions.len().to_string()),
+        "MOVI" => push("triangles", group.triangle_count().to_string()),
+        "MOBA" => push("batches", group.batches.len().to_string()),
+        "MLIQ" => {
+            if let Some(l) = &group.liquid {
+                push("vertices", format!("{} × {}", l.vertex_counts[0], l.vertex_counts[1]));
+                push("tiles", format!("{} × {}", l.tile_counts[0], l.tile_counts[1]));
+                push("material", l.material.to_string());
+            }
+        }
+        _ => {}
+    }
+}

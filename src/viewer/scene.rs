@@ -1,0 +1,167 @@
+//! What the window and the headless render share: loading a file through the plugin, swapping the shown
+//! scene only once the new one has loaded (a bad file never replaces a good one), and visibility.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use bevy::asset::{AssetPath, LoadState};
+use bevy::prelude::*;
+use bevy::world_serialization::WorldAssetRoot;
+
+use crate::plugin::{ModelAsset, ModelPart, Overlay, WmoLoaderSettings};
+use crate::LwoWmoPlugin;
+
+pub struct ViewerScenePlugin {
+    pub data_root: Option<PathBuf>,
+}
+
+impl Plugin for ViewerScenePlugin {
+    fn build(&self, app: &mut App) {
+        app.add_plugins(LwoWmoPlugin)
+            .insert_resource(Viewer { data_root: self.data_root.clone(), ..default() })
+            .insert_resource(ViewToggles::default())
+            .add_message::<ModelShown>()
+            .add_systems(Update, (poll_pending_load, apply_visibility).chain());
+    }
+}
+
+/// A model being loaded, not yet shown.
+pub struct PendingLoad {
+    pub path: PathBuf,
+    pub handle: Handle<ModelAsset>,
+    pub started: Instant,
+}
+
+#[derive(Resource, Default)]
+pub struct Viewer {
+    pub data_root: Option<PathBuf>,
+    pub pending: Option<PendingLoad>,
+    pub current: Option<Handle<ModelAsset>>,
+    pub current_path: Option<PathBuf>,
+    pub scene_entity: Option<Entity>,
+    pub load_time: Option<Duration>,
+    /// The last failure, shown in the window until the next successful open.
+    pub error: Option<String>,
+}
+
+impl Viewer {
+    /// Starts loading `path`; the model now shown stays until this one has loaded.
+    pub fn open(&mut self, asset_server: &AssetServer, path: &Path) {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let data_root = self.data_root.clone();
+        let handle = asset_server
+            .load_builder()
+            .with_settings(move |s: &mut WmoLoaderSettings| s.data_root = data_root.clone())
+            .override_unapproved()
+            .load(AssetPath::from(path.clone()));
+        self.pending = Some(PendingLoad { path, handle, started: Instant::now() });
+    }
+
+    pub fn reload(&mut self, asset_server: &AssetServer) {
+        if let Some(path) = self.current_path.clone() {
+            if let Some(handle) = &self.current {
+                asset_server.reload(handle.path().cloned().unwrap_or_else(|| AssetPath::from(path.clone())));
+            }
+            self.open(asset_server, &path);
+        }
+    }
+}
+
+/// Sent once a newly loaded model is on screen, so the camera can frame it.
+#[derive(Message, Clone, Copy)]
+pub struct ModelShown;
+
+/// The root entity of the shown scene.
+#[derive(Component)]
+pub struct ShownScene;
+
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct ViewToggles {
+    pub parts: Vec<bool>,
+    pub portals: bool,
+    pub liquids: bool,
+    pub collision: bool,
+    pub doodads: bool,
+    pub doodad_set: u32,
+}
+
+impl Default for ViewToggles {
+    fn default() -> Self {
+        Self { parts: Vec::new(), portals: false, liquids: true, collision: false, doodads: true, doodad_set: 0 }
+    }
+}
+
+impl ViewToggles {
+    pub fn overlay_visible(&self, overlay: Overlay) -> bool {
+        match overlay {
+            Overlay::Portals => self.portals,
+            Overlay::Liquid => self.liquids,
+            Overlay::Collision => self.collision,
+            Overlay::DoodadMarker(set) => self.doodads && (set == 0 || set == self.doodad_set),
+        }
+    }
+}
+
+fn poll_pending_load(
+    mut commands: Commands,
+    mut viewer: ResMut<Viewer>,
+    mut toggles: ResMut<ViewToggles>,
+    asset_server: Res<AssetServer>,
+    models: Res<Assets<ModelAsset>>,
+    mut shown: MessageWriter<ModelShown>,
+) {
+    let Some(pending) = &viewer.pending else { return };
+    match asset_server.load_state(&pending.handle) {
+        LoadState::Loaded => {
+            let Some(model) = models.get(&pending.handle) else { return };
+            let pending = viewer.pending.take().expect("checked above");
+            if let Some(old) = viewer.scene_entity.take() {
+                commands.entity(old).despawn();
+            }
+            let entity = commands.spawn((WorldAssetRoot(model.scene.clone()), Transform::default(), Visibility::default(), ShownScene)).id();
+            *toggles = ViewToggles { parts: model.parts.iter().map(|p| p.visible).collect(), ..ViewToggles::default() };
+            for w in &model.warnings {
+                warn!("{w}");
+            }
+            viewer.scene_entity = Some(entity);
+            viewer.load_time = Some(pending.started.elapsed());
+            viewer.current = Some(pending.handle);
+            viewer.current_path = Some(pending.path);
+            viewer.error = None;
+            shown.write(ModelShown);
+        }
+        LoadState::Failed(err) => {
+            let message = match &*err {
+                bevy::asset::AssetLoadError::AssetLoaderError(e) => format!("{}", e.error()),
+                other => other.to_string(),
+            };
+            error!("{message}");
+            viewer.error = Some(message);
+            viewer.pending = None;
+        }
+        _ => {}
+    }
+}
+
+/// Applies the toggles to part and overlay entities; runs when the toggles change or the scene grows.
+fn apply_visibility(
+    toggles: Res<ViewToggles>,
+    added: Query<(), Or<(Added<ModelPart>, Added<Overlay>)>>,
+    mut parts: Query<(&ModelPart, Option<&Overlay>, &mut Visibility)>,
+    mut overlays: Query<(&Overlay, &mut Visibility), Without<ModelPart>>,
+) {
+    if !toggles.is_changed() && added.is_empty() {
+        return;
+    }
+    for (part, overlay, mut visibility) in &mut parts {
+        let shown = match overlay {
+            Some(o) => toggles.overlay_visible(*o),
+            None => toggles.parts.get(part.0).copied().unwrap_or(true),
+        };
+        visibility.set_if_neq(if shown { Visibility::Inherited } else { Visibility::Hidden });
+    }
+    for (overlay, mut visibility) in &mut overlays {
+        let shown = toggles.overlay_visible(*overlay);
+        visibility.set_if_neq(if shown { Visibility::Inherited } else { Visibility::Hidden });
+    }
+}

@@ -1,0 +1,255 @@
+//! The windowed viewer: orbit camera, drag-and-drop, the open dialog, keys, recent files.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bevy::app::AppExit;
+use bevy::prelude::*;
+use bevy::tasks::{poll_once, AsyncComputeTaskPool, Task};
+use bevy::window::FileDragAndDrop;
+use bevy_egui::input::EguiWantsInput;
+use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
+use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
+
+use super::camera::{frame, near_far, yaw_pitch, FOV_Y};
+use super::cli::{Args, ViewDirection};
+use super::panel::{draw_panel, PanelState};
+use super::scene::{ModelShown, Viewer, ViewerScenePlugin};
+use crate::formats::is_supported_path;
+use crate::plugin::ModelAsset;
+
+pub fn run(args: Args) -> ExitCode {
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window { title: "lwo-wmo-viewer".into(), resolution: (1280u32, 800u32).into(), ..default() }),
+                ..default()
+            })
+            .set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() }),
+    )
+    .add_plugins(EguiPlugin::default())
+    .add_plugins(PanOrbitCameraPlugin)
+    .add_plugins(ViewerScenePlugin { data_root: args.data.clone() })
+    .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
+    .insert_resource(PanelState { recent: load_recent(), ..default() })
+    .insert_resource(StartupArgs(args))
+    .insert_resource(FileDialog::default())
+    .add_systems(Startup, setup)
+    .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show, gate_camera))
+    .add_systems(EguiPrimaryContextPass, draw_panel);
+    match app.run() {
+        AppExit::Success => ExitCode::SUCCESS,
+        AppExit::Error(code) => ExitCode::from(code.get()),
+    }
+}
+
+#[derive(Resource)]
+pub struct StartupArgs(pub Args);
+
+/// The open dialog, running on a task so the window keeps drawing while it is up.
+#[derive(Resource, Default)]
+pub struct FileDialog {
+    task: Option<Task<Option<PathBuf>>>,
+}
+
+impl FileDialog {
+    pub fn is_open(&self) -> bool {
+        self.task.is_some()
+    }
+
+    pub fn start(&mut self, start_dir: Option<PathBuf>) {
+        if self.task.is_some() {
+            return;
+        }
+        let task = AsyncComputeTaskPool::get().spawn(async move {
+            let mut dialog = rfd::AsyncFileDialog::new()
+                .set_title("Open a LightWave or WMO file")
+                .add_filter("LightWave and WMO", &["lwo", "lxo", "wmo", "LWO", "LXO", "WMO"])
+                .add_filter("All files", &["*"]);
+            if let Some(dir) = start_dir {
+                dialog = dialog.set_directory(dir);
+            }
+            dialog.pick_file().await.map(|f| f.path().to_path_buf())
+        });
+        self.task = Some(task);
+    }
+}
+
+pub fn spawn_lights(commands: &mut Commands) {
+    commands.spawn((
+        DirectionalLight { illuminance: 9000.0, shadow_maps_enabled: false, ..default() },
+        Transform::from_xyz(3.0, 8.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight { illuminance: 2500.0, shadow_maps_enabled: false, ..default() },
+        Transform::from_xyz(-4.0, 2.0, -6.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.insert_resource(GlobalAmbientLight { color: Color::WHITE, brightness: 400.0, ..default() });
+}
+
+fn setup(mut commands: Commands, args: Res<StartupArgs>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>) {
+    let (yaw, pitch) = yaw_pitch(args.0.view);
+    commands.spawn((
+        Camera3d::default(),
+        Projection::Perspective(PerspectiveProjection { fov: FOV_Y, ..default() }),
+        Transform::from_xyz(0.0, 2.0, 8.0),
+        PanOrbitCamera { yaw: Some(yaw), pitch: Some(pitch), radius: Some(8.0), ..default() },
+    ));
+    spawn_lights(&mut commands);
+    if let Some(file) = &args.0.file {
+        viewer.open(&asset_server, file);
+    }
+}
+
+/// Frames the camera on a newly shown model, keeping the user's view direction.
+fn frame_on_show(
+    mut shown: MessageReader<ModelShown>,
+    viewer: Res<Viewer>,
+    models: Res<Assets<ModelAsset>>,
+    mut panel: ResMut<PanelState>,
+    mut cameras: Query<(&mut PanOrbitCamera, &mut Projection)>,
+    windows: Query<&Window>,
+) {
+    if shown.read().count() == 0 {
+        return;
+    }
+    if let Some(path) = &viewer.current_path {
+        panel.remember(path);
+    }
+    frame_all(&viewer, &models, &mut cameras, &windows, None);
+}
+
+pub fn frame_all(
+    viewer: &Viewer,
+    models: &Assets<ModelAsset>,
+    cameras: &mut Query<(&mut PanOrbitCamera, &mut Projection)>,
+    windows: &Query<&Window>,
+    view: Option<ViewDirection>,
+) {
+    let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
+    let aspect = windows.iter().next().map_or(1.6, |w| w.width() / w.height().max(1.0));
+    let (focus, distance) = frame(&model.bounds, aspect);
+    for (mut camera, mut projection) in cameras.iter_mut() {
+        camera.target_focus = focus;
+        camera.target_radius = distance;
+        camera.zoom_lower_limit = distance * 0.001;
+        camera.pan_sensitivity = 1.0;
+        if let Some(view) = view {
+            let (yaw, pitch) = yaw_pitch(view);
+            camera.target_yaw = yaw;
+            camera.target_pitch = pitch;
+        }
+        camera.force_update = true;
+        if let Projection::Perspective(p) = &mut *projection {
+            (p.near, p.far) = near_far(distance);
+        }
+    }
+}
+
+fn handle_drops(mut drops: MessageReader<FileDragAndDrop>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>) {
+    for drop in drops.read() {
+        if let FileDragAndDrop::DroppedFile { path_buf, .. } = drop {
+            viewer.open(&asset_server, path_buf);
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn handle_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    wants: Res<EguiWantsInput>,
+    mut viewer: ResMut<Viewer>,
+    mut dialog: ResMut<FileDialog>,
+    asset_server: Res<AssetServer>,
+    models: Res<Assets<ModelAsset>>,
+    mut cameras: Query<(&mut PanOrbitCamera, &mut Projection)>,
+    windows: Query<&Window>,
+) {
+    if wants.wants_keyboard_input() {
+        return;
+    }
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    if ctrl && keys.just_pressed(KeyCode::KeyO) {
+        dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf));
+    }
+    if ctrl && keys.just_pressed(KeyCode::KeyR) {
+        viewer.reload(&asset_server);
+    }
+    for (key, step) in [(KeyCode::PageDown, 1isize), (KeyCode::PageUp, -1)] {
+        if keys.just_pressed(key) {
+            if let Some(next) = viewer.current_path.as_deref().and_then(|p| neighbour_file(p, step)) {
+                viewer.open(&asset_server, &next);
+            }
+        }
+    }
+    let views = [
+        (KeyCode::KeyF, None),
+        (KeyCode::Home, Some(ViewDirection::Iso)),
+        (KeyCode::Digit1, Some(ViewDirection::Front)),
+        (KeyCode::Digit3, Some(ViewDirection::Side)),
+        (KeyCode::Digit7, Some(ViewDirection::Top)),
+    ];
+    for (key, view) in views {
+        if !ctrl && keys.just_pressed(key) {
+            frame_all(&viewer, &models, &mut cameras, &windows, view);
+        }
+    }
+}
+
+/// The supported file before or after `current` in its folder, by name.
+pub fn neighbour_file(current: &Path, step: isize) -> Option<PathBuf> {
+    let dir = current.parent()?;
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).filter(|p| p.is_file() && is_supported_path(p)).collect();
+    files.sort();
+    let here = files.iter().position(|p| p.file_name() == current.file_name())?;
+    let next = here.checked_add_signed(step)?;
+    files.get(next).cloned()
+}
+
+fn poll_dialog(mut dialog: ResMut<FileDialog>, mut viewer: ResMut<Viewer>, mut panel: ResMut<PanelState>, asset_server: Res<AssetServer>) {
+    let Some(task) = dialog.task.as_mut() else { return };
+    let Some(result) = bevy::tasks::block_on(poll_once(task)) else { return };
+    dialog.task = None;
+    match result {
+        Some(path) => viewer.open(&asset_server, &path),
+        // With no desktop portal and no zenity the dialog returns at once, exactly like Cancel; offer the
+        // path field so the user is never stuck.
+        None => panel.show_path_field = true,
+    }
+}
+
+fn gate_camera(wants: Res<EguiWantsInput>, mut cameras: Query<&mut PanOrbitCamera>) {
+    let free = !wants.wants_pointer_input() && !wants.is_pointer_over_area();
+    for mut camera in &mut cameras {
+        if camera.enabled != free {
+            camera.enabled = free;
+        }
+    }
+}
+
+fn recent_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("lwo-wmo-viewer").join("recent.txt"))
+}
+
+pub fn load_recent() -> Vec<PathBuf> {
+    recent_file()
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .map(|text| text.lines().filter(|l| !l.is_empty()).map(PathBuf::from).collect())
+        .unwrap_or_default()
+}
+
+pub fn save_recent(recent: &[PathBuf]) {
+    let Some(file) = recent_file() else { return };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let text: String = recent.iter().map(|p| format!("{}\n", p.display())).collect();
+    if let Err(e) = std::fs::write(&file, text) {
+        warn!("could not save the recent-files list to {}: {e}", file.display());
+    }
+}
