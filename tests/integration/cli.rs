@@ -1,0 +1,73 @@
+//! `--info` on the bundled samples, as text and as JSON, and its failure on a bad file.
+
+use std::process::Command;
+
+use crate::support::{asset, bin, scratch};
+
+fn info_json(path: &std::path::Path) -> serde_json::Value {
+    let out = Command::new(bin()).arg(path).args(["--info", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("--info --json prints one JSON object")
+}
+
+#[test]
+fn info_json_on_the_lwob_sample() {
+    let v = info_json(&asset("square-with-detail.lwo"));
+    assert_eq!(v["format"], "LWOB");
+    assert_eq!(v["chunks"][0]["id"], "FORM");
+    assert_eq!(v["chunks"][0]["type"], "LWOB");
+    assert_eq!(v["chunks"][0]["children"][0]["id"], "PNTS");
+    assert_eq!(v["chunks"][0]["children"][0]["offset"], 12);
+    assert_eq!(v["layers"], 1);
+    assert_eq!(v["points"], 7);
+    assert_eq!(v["polygons"], 2);
+    assert_eq!(v["triangles"], 3);
+    assert_eq!(v["surfaces"], 2);
+    assert!(v["warnings"].as_array().unwrap().is_empty(), "{}", v["warnings"]);
+}
+
+#[test]
+fn info_json_on_the_wmo_sample() {
+    let v = info_json(&asset("courtyard.wmo"));
+    assert_eq!(v["format"], "WMO-root");
+    assert_eq!(v["version"], 17);
+    assert_eq!(v["groups"], 3);
+    assert_eq!(v["groups_loaded"], 3);
+    assert_eq!(v["portals"], 2);
+    assert_eq!(v["doodad_sets"], 2);
+    assert_eq!(v["doodads"], 4);
+    assert_eq!(v["liquids"], 1);
+    assert_eq!(v["collision_triangles"], 2);
+    let materials = v["materials"].as_array().unwrap();
+    let modes: Vec<u64> = materials.iter().take(8).map(|m| m["blend_mode"].as_u64().unwrap()).collect();
+    assert_eq!(modes, [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(materials[8]["two_sided"], true);
+    let group = info_json(&asset("courtyard_001.wmo"));
+    assert_eq!(group["format"], "WMO-group");
+    assert_eq!(group["chunks"][1]["id"], "MOGP");
+    assert_eq!(group["chunks"][1]["children"][0]["id"], "MOPY");
+}
+
+#[test]
+fn info_text_lists_the_tree() {
+    let out = Command::new(bin()).arg(asset("square-with-detail.lwo")).arg("--info").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("format: LWOB"));
+    assert!(text.contains("PNTS       0x0000000C         84"), "{text}");
+}
+
+#[test]
+fn info_on_a_bad_file_names_file_chunk_and_offset() {
+    let dir = scratch("cli-bad");
+    let bad = dir.join("broken.lwo");
+    let mut bytes = lwo_wmo_viewer::fixtures::lwo::seed_square_with_detail();
+    bytes[134..138].copy_from_slice(&10_000u32.to_be_bytes());
+    std::fs::write(&bad, bytes).unwrap();
+    let out = Command::new(bin()).arg(&bad).arg("--info").output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(lines[0].contains("broken.lwo") && lines[0].contains("FORM/POLS") && lines[0].contains("byte 134"), "{stderr}");
+}

@@ -1,0 +1,6 @@
+//! One test binary (Bevy is linked once) with a module per area.
+
+mod assets;
+mod chunks;
+mod cli;
+mod support;
