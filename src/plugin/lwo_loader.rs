@@ -7,7 +7,6 @@ use bevy::asset::io::Reader;
 use bevy::asset::{AssetLoader, LoadContext};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
-use serde::{Deserialize, Serialize};
 
 use crate::formats::lwo::{LwoObject, Surface, Wrap};
 use crate::formats::{parse_document, Document, FileError, Model};
@@ -17,27 +16,20 @@ use crate::mesh::Bounds;
 
 use super::convert::{placeholder_image, sampler, to_bevy_mesh};
 use super::textures::{decode_image, find_lightwave_image};
-use super::{LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelPart, ModelStats, PartInfo};
+use super::{LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, PartInfo};
 
 #[derive(Default, TypePath)]
 pub struct LwoLoader;
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct LwoLoaderSettings {
-    /// Apply surface smoothing angles (`None`: yes).
-    pub smoothing: Option<bool>,
-}
-
 impl AssetLoader for LwoLoader {
     type Asset = ModelAsset;
-    type Settings = LwoLoaderSettings;
+    type Settings = ModelLoaderSettings;
     type Error = ModelLoadError;
 
     async fn load(
         &self,
         reader: &mut dyn Reader,
-        settings: &LwoLoaderSettings,
+        settings: &ModelLoaderSettings,
         ctx: &mut LoadContext<'_>,
     ) -> Result<ModelAsset, ModelLoadError> {
         let path = ctx.path().path().to_path_buf();
@@ -59,16 +51,16 @@ pub(super) async fn load_bytes(
     ctx: &mut LoadContext<'_>,
     path: PathBuf,
     bytes: Vec<u8>,
-    settings: &LwoLoaderSettings,
+    settings: &ModelLoaderSettings,
 ) -> Result<ModelAsset, ModelLoadError> {
     if bytes.starts_with(b"REVM") {
-        return Box::pin(super::wmo_loader::load_bytes(ctx, path, bytes, &Default::default())).await;
+        return Box::pin(super::wmo_loader::load_bytes(ctx, path, bytes, settings)).await;
     }
     let document = parse_document(&bytes).map_err(|e| FileError::parse(&path, e))?;
     Ok(build_asset(ctx, path, Arc::new(document), settings))
 }
 
-fn build_asset(ctx: &mut LoadContext<'_>, path: PathBuf, document: Arc<Document>, settings: &LwoLoaderSettings) -> ModelAsset {
+fn build_asset(ctx: &mut LoadContext<'_>, path: PathBuf, document: Arc<Document>, settings: &ModelLoaderSettings) -> ModelAsset {
     let Model::Lwo(object) = &document.model else { unreachable!("checked by the caller") };
     let options = BuildOptions { smoothing: settings.smoothing.unwrap_or(true) };
     let meshes = build(object, options);

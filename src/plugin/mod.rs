@@ -17,8 +17,8 @@ use crate::formats::Document;
 use crate::mesh::Bounds;
 
 pub use labels::ModelLabel;
-pub use lwo_loader::{LwoLoader, LwoLoaderSettings};
-pub use wmo_loader::{WmoLoader, WmoLoaderSettings};
+pub use lwo_loader::LwoLoader;
+pub use wmo_loader::WmoLoader;
 
 /// Registers the [`ModelAsset`] type and the LightWave and WMO loaders.
 #[derive(Default)]
@@ -32,6 +32,17 @@ impl Plugin for LwoWmoPlugin {
             .register_asset_loader(LwoLoader)
             .register_asset_loader(WmoLoader);
     }
+}
+
+/// Settings shared by both loaders, since each hands a file of the other format to the other loader (an
+/// extension-less or misnamed file still opens by its content).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ModelLoaderSettings {
+    /// Apply LightWave surface smoothing angles (`None`: yes).
+    pub smoothing: Option<bool>,
+    /// Folder that holds `World\…` for WMO textures; `None` walks up from the file to find one.
+    pub data_root: Option<PathBuf>,
 }
 
 /// A loaded file (or, for a WMO root, the root and its groups).

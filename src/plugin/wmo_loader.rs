@@ -9,7 +9,6 @@ use bevy::asset::{AssetLoader, AssetPath, LoadContext};
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy::world_serialization::WorldAsset;
-use serde::{Deserialize, Serialize};
 
 use crate::formats::wmo::{group_file_paths, root_of_group_file, Material, WmoGroup, WmoRoot};
 use crate::formats::{find_case_insensitive, parse_document, Document, FileError, Model};
@@ -18,27 +17,20 @@ use crate::mesh::{Bounds, MeshData, Topology};
 
 use super::convert::{placeholder_image, sampler, to_bevy_mesh};
 use super::textures::{decode_blp, find_blp, find_data_root};
-use super::{LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelPart, ModelStats, Overlay, PartInfo};
+use super::{LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, Overlay, PartInfo};
 
 #[derive(Default, TypePath)]
 pub struct WmoLoader;
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct WmoLoaderSettings {
-    /// Folder that holds `World\…` for textures; `None` walks up from the file to find one.
-    pub data_root: Option<PathBuf>,
-}
-
 impl AssetLoader for WmoLoader {
     type Asset = ModelAsset;
-    type Settings = WmoLoaderSettings;
+    type Settings = ModelLoaderSettings;
     type Error = ModelLoadError;
 
     async fn load(
         &self,
         reader: &mut dyn Reader,
-        settings: &WmoLoaderSettings,
+        settings: &ModelLoaderSettings,
         ctx: &mut LoadContext<'_>,
     ) -> Result<ModelAsset, ModelLoadError> {
         let path = ctx.path().path().to_path_buf();
@@ -57,11 +49,11 @@ pub(super) async fn load_bytes(
     ctx: &mut LoadContext<'_>,
     path: PathBuf,
     bytes: Vec<u8>,
-    settings: &WmoLoaderSettings,
+    settings: &ModelLoaderSettings,
 ) -> Result<ModelAsset, ModelLoadError> {
     {
         if bytes.starts_with(b"FORM") {
-            return Box::pin(super::lwo_loader::load_bytes(ctx, path, bytes, &Default::default())).await;
+            return Box::pin(super::lwo_loader::load_bytes(ctx, path, bytes, settings)).await;
         }
         let document = Arc::new(parse_document(&bytes).map_err(|e| FileError::parse(&path, e))?);
         let mut warnings: Vec<String> = document.warnings().iter().map(|w| format!("{}: {w}", display_name(&path))).collect();

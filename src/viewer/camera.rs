@@ -18,20 +18,40 @@ pub fn yaw_pitch(view: ViewDirection) -> (f32, f32) {
     }
 }
 
-/// Centre and the distance at which the bounding sphere fills the view, with a margin.
-pub fn frame(bounds: &Bounds, aspect: f32) -> (Vec3, f32) {
+/// The view's rotation for a yaw and pitch, as the orbit camera builds it.
+fn view_rotation(yaw: f32, pitch: f32) -> Quat {
+    Quat::from_euler(EulerRot::YXZ, yaw, -pitch, 0.0)
+}
+
+/// Centre of the bounds and the smallest distance from which all eight corners fit in the view from this
+/// direction, with a small margin.
+pub fn frame(bounds: &Bounds, aspect: f32, yaw: f32, pitch: f32) -> (Vec3, f32) {
     if bounds.is_empty() {
         return (Vec3::ZERO, 5.0);
     }
     let center = Vec3::from_array(bounds.center());
-    let radius = (Vec3::from_array(bounds.extent()).length() * 0.5).max(1e-3);
-    let half_fov = (FOV_Y * 0.5).min((FOV_Y * 0.5).tan().atan2(1.0 / aspect.max(0.1)));
-    (center, radius / half_fov.sin() * 1.05)
+    let half = Vec3::from_array(bounds.extent()) * 0.5;
+    let rotation = view_rotation(yaw, pitch);
+    let (right, up, forward) = (rotation * Vec3::X, rotation * Vec3::Y, rotation * Vec3::NEG_Z);
+    let tan_y = (FOV_Y * 0.5).tan();
+    let tan_x = tan_y * aspect.max(0.1);
+    let mut distance: f32 = 0.0;
+    for i in 0..8 {
+        let corner = Vec3::new(
+            if i & 1 == 0 { -half.x } else { half.x },
+            if i & 2 == 0 { -half.y } else { half.y },
+            if i & 4 == 0 { -half.z } else { half.z },
+        );
+        let depth_offset = corner.dot(forward);
+        distance = distance.max(corner.dot(right).abs() / tan_x - depth_offset).max(corner.dot(up).abs() / tan_y - depth_offset);
+    }
+    let size = half.length().max(1e-3);
+    (center, (distance * 1.08).max(size * 0.5))
 }
 
 /// A transform orbiting `focus` at `distance` from the given view direction.
 pub fn orbit_transform(focus: Vec3, distance: f32, yaw: f32, pitch: f32) -> Transform {
-    let rotation = Quat::from_euler(EulerRot::YXZ, yaw, -pitch, 0.0);
+    let rotation = view_rotation(yaw, pitch);
     let position = focus + rotation * Vec3::new(0.0, 0.0, distance);
     Transform::from_translation(position).looking_at(focus, Vec3::Y)
 }

@@ -1,12 +1,15 @@
 //! `--output`: render one frame into an image without a window (lavapipe works), save it, exit.
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::camera::RenderTarget;
 use bevy::prelude::*;
-use bevy::render::render_resource::TextureFormat;
+use bevy::render::render_resource::{PipelineCache, TextureFormat};
+use bevy::render::{Render, RenderApp, RenderPlugin, RenderSystems};
 use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
@@ -17,14 +20,25 @@ use super::cli::Args;
 use super::scene::{ModelShown, ShownScene, Viewer, ViewerScenePlugin};
 use crate::plugin::ModelAsset;
 
-/// Frames rendered after the scene is in place before the capture, so pipelines and textures are ready.
-const SETTLE_FRAMES: u32 = 12;
+/// Frames rendered after the scene is in place, with no pipeline still compiling, before the capture:
+/// meshes and textures reach the GPU a frame or two after their entities appear.
+const SETTLE_FRAMES: usize = 4;
+
+/// Shared with the render world: pipelines still compiling, and frames rendered so far.
+#[derive(Resource, Clone, Default)]
+struct RenderProgress(Arc<(AtomicUsize, AtomicUsize)>);
+
+fn report_render_progress(cache: Res<PipelineCache>, progress: Res<RenderProgress>) {
+    progress.0 .0.store(cache.waiting_pipelines().count(), Ordering::Relaxed);
+    progress.0 .1.fetch_add(1, Ordering::Relaxed);
+}
 
 #[derive(Resource)]
 struct Capture {
     args: Args,
     target: Handle<Image>,
-    frames_since_ready: Option<u32>,
+    /// Rendered-frame count when the scene instance was ready.
+    ready_at: Option<usize>,
     requested: bool,
 }
 
@@ -43,6 +57,7 @@ pub fn run(args: Args) -> ExitCode {
         DefaultPlugins
             .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
             .set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() })
+            .set(RenderPlugin { synchronous_pipeline_compilation: true, ..default() })
             .disable::<WinitPlugin>(),
     )
     .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::from_millis(1)))
@@ -51,7 +66,12 @@ pub fn run(args: Args) -> ExitCode {
     .add_systems(Startup, setup)
     .add_systems(Update, (frame_camera, count_frames, report_failure))
     .add_observer(scene_ready);
-    app.world_mut().insert_resource(Capture { args, target: Handle::default(), frames_since_ready: None, requested: false });
+    let progress = RenderProgress::default();
+    app.insert_resource(progress.clone());
+    if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+        render_app.insert_resource(progress).add_systems(Render, report_render_progress.after(RenderSystems::Render));
+    }
+    app.world_mut().insert_resource(Capture { args, target: Handle::default(), ready_at: None, requested: false });
     match app.run() {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),
@@ -86,8 +106,8 @@ fn frame_camera(
     }
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
     let (w, h) = capture.args.resolution;
-    let (focus, distance) = frame(&model.bounds, w as f32 / h as f32);
     let (yaw, pitch) = yaw_pitch(capture.args.view);
+    let (focus, distance) = frame(&model.bounds, w as f32 / h as f32, yaw, pitch);
     for (mut transform, mut projection) in &mut cameras {
         *transform = orbit_transform(focus, distance, yaw, pitch);
         if let Projection::Perspective(p) = &mut *projection {
@@ -96,16 +116,17 @@ fn frame_camera(
     }
 }
 
-fn scene_ready(ready: On<WorldInstanceReady>, shown: Query<(), With<ShownScene>>, mut capture: ResMut<Capture>) {
+fn scene_ready(ready: On<WorldInstanceReady>, shown: Query<(), With<ShownScene>>, mut capture: ResMut<Capture>, progress: Res<RenderProgress>) {
     if shown.contains(ready.entity) {
-        capture.frames_since_ready = Some(0);
+        capture.ready_at = Some(progress.0 .1.load(Ordering::Relaxed));
     }
 }
 
-fn count_frames(mut commands: Commands, mut capture: ResMut<Capture>) {
-    let Some(frames) = capture.frames_since_ready.as_mut() else { return };
-    *frames += 1;
-    if *frames >= SETTLE_FRAMES && !capture.requested {
+fn count_frames(mut commands: Commands, mut capture: ResMut<Capture>, progress: Res<RenderProgress>) {
+    let Some(ready_at) = capture.ready_at else { return };
+    let rendered = progress.0 .1.load(Ordering::Relaxed).saturating_sub(ready_at);
+    let compiling = progress.0 .0.load(Ordering::Relaxed);
+    if rendered >= SETTLE_FRAMES && compiling == 0 && !capture.requested {
         capture.requested = true;
         let path = capture.args.output.clone().expect("--output is set in this mode");
         commands.spawn(Screenshot::image(capture.target.clone())).observe(save_to_disk(path)).observe(

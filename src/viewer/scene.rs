@@ -8,7 +8,7 @@ use bevy::asset::{AssetPath, LoadState};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
-use crate::plugin::{ModelAsset, ModelPart, Overlay, WmoLoaderSettings};
+use crate::plugin::{ModelAsset, ModelPart, Overlay, ModelLoaderSettings};
 use crate::LwoWmoPlugin;
 
 pub struct ViewerScenePlugin {
@@ -51,7 +51,7 @@ impl Viewer {
         let data_root = self.data_root.clone();
         let handle = asset_server
             .load_builder()
-            .with_settings(move |s: &mut WmoLoaderSettings| s.data_root = data_root.clone())
+            .with_settings(move |s: &mut ModelLoaderSettings| s.data_root = data_root.clone())
             .override_unapproved()
             .load(AssetPath::from(path.clone()));
         self.pending = Some(PendingLoad { path, handle, started: Instant::now() });

@@ -129,17 +129,15 @@ pub fn frame_all(
 ) {
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
     let aspect = windows.iter().next().map_or(1.6, |w| w.width() / w.height().max(1.0));
-    let (focus, distance) = frame(&model.bounds, aspect);
     for (mut camera, mut projection) in cameras.iter_mut() {
+        let (yaw, pitch) = view.map_or((camera.target_yaw, camera.target_pitch), yaw_pitch);
+        let (focus, distance) = frame(&model.bounds, aspect, yaw, pitch);
         camera.target_focus = focus;
         camera.target_radius = distance;
         camera.zoom_lower_limit = distance * 0.001;
         camera.pan_sensitivity = 1.0;
-        if let Some(view) = view {
-            let (yaw, pitch) = yaw_pitch(view);
-            camera.target_yaw = yaw;
-            camera.target_pitch = pitch;
-        }
+        camera.target_yaw = yaw;
+        camera.target_pitch = pitch;
         camera.force_update = true;
         if let Projection::Perspective(p) = &mut *projection {
             (p.near, p.far) = near_far(distance);

@@ -7,6 +7,7 @@ use crate::support::{asset, read};
 fn check_or_update(name: &str, bytes: &[u8]) {
     let path = asset(name);
     if std::env::var_os("UPDATE_ASSETS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, bytes).unwrap();
         return;
     }
@@ -24,5 +25,8 @@ fn seed_lwob_sample_matches_the_builder() {
 fn wmo_sample_matches_the_builder() {
     for (name, bytes) in fixtures::wmo::sample_scene().files("courtyard") {
         check_or_update(&name, &bytes);
+    }
+    for (name, bytes) in fixtures::wmo::sample_textures() {
+        check_or_update(&name.replace('\\', "/"), &bytes);
     }
 }

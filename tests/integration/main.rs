@@ -3,4 +3,5 @@
 mod assets;
 mod chunks;
 mod cli;
+mod render;
 mod support;

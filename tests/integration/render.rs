@@ -1,0 +1,89 @@
+//! `--output` renders (lavapipe, each in its own process) compared with stored baselines.
+//! `UPDATE_BASELINES=1` rewrites a baseline; a failing comparison writes the new image beside the
+//! target directory's copy so it can be looked at.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{asset, bin, repo, scratch};
+
+/// Per-channel mean absolute difference allowed, in 0–255 units.
+const MEAN_TOLERANCE: f64 = 1.5;
+/// Share of pixels allowed to differ by more than `PIXEL_THRESHOLD` in any channel.
+const OUTLIER_SHARE: f64 = 0.005;
+const PIXEL_THRESHOLD: u8 = 40;
+
+fn render(file: &Path, out: &Path, extra: &[&str]) {
+    let status = Command::new(bin())
+        .arg(file)
+        .arg("--output")
+        .arg(out)
+        .args(["--resolution", "640x400"])
+        .args(extra)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "render of {} failed: {}", file.display(), String::from_utf8_lossy(&status.stderr));
+}
+
+fn baseline(name: &str) -> PathBuf {
+    repo().join("tests").join("baselines").join(name)
+}
+
+pub fn compare_with_baseline(name: &str, rendered: &Path) {
+    let stored = baseline(name);
+    if std::env::var_os("UPDATE_BASELINES").is_some() {
+        std::fs::create_dir_all(stored.parent().unwrap()).unwrap();
+        std::fs::copy(rendered, &stored).unwrap();
+        return;
+    }
+    let a = image::open(rendered).unwrap().to_rgb8();
+    let b = image::open(&stored).unwrap_or_else(|e| panic!("baseline {}: {e}; run with UPDATE_BASELINES=1", stored.display())).to_rgb8();
+    assert_eq!(a.dimensions(), b.dimensions(), "{name}: size differs from the baseline");
+    let mut total = 0u64;
+    let mut outliers = 0usize;
+    for (pa, pb) in a.pixels().zip(b.pixels()) {
+        let diffs = [0, 1, 2].map(|c| pa[c].abs_diff(pb[c]));
+        total += diffs.iter().map(|&d| u64::from(d)).sum::<u64>();
+        if diffs.iter().any(|&d| d > PIXEL_THRESHOLD) {
+            outliers += 1;
+        }
+    }
+    let pixels = (a.width() * a.height()) as f64;
+    let mean = total as f64 / (pixels * 3.0);
+    let share = outliers as f64 / pixels;
+    assert!(
+        mean <= MEAN_TOLERANCE && share <= OUTLIER_SHARE,
+        "{name}: mean difference {mean:.2}, {:.2}% pixels off; the new render is at {}",
+        share * 100.0,
+        rendered.display()
+    );
+}
+
+#[test]
+fn lwob_sample_front_view_matches_baseline() {
+    let dir = scratch("render-lwob");
+    let out = dir.join("square-with-detail-front.png");
+    render(&asset("square-with-detail.lwo"), &out, &["--view", "front"]);
+    compare_with_baseline("square-with-detail-front.png", &out);
+}
+
+#[test]
+fn wmo_sample_iso_view_matches_baseline() {
+    let dir = scratch("render-wmo");
+    let out = dir.join("courtyard-iso.png");
+    render(&asset("courtyard.wmo"), &out, &[]);
+    compare_with_baseline("courtyard-iso.png", &out);
+}
+
+#[test]
+fn output_on_a_bad_file_exits_non_zero_with_the_error() {
+    let dir = scratch("render-bad");
+    let bad = dir.join("bad.wmo");
+    std::fs::write(&bad, b"REVM\x04\x00\x00\x00\x11\x00\x00\x00DHOM\xff\xff\x00\x00").unwrap();
+    let out = Command::new(bin()).arg(&bad).arg("--output").arg(dir.join("x.png")).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.wmo") && stderr.contains("MOHD") && stderr.contains("byte 16"), "{stderr}");
+    assert!(!dir.join("x.png").exists());
+}
