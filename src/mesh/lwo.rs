@@ -4,10 +4,12 @@
 
 use std::collections::HashMap;
 
-use crate::formats::lwo::{Layer, LwoObject, PolygonKind, Surface, VertexMap, NONE};
+use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
 
 use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
-use super::normals::corner_normals;
+use super::normals::{corner_normals, polygon_normal};
+use super::projection::{project, unwrap_seam};
+use super::subdivide::{subdivide, Cage};
 use super::triangulate::Triangulator;
 use super::{sub, Bounds, MeshData, Topology};
 
@@ -15,11 +17,13 @@ use super::{sub, Bounds, MeshData, Topology};
 pub struct BuildOptions {
     /// Apply each surface's smoothing angle; off shades every polygon flat.
     pub smoothing: bool,
+    /// Catmull–Clark levels for PTCH/SUBD cages; 0 draws the cage itself.
+    pub subdivision_level: u32,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        Self { smoothing: true }
+        Self { smoothing: true, subdivision_level: 2 }
     }
 }
 
@@ -53,8 +57,10 @@ pub struct LayerMeshes {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LwoMeshes {
     pub layers: Vec<LayerMeshes>,
-    /// Triangles made from FACE and PTCH polygons.
+    /// Triangles made from FACE and PTCH polygons, before subdivision.
     pub triangle_count: usize,
+    /// Triangles in the meshes, after subdivision.
+    pub rendered_triangles: usize,
     /// Surface polygons with three or more corners that gave fewer than n − 2 triangles (degenerate).
     pub degenerate_polygons: usize,
 }
@@ -63,6 +69,7 @@ pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
     let mut triangulator = Triangulator::new();
     let mut layers = Vec::with_capacity(object.layers.len());
     let mut triangle_count = 0;
+    let mut rendered_triangles = 0;
     let mut degenerate_polygons = 0;
     for (index, layer) in object.layers.iter().enumerate() {
         let parent = resolve_parent(object, index);
@@ -73,6 +80,7 @@ pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
         let mut bounds = Bounds::EMPTY;
         for s in &built.surfaces {
             bounds.union(&s.mesh.bounds());
+            rendered_triangles += s.mesh.triangle_count();
         }
         for m in built.lines.iter().chain(&built.points) {
             bounds.union(&m.bounds());
@@ -90,7 +98,7 @@ pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
             bounds,
         });
     }
-    LwoMeshes { layers, triangle_count, degenerate_polygons }
+    LwoMeshes { layers, triangle_count, rendered_triangles, degenerate_polygons }
 }
 
 /// The parent layer by number; a missing parent, or one that would close a cycle, makes the layer a root.
@@ -118,9 +126,10 @@ struct BuiltLayer {
     degenerate: usize,
 }
 
-/// Per-corner lookups into the vertex maps a surface uses.
+/// Per-corner lookups into the vertex maps a surface uses, or the projection that makes its UVs.
 struct CornerMaps<'a> {
     uv: Option<MapLookup<'a>>,
+    projection: Option<&'a Block>,
     color: Option<MapLookup<'a>>,
 }
 
@@ -159,11 +168,18 @@ impl<'a> MapLookup<'a> {
     }
 }
 
+/// The UV map a surface reads: its colour block's, else the layer's first — unless the colour block
+/// projects its own coordinates.
 fn uv_map_name<'a>(layer: &'a Layer, surface: Option<&'a Surface>) -> Option<&'a str> {
-    surface
-        .and_then(|s| s.color_map())
-        .and_then(|b| b.uv_map.as_deref())
-        .or_else(|| layer.vertex_maps.iter().find(|m| m.is_uv()).map(|m| m.name.as_str()))
+    let block = surface.and_then(|s| s.color_map());
+    if block.is_some_and(|b| b.projection != Projection::Uv) {
+        return None;
+    }
+    block.and_then(|b| b.uv_map.as_deref()).or_else(|| layer.vertex_maps.iter().find(|m| m.is_uv()).map(|m| m.name.as_str()))
+}
+
+fn projecting_block(surface: Option<&Surface>) -> Option<&Block> {
+    surface.and_then(|s| s.color_map()).filter(|b| !matches!(b.projection, Projection::Uv | Projection::Front))
 }
 
 fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, triangulator: &mut Triangulator) -> BuiltLayer {
@@ -180,6 +196,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
     let mut triangles = 0;
     let mut degenerate = 0;
     let mut corner_base = 0usize;
+    let mut cages: Vec<(u32, Cage, HashMap<u32, u32>)> = Vec::new();
     for p in 0..polys.len() {
         let vertices = polys.vertices(p);
         let corner_start = corner_base;
@@ -216,6 +233,27 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         if made == 0 {
             continue;
         }
+        if kind == PolygonKind::Patch && options.subdivision_level > 0 {
+            let slot = match cages.iter().position(|(s, _, _)| *s == surface_index) {
+                Some(i) => i,
+                None => {
+                    cages.push((surface_index, Cage::default(), HashMap::new()));
+                    cages.len() - 1
+                }
+            };
+            let (_, cage, remap) = &mut cages[slot];
+            let face = vertices
+                .iter()
+                .map(|&v| {
+                    *remap.entry(v).or_insert_with(|| {
+                        cage.points.push(point_at(&layer.points, v));
+                        (cage.points.len() - 1) as u32
+                    })
+                })
+                .collect();
+            cage.faces.push(face);
+            continue;
+        }
         let detail = polys.detail_of[p] != NONE;
         let slot = *mesh_of.entry((surface_index, detail)).or_insert_with(|| {
             meshes.push(SurfaceMesh { surface: surface_index, detail, mesh: MeshData::new(Topology::Triangles) });
@@ -227,10 +265,22 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
             let color = surface
                 .and_then(|s| s.vertex_color.as_ref())
                 .and_then(|vc| MapLookup::new(layer, &[b"RGB ", b"RGBA"], &vc.map_name));
-            CornerMaps { uv, color }
+            CornerMaps { uv, projection: projecting_block(surface), color }
         });
         let mesh = &mut meshes[slot].mesh;
         let base = mesh.positions.len() as u32;
+        if let Some(block) = maps.projection {
+            let normal = polygon_normal(&layer.points, vertices);
+            let mut uvs: Vec<[f32; 2]> =
+                vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])).collect();
+            if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
+                unwrap_seam(&mut uvs);
+            }
+            if mesh.uv_sets.is_empty() {
+                mesh.uv_sets.push(Vec::new());
+            }
+            mesh.uv_sets[0].extend(uvs);
+        }
         for (k, &v) in vertices.iter().enumerate() {
             mesh.positions.push(local(point_at(&layer.points, v)));
             mesh.normals.push(lwo_to_bevy(normals[corner_start + k]));
@@ -254,6 +304,30 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
             mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
         }
     }
+    for (surface_index, mut cage, remap) in cages {
+        let surface = surfaces.get(surface_index as usize);
+        let uv = uv_map_name(layer, surface).and_then(|name| MapLookup::new(layer, &[b"TXUV"], name));
+        let projection = projecting_block(surface);
+        let has_uv = uv.is_some() || projection.is_some();
+        if has_uv {
+            let mut by_cage_point: Vec<(u32, u32)> = remap.into_iter().map(|(point, slot)| (slot, point)).collect();
+            by_cage_point.sort_unstable();
+            cage.extras = by_cage_point
+                .iter()
+                .map(|&(slot, point)| {
+                    let p = cage.points[slot as usize];
+                    let value = match (&uv, projection) {
+                        (Some(map), _) => map.get(point, NONE).map_or([0.0, 0.0], |v| [v.first().copied().unwrap_or(0.0), 1.0 - v.get(1).copied().unwrap_or(0.0)]),
+                        (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
+                        (None, None) => [0.0, 0.0],
+                    };
+                    value.to_vec()
+                })
+                .collect();
+        }
+        let smooth = subdivide(&cage, options.subdivision_level);
+        meshes.push(SurfaceMesh { surface: surface_index, detail: false, mesh: limit_surface_mesh(&smooth, has_uv, &local) });
+    }
     BuiltLayer {
         surfaces: meshes,
         lines: (!lines.is_empty()).then_some(lines),
@@ -261,6 +335,31 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         triangles,
         degenerate,
     }
+}
+
+/// Triangles of a subdivided cage, shaded smooth: each point's normal is the sum of its quads' normals.
+fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f32; 3]) -> MeshData {
+    let mut sums = vec![[0.0f32; 3]; cage.points.len()];
+    for face in &cage.faces {
+        let n = polygon_normal(&cage.points, face);
+        for &v in face {
+            let s = &mut sums[v as usize];
+            *s = [s[0] + n[0], s[1] + n[1], s[2] + n[2]];
+        }
+    }
+    let mut mesh = MeshData::new(Topology::Triangles);
+    mesh.positions = cage.points.iter().map(|p| local(*p)).collect();
+    mesh.normals = sums.iter().map(|n| lwo_to_bevy(super::normalize(*n).unwrap_or([0.0, 1.0, 0.0]))).collect();
+    if has_uv {
+        mesh.uv_sets.push(cage.extras.iter().map(|e| [e.first().copied().unwrap_or(0.0), e.get(1).copied().unwrap_or(0.0)]).collect());
+    }
+    for face in &cage.faces {
+        for k in 1..face.len().saturating_sub(1) {
+            let [a, b, c] = [face[0], face[k], face[k + 1]];
+            mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
+        }
+    }
+    mesh
 }
 
 fn push_plain_vertex(mesh: &mut MeshData, p: [f32; 3]) {

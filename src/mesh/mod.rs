@@ -5,6 +5,8 @@
 pub mod coords;
 pub mod lwo;
 pub mod normals;
+pub mod projection;
+pub mod subdivide;
 pub mod triangulate;
 pub mod wmo;
 

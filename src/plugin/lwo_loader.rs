@@ -62,7 +62,11 @@ pub(super) async fn load_bytes(
 
 fn build_asset(ctx: &mut LoadContext<'_>, path: PathBuf, document: Arc<Document>, settings: &ModelLoaderSettings) -> ModelAsset {
     let Model::Lwo(object) = &document.model else { unreachable!("checked by the caller") };
-    let options = BuildOptions { smoothing: settings.smoothing.unwrap_or(true) };
+    let defaults = BuildOptions::default();
+    let options = BuildOptions {
+        smoothing: settings.smoothing.unwrap_or(defaults.smoothing),
+        subdivision_level: settings.subdivision_level.unwrap_or(defaults.subdivision_level),
+    };
     let meshes = build(object, options);
     let mut warnings: Vec<String> = object.warnings.iter().map(ToString::to_string).collect();
     let mut placeholder: Option<Handle<Image>> = None;

@@ -41,6 +41,8 @@ impl Plugin for LwoWmoPlugin {
 pub struct ModelLoaderSettings {
     /// Apply LightWave surface smoothing angles (`None`: yes).
     pub smoothing: Option<bool>,
+    /// Catmull–Clark levels for LightWave PTCH/SUBD cages (`None`: 2; 0 shows the cage).
+    pub subdivision_level: Option<u32>,
     /// Folder that holds `World\…` for WMO textures; `None` walks up from the file to find one.
     pub data_root: Option<PathBuf>,
 }

@@ -3,5 +3,7 @@
 mod assets;
 mod chunks;
 mod cli;
+mod lwo;
 mod render;
 mod support;
+mod wmo;

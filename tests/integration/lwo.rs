@@ -1,0 +1,186 @@
+//! LightWave objects against assimp's test models (`/usr/share/assimp/models/LWO`, package
+//! assimp-testmodels, installed by `.ci/run`): every file loads, and the counts match an independent
+//! reading of PNTS and POLS written here in a few lines.
+
+use std::path::{Path, PathBuf};
+
+use lwo_wmo_viewer::formats::lwo::{self, LwoObject};
+use lwo_wmo_viewer::mesh::lwo::{build, BuildOptions};
+use lwo_wmo_viewer::mesh::triangulate::Triangulator;
+
+const CORPUS: &str = "/usr/share/assimp/models/LWO";
+
+fn corpus_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e} (install assimp-testmodels)", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                let name = path.file_name().unwrap().to_string_lossy().to_lowercase();
+                if name.ends_with(".lwo") || name.ends_with(".lxo") || name == "formatdetection" {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(Path::new(CORPUS), &mut out);
+    out.sort();
+    out
+}
+
+/// Independent count: points, polygons, and Σ(n − 2) over FACE and PTCH polygons (LWOB: all polygons,
+/// detail polygons included), straight from the chunk bytes.
+fn independent_counts(bytes: &[u8]) -> (usize, usize, usize) {
+    let be16 = |b: &[u8], p: usize| u16::from_be_bytes([b[p], b[p + 1]]) as usize;
+    let be32 = |b: &[u8], p: usize| u32::from_be_bytes([b[p], b[p + 1], b[p + 2], b[p + 3]]) as usize;
+    let lightwave5 = &bytes[8..12] == b"LWOB";
+    let (mut points, mut polygons, mut triangles) = (0, 0, 0);
+    let mut p = 12;
+    while p + 8 <= bytes.len() {
+        let (id, len) = (&bytes[p..p + 4], be32(bytes, p + 4));
+        let data = &bytes[p + 8..p + 8 + len];
+        match id {
+            b"PNTS" => points += len / 12,
+            b"POLS" if lightwave5 => {
+                let mut q = 0;
+                while q < data.len() {
+                    let n = be16(data, q);
+                    let surface = be16(data, q + 2 + 2 * n) as i16;
+                    q += 4 + 2 * n;
+                    polygons += 1;
+                    triangles += n.saturating_sub(2);
+                    if surface < 0 {
+                        q += 2;
+                    }
+                }
+            }
+            b"POLS" => {
+                let surface_kind = matches!(&data[..4], b"FACE" | b"PTCH" | b"SUBD");
+                let mut q = 4;
+                while q < data.len() {
+                    let n = be16(data, q) & 0x3FF;
+                    q += 2;
+                    for _ in 0..n {
+                        q += if data[q] == 0xFF { 4 } else { 2 };
+                    }
+                    polygons += 1;
+                    if surface_kind {
+                        triangles += n.saturating_sub(2);
+                    }
+                }
+            }
+            _ => {}
+        }
+        p += 8 + len + (len & 1);
+    }
+    (points, polygons, triangles)
+}
+
+fn load(path: &Path) -> LwoObject {
+    let bytes = std::fs::read(path).unwrap();
+    lwo::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display())).1
+}
+
+/// Triangles dropped because they have no area, named so that a new drop anywhere fails the test:
+/// UglyVertexColors.lwo has a 24-gon whose 24 distinct points all sit at one position (22 triangles);
+/// CrazyEngine.lxo has one polygon with a zero-area ear (1).
+/// concave_self_intersecting.lwo (3) and nonplanar_polygon.lwo (1, its outline crosses itself on the
+/// best-fit plane) are the self-intersecting outlines earcut does not handle yet.
+const DEGENERATE: &[(&str, usize)] =
+    &[("UglyVertexColors.lwo", 22), ("CrazyEngine.lxo", 1), ("concave_self_intersecting.lwo", 3), ("nonplanar_polygon.lwo", 1)];
+
+#[test]
+fn every_corpus_file_loads_with_independently_counted_points_polygons_and_triangles() {
+    let files = corpus_files();
+    assert_eq!(files.len(), 43, "assimp-testmodels holds 41 .lwo/formatDetection and 2 .lxo files");
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        let object = load(path);
+        let (points, polygons, sum_n_minus_2) = independent_counts(&bytes);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(object.point_count(), points, "{name}: points");
+        assert_eq!(object.polygon_count(), polygons, "{name}: polygons");
+        let built = build(&object, BuildOptions::default());
+        let dropped = DEGENERATE.iter().find(|(n, _)| *n == name).map_or(0, |(_, d)| *d);
+        assert_eq!(built.triangle_count, sum_n_minus_2 - dropped, "{name}: triangles");
+        assert_eq!(lwo_wmo_viewer::mesh::lwo::triangle_count(&object), built.triangle_count, "{name}: --info triangles");
+    }
+}
+
+fn signed_area_2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
+    0.5 * ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]))
+}
+
+/// Projects onto the plane of the polygon's Newell normal, as the triangulator does.
+fn project(points: &[[f32; 3]]) -> Vec<[f64; 2]> {
+    let n = lwo_wmo_viewer::mesh::triangulate::newell_normal(points).map(f64::from);
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    let n = n.map(|c| c / len);
+    let helper = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+    let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let u = cross(helper, n);
+    let ul = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
+    let u = u.map(|c| c / ul);
+    let v = cross(n, u);
+    points
+        .iter()
+        .map(|p| {
+            let p = p.map(f64::from);
+            [p[0] * u[0] + p[1] * u[1] + p[2] * u[2], p[0] * v[0] + p[1] * v[1] + p[2] * v[2]]
+        })
+        .collect()
+}
+
+#[test]
+fn concave_and_non_planar_polygons_are_covered_exactly_once() {
+    // The non-planar file's 18-gon has 13 corners in the XZ plane and 5 in the XY plane: on its best-fit
+    // plane the outline crosses itself, so it has no single area to match. concave_self_intersecting.lwo is
+    // not here yet: earcut, made for simple outlines, leaves part of it uncovered and overlaps another
+    // part (the README lists self-intersecting polygons as not yet triangulated correctly).
+    let cases = [("LWO2/concave_polygon.lwo", true), ("LWOB/ConcavePolygon.lwo", true), ("LWO2/nonplanar_polygon.lwo", false)];
+    for (file, simple) in cases {
+        let object = load(&Path::new(CORPUS).join(file));
+        let layer = &object.layers[0];
+        for p in 0..layer.polygons.len() {
+            let corners: Vec<[f32; 3]> = layer.polygons.vertices(p).iter().map(|&v| layer.points[v as usize]).collect();
+            let projected = project(&corners);
+            let polygon_area: f64 =
+                (0..projected.len()).map(|i| signed_area_2d([0.0, 0.0], projected[i], projected[(i + 1) % projected.len()])).sum();
+            let mut tris = Vec::new();
+            Triangulator::new().triangulate(&corners, &mut tris);
+            let mut total = 0.0;
+            for t in &tris {
+                let a = signed_area_2d(projected[t[0] as usize], projected[t[1] as usize], projected[t[2] as usize]);
+                assert!(a >= -1e-9, "{file}: polygon {p} has an inverted triangle {t:?} ({a})");
+                total += a;
+            }
+            if simple {
+                let rel = (total - polygon_area).abs() / polygon_area.abs();
+                assert!(rel < 1e-4, "{file}: polygon {p}: triangles cover {total}, the polygon {polygon_area}");
+            } else {
+                assert!(total > 0.0 && total <= polygon_area.abs() * 2.0 + 1e-9, "{file}: polygon {p}: {total} vs {polygon_area}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hierarchy_has_four_layers_with_the_files_parents_and_pivots() {
+    let object = load(&Path::new(CORPUS).join("LWO2/hierarchy.lwo"));
+    let numbers: Vec<u16> = object.layers.iter().map(|l| l.number).collect();
+    assert_eq!(numbers, [3, 4, 2, 1], "file order, a child before its parent");
+    let parents: Vec<Option<u16>> = object.layers.iter().map(|l| l.parent).collect();
+    assert_eq!(parents, [Some(4), None, Some(3), Some(4)]);
+    assert_eq!(object.layers[2].pivot, [0.8, 0.0, 1.35]);
+    assert_eq!(object.layers[3].pivot, [-2.75, 0.0, -0.85]);
+    let built = build(&object, BuildOptions::default());
+    let parent_index: Vec<Option<usize>> = built.layers.iter().map(|l| l.parent).collect();
+    assert_eq!(parent_index, [Some(1), None, Some(0), Some(1)]);
+    // Translations are relative to the parent's pivot, in Bevy's frame (LightWave Z mirrored).
+    assert_eq!(built.layers[2].translation, [0.8, 0.0, -1.35]);
+    assert_eq!(built.layers[3].translation, [-2.75, 0.0, 0.85]);
+    let names: Vec<&str> = object.layers.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["ChildOfRoot0", "RootOfHierarchy", "GrandChildOfRoot0", "ChildOfRoot1"]);
+}

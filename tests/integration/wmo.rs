@@ -1,0 +1,123 @@
+//! WMO fixtures: the writer and the reader agree, a second reader (wow-wmo) counts the same, doodad
+//! transforms land where they should, and the vertex-colour fix follows the spec.
+
+use std::io::Cursor;
+
+use bevy::prelude::{Quat, Transform, Vec3};
+use lwo_wmo_viewer::fixtures::wmo::{sample_scene, write_group, write_root};
+use lwo_wmo_viewer::formats::wmo::{self, Batch, Bgra, Doodad, GroupHeader, RootHeader, WmoGroup};
+use lwo_wmo_viewer::mesh::coords::wmo_to_bevy;
+use lwo_wmo_viewer::mesh::wmo::{doodad_placement, fixed_vertex_colors};
+
+#[test]
+fn fixtures_read_back_to_exactly_what_was_written() {
+    let scene = sample_scene();
+    let (_, root) = wmo::parse_root(&write_root(&scene.root)).unwrap();
+    assert_eq!(root, scene.root);
+    for group in &scene.groups {
+        let (_, read) = wmo::parse_group(&write_group(group)).unwrap();
+        assert_eq!(&read, group);
+    }
+}
+
+#[test]
+fn wow_wmo_counts_the_same() {
+    let scene = sample_scene();
+    let root_bytes = write_root(&scene.root);
+    let theirs = match wow_wmo::api::parse_wmo(&mut Cursor::new(&root_bytes)).unwrap() {
+        wow_wmo::api::ParsedWmo::Root(r) => r,
+        wow_wmo::api::ParsedWmo::Group(_) => panic!("wow-wmo took the root for a group"),
+    };
+    let ours = &scene.root;
+    assert_eq!(theirs.version, ours.version);
+    assert_eq!(theirs.n_groups as usize, ours.group_infos.len());
+    assert_eq!(theirs.materials.len(), ours.materials.len());
+    assert_eq!(theirs.group_info.len(), ours.group_infos.len());
+    assert_eq!(theirs.portals.len(), ours.portals.len());
+    assert_eq!(theirs.portal_vertices.len(), ours.portal_vertices.len());
+    assert_eq!(theirs.portal_refs.len(), ours.portal_refs.len());
+    assert_eq!(theirs.lights.len(), ours.lights.len());
+    assert_eq!(theirs.doodad_sets.len(), ours.doodad_sets.len());
+    assert_eq!(theirs.doodad_defs.len(), ours.doodads.len());
+    assert_eq!(theirs.fogs.len(), ours.fogs.len());
+    assert_eq!(theirs.textures.len(), ours.textures.entries().len());
+    for group in &scene.groups {
+        let bytes = write_group(group);
+        let theirs = match wow_wmo::api::parse_wmo(&mut Cursor::new(&bytes)).unwrap() {
+            wow_wmo::api::ParsedWmo::Group(g) => g,
+            wow_wmo::api::ParsedWmo::Root(_) => panic!("wow-wmo took a group for a root"),
+        };
+        assert_eq!(theirs.flags, group.header.flags);
+        assert_eq!(theirs.vertex_positions.len(), group.positions.len());
+        assert_eq!(theirs.vertex_indices.len(), group.indices.len());
+        assert_eq!(theirs.material_info.len(), group.triangle_materials.len());
+        assert_eq!(theirs.vertex_normals.len(), group.normals.len());
+        assert_eq!(theirs.render_batches.len(), group.batches.len());
+        assert_eq!(theirs.vertex_colors.len(), group.color_sets.first().map_or(0, Vec::len));
+        assert_eq!(theirs.bsp_nodes.len(), group.bsp_nodes.len());
+        assert_eq!(theirs.bsp_face_indices.len(), group.bsp_faces.len());
+        assert_eq!(theirs.liquid_header.is_some(), group.liquid.is_some());
+        // Not compared: wow-wmo 0.7 does not read MOLR and MODR inside MOGP (its nested-chunk reader has
+        // no case for them), so its light and doodad references are always empty.
+        assert!(theirs.light_refs.is_empty() && theirs.doodad_refs.is_empty());
+    }
+}
+
+#[test]
+fn doodad_quarter_turn_about_wmo_z_points_local_x_along_wmo_y() {
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let doodad = Doodad {
+        name_offset: 0,
+        flags: 0,
+        position: [10.0, 20.0, 3.0],
+        rotation: [0.0, 0.0, h, h],
+        scale: 2.0,
+        color: Bgra::default(),
+    };
+    let p = doodad_placement(&doodad);
+    let transform = Transform { translation: Vec3::from_array(p.translation), rotation: Quat::from_array(p.rotation), scale: Vec3::splat(p.scale) };
+    // Model-local +X (the same axis in both frames) at distance 1.
+    let landed = transform.transform_point(Vec3::X);
+    let expected = Vec3::from_array(wmo_to_bevy([10.0, 20.0 + 2.0, 3.0]));
+    assert!(landed.abs_diff_eq(expected, 1e-5), "{landed} vs {expected}");
+    assert!(Vec3::from_array(p.translation).abs_diff_eq(Vec3::new(10.0, 3.0, -20.0), 1e-6));
+}
+
+fn colour_group(flags: u32) -> WmoGroup {
+    let mut group = sample_scene().groups.remove(0);
+    group.header = GroupHeader { flags, transparent_batch_count: 1, ..Default::default() };
+    group.positions = vec![[0.0; 3]; 4];
+    group.batches = vec![Batch { first_vertex: 0, last_vertex: 1, ..Default::default() }, Batch { first_vertex: 2, last_vertex: 3, ..Default::default() }];
+    // Stored B, G, R, A: red 100, green 150, blue 200, alpha 128.
+    group.color_sets = vec![vec![Bgra([200, 150, 100, 128]); 4]];
+    group
+}
+
+fn root_header(flags: u16) -> RootHeader {
+    RootHeader { ambient: Bgra([40, 30, 20, 255]), flags, ..Default::default() }
+}
+
+#[test]
+fn vertex_colour_fix_for_transparent_batch_and_other_vertices() {
+    let interior = fixed_vertex_colors(&colour_group(GroupHeader::INTERIOR), Some(&root_header(0))).unwrap();
+    // Below the end of the last transparent batch: (c − ambient) · (1 − a/255) / 2.
+    assert_eq!(interior[0], [19, 29, 39, 128]);
+    assert_eq!(interior[1], interior[0]);
+    // The others: clamp((c · a/64 + c − ambient) / 2), alpha 0 inside.
+    assert_eq!(interior[2], [140, 210, 255, 0]);
+    let exterior = fixed_vertex_colors(&colour_group(GroupHeader::EXTERIOR), Some(&root_header(0))).unwrap();
+    assert_eq!(exterior[2], [140, 210, 255, 255]);
+}
+
+#[test]
+fn vertex_colour_fix_respects_mohd_flags() {
+    // 0x2: the unified render path does not subtract the ambient colour.
+    let unified = fixed_vertex_colors(&colour_group(GroupHeader::INTERIOR), Some(&root_header(RootHeader::UNIFIED_RENDER_PATH))).unwrap();
+    assert_eq!(unified[0], [24, 37, 49, 128]);
+    assert_eq!(unified[2], [150, 225, 255, 0]);
+    // 0x8: colours stay, alpha says exterior or interior.
+    let untouched = fixed_vertex_colors(&colour_group(GroupHeader::EXTERIOR), Some(&root_header(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA))).unwrap();
+    assert_eq!(untouched[0], [100, 150, 200, 255]);
+    let untouched_inside = fixed_vertex_colors(&colour_group(GroupHeader::INTERIOR), Some(&root_header(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA))).unwrap();
+    assert_eq!(untouched_inside[3], [100, 150, 200, 0]);
+}
