@@ -10,7 +10,7 @@ use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
 use super::normals::{corner_normals, polygon_normal};
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
-use super::triangulate::Triangulator;
+use super::triangulate::{Crossing, Triangulator};
 use super::{sub, Bounds, MeshData, Topology};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -299,6 +299,9 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                 mesh.colors.get_or_insert_with(Vec::new).push(c);
             }
         }
+        for crossing in triangulator.crossings() {
+            push_crossing(mesh, base, crossing);
+        }
         for t in &tris {
             let [a, b, c] = t.map(|i| base + i);
             mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
@@ -360,6 +363,27 @@ fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f
         }
     }
     mesh
+}
+
+/// A corner the triangulator added where the outline crosses itself: every attribute interpolated along
+/// the edge between the two polygon corners it lies on.
+fn push_crossing(mesh: &mut MeshData, base: u32, crossing: &Crossing) {
+    let (a, b, t) = ((base + crossing.from) as usize, (base + crossing.to) as usize, crossing.t);
+    fn lerp<const N: usize>(values: &[[f32; N]], a: usize, b: usize, t: f32) -> [f32; N] {
+        std::array::from_fn(|k| values[a][k] + (values[b][k] - values[a][k]) * t)
+    }
+    let position = lerp(&mesh.positions, a, b, t);
+    mesh.positions.push(position);
+    let normal = super::normalize(lerp(&mesh.normals, a, b, t)).unwrap_or(mesh.normals[a]);
+    mesh.normals.push(normal);
+    for set in &mut mesh.uv_sets {
+        let uv = lerp(set, a, b, t);
+        set.push(uv);
+    }
+    if let Some(colors) = &mut mesh.colors {
+        let c = lerp(colors, a, b, t);
+        colors.push(c);
+    }
 }
 
 fn push_plain_vertex(mesh: &mut MeshData, p: [f32; 3]) {

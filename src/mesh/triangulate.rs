@@ -1,15 +1,62 @@
-//! Polygon triangulation on the polygon's best-fit plane with earcut (ear clipping), never a fan, so
-//! concave polygons keep their shape. Output triangles keep the polygon's own winding.
+//! Polygon triangulation on the polygon's best-fit plane, never a fan, so concave polygons keep their
+//! shape: earcut (ear clipping) for simple outlines, and lyon's fill tessellator for outlines that cross
+//! themselves, which splits the edges where they cross and fills by the non-zero winding rule, so the
+//! triangles cover the filled region exactly once. Output triangles keep the polygon's own winding.
 
 use earcut::Earcut;
+use lyon_tessellation::geom::point;
+use lyon_tessellation::path::Polygon;
+use lyon_tessellation::{BuffersBuilder, FillOptions, FillRule, FillTessellator, FillVertex, VertexBuffers};
 
 use super::{cross, dot, normalize, sub};
 
 /// Reusable buffers: one triangulator serves a whole mesh build without allocating per polygon.
 pub struct Triangulator {
     earcut: Earcut<f64>,
+    fill: FillTessellator,
     projected: Vec<[f64; 2]>,
     local: Vec<u32>,
+    crossings: Vec<Crossing>,
+}
+
+/// A corner the triangulator added where two edges cross: the point `t` of the way from polygon corner
+/// `from` to the next corner. Triangle indices from `n` (the polygon's corner count) on refer to these.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Crossing {
+    pub from: u32,
+    pub to: u32,
+    pub t: f32,
+}
+
+/// Whether two segments cross at a point inside both (touching ends do not count).
+fn segments_cross(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> bool {
+    let orient = |p: [f64; 2], q: [f64; 2], r: [f64; 2]| (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+    let (d1, d2) = (orient(a, b, c), orient(a, b, d));
+    let (d3, d4) = (orient(c, d, a), orient(c, d, b));
+    d1 * d2 < 0.0 && d3 * d4 < 0.0
+}
+
+/// Outlines above this many corners are not checked edge against edge (that is quadratic); they are
+/// taken as simple, as every exporter writes them.
+const MAX_CHECKED_CORNERS: usize = 512;
+
+fn is_simple(outline: &[[f64; 2]]) -> bool {
+    let n = outline.len();
+    if n < 4 || n > MAX_CHECKED_CORNERS {
+        return true;
+    }
+    for i in 0..n {
+        let (a, b) = (outline[i], outline[(i + 1) % n]);
+        for j in i + 2..n {
+            if i == 0 && j == n - 1 {
+                continue;
+            }
+            if segments_cross(a, b, outline[j], outline[(j + 1) % n]) {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 impl Default for Triangulator {
@@ -33,13 +80,20 @@ pub fn newell_normal(points: &[[f32; 3]]) -> [f32; 3] {
 
 impl Triangulator {
     pub fn new() -> Self {
-        Self { earcut: Earcut::new(), projected: Vec::new(), local: Vec::new() }
+        Self { earcut: Earcut::new(), fill: FillTessellator::new(), projected: Vec::new(), local: Vec::new(), crossings: Vec::new() }
     }
 
-    /// Appends triangles of the polygon `points` to `out`, as indices into `points`. Returns how many
-    /// were added; a polygon with non-finite or collinear points yields none.
+    /// The corners added by the last call, where its outline crossed itself (empty for simple outlines).
+    pub fn crossings(&self) -> &[Crossing] {
+        &self.crossings
+    }
+
+    /// Appends triangles of the polygon `points` to `out`, as indices into `points`, or from
+    /// `points.len()` on into [`Self::crossings`]. Returns how many were added; a polygon with
+    /// non-finite or collinear points yields none.
     pub fn triangulate(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
         let n = points.len();
+        self.crossings.clear();
         if n < 3 || points.iter().any(|p| p.iter().any(|c| !c.is_finite())) {
             return 0;
         }
@@ -62,16 +116,80 @@ impl Triangulator {
             let d = sub(*p, origin);
             [f64::from(dot(d, u)), f64::from(dot(d, v))]
         }));
-        self.earcut.earcut(self.projected.iter().copied(), &[] as &[u32], &mut self.local);
         let before = out.len();
+        if is_simple(&self.projected) {
+            self.earcut.earcut(self.projected.iter().copied(), &[] as &[u32], &mut self.local);
+        } else if !self.fill_crossing_outline() {
+            return 0;
+        }
         for t in self.local.chunks_exact(3) {
             let [a, b, c] = [t[0], t[1], t[2]];
-            let [pa, pb, pc] = [a, b, c].map(|i| self.projected[i as usize]);
+            let [pa, pb, pc] = [a, b, c].map(|i| self.corner_2d(i));
             let signed = (pb[0] - pa[0]) * (pc[1] - pa[1]) - (pc[0] - pa[0]) * (pb[1] - pa[1]);
             // Earcut's output orientation is its own; turn each triangle to the polygon's winding.
             out.push(if signed >= 0.0 { [a, b, c] } else { [a, c, b] });
         }
         out.len() - before
+    }
+
+    fn corner_2d(&self, index: u32) -> [f64; 2] {
+        match self.projected.get(index as usize) {
+            Some(p) => *p,
+            None => {
+                let c = self.crossings[index as usize - self.projected.len()];
+                let (a, b) = (self.projected[c.from as usize], self.projected[c.to as usize]);
+                let t = f64::from(c.t);
+                [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
+            }
+        }
+    }
+
+    /// Tessellates a self-crossing outline into `local`, recording the corners lyon adds as crossings
+    /// along the polygon's own edges. False when lyon gives up on the outline.
+    fn fill_crossing_outline(&mut self) -> bool {
+        let outline: Vec<_> = self.projected.iter().map(|p| point(p[0] as f32, p[1] as f32)).collect();
+        let mut buffers: VertexBuffers<[f32; 2], u32> = VertexBuffers::new();
+        let options = FillOptions::default().with_fill_rule(FillRule::NonZero).with_tolerance(1e-4);
+        let result = self.fill.tessellate_polygon(
+            Polygon { points: &outline, closed: true },
+            &options,
+            &mut BuffersBuilder::new(&mut buffers, |v: FillVertex| v.position().to_array()),
+        );
+        if result.is_err() {
+            return false;
+        }
+        let n = self.projected.len();
+        let scale = self.projected.iter().fold(0.0f64, |m, p| m.max(p[0].abs()).max(p[1].abs())).max(1e-12);
+        let mut remap = Vec::with_capacity(buffers.vertices.len());
+        for v in &buffers.vertices {
+            let v = [f64::from(v[0]), f64::from(v[1])];
+            let near = |p: &[f64; 2]| ((p[0] - v[0]).powi(2) + (p[1] - v[1]).powi(2)).sqrt() <= scale * 1e-5;
+            if let Some(k) = self.projected.iter().position(near) {
+                remap.push(k as u32);
+                continue;
+            }
+            // Not a corner: a crossing, on the edge it lies closest to.
+            let mut best = (f64::MAX, 0usize, 0.0f64);
+            for i in 0..n {
+                let (a, b) = (self.projected[i], self.projected[(i + 1) % n]);
+                let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+                let len2 = dx * dx + dy * dy;
+                if len2 == 0.0 {
+                    continue;
+                }
+                let t = (((v[0] - a[0]) * dx + (v[1] - a[1]) * dy) / len2).clamp(0.0, 1.0);
+                let d = (a[0] + dx * t - v[0]).powi(2) + (a[1] + dy * t - v[1]).powi(2);
+                if d < best.0 {
+                    best = (d, i, t);
+                }
+            }
+            let (_, i, t) = best;
+            self.crossings.push(Crossing { from: i as u32, to: ((i + 1) % n) as u32, t: t as f32 });
+            remap.push((n + self.crossings.len() - 1) as u32);
+        }
+        self.local.clear();
+        self.local.extend(buffers.indices.iter().map(|&i| remap[i as usize]));
+        true
     }
 }
 
@@ -107,6 +225,52 @@ mod tests {
         let mut tris = Vec::new();
         Triangulator::new().triangulate(&square, &mut tris);
         assert!((area(&square, &tris) + 1.0).abs() < 1e-5);
+    }
+
+    /// Winding number of the closed outline around `p`.
+    fn winding(outline: &[[f64; 2]], p: [f64; 2]) -> i32 {
+        let mut w = 0;
+        for i in 0..outline.len() {
+            let (a, b) = (outline[i], outline[(i + 1) % outline.len()]);
+            let side = (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]);
+            if a[1] <= p[1] && b[1] > p[1] && side > 0.0 {
+                w += 1;
+            } else if a[1] > p[1] && b[1] <= p[1] && side < 0.0 {
+                w -= 1;
+            }
+        }
+        w
+    }
+
+    fn inside(tri: [[f64; 2]; 3], p: [f64; 2]) -> bool {
+        let s = |a: [f64; 2], b: [f64; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]);
+        let (d1, d2, d3) = (s(tri[0], tri[1]), s(tri[1], tri[2]), s(tri[2], tri[0]));
+        (d1 > 0.0 && d2 > 0.0 && d3 > 0.0) || (d1 < 0.0 && d2 < 0.0 && d3 < 0.0)
+    }
+
+    #[test]
+    fn a_pentagram_is_covered_exactly_once_where_its_winding_is_not_zero() {
+        let star: Vec<[f32; 3]> = (0..5)
+            .map(|k| {
+                let a = std::f32::consts::FRAC_PI_2 + k as f32 * 4.0 * std::f32::consts::PI / 5.0;
+                [a.cos(), a.sin(), 0.0]
+            })
+            .collect();
+        let mut t = Triangulator::new();
+        let mut tris = Vec::new();
+        t.triangulate(&star, &mut tris);
+        assert_eq!(t.crossings().len(), 5, "five crossings make the inner pentagon");
+        let outline: Vec<[f64; 2]> = (0..5).map(|i| t.corner_2d(i)).collect();
+        let corners: Vec<[[f64; 2]; 3]> = tris.iter().map(|tri| tri.map(|i| t.corner_2d(i))).collect();
+        for gx in 0..60 {
+            for gy in 0..60 {
+                // Offset from the grid so no sample lands exactly on an edge.
+                let p = [-1.0 + (gx as f64 + 0.37) / 30.0, -1.0 + (gy as f64 + 0.61) / 30.0];
+                let covered = corners.iter().filter(|tri| inside(**tri, p)).count();
+                let expected = usize::from(winding(&outline, p) != 0);
+                assert_eq!(covered, expected, "at {p:?}");
+            }
+        }
     }
 
     #[test]

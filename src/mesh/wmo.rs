@@ -221,6 +221,11 @@ pub fn portal_meshes(root: &WmoRoot) -> Vec<Option<MeshData>> {
             triangulator.triangulate(corners, &mut tris);
             let mut mesh = MeshData::new(Topology::Triangles);
             mesh.positions = corners.iter().map(|p| wmo_to_bevy(*p)).collect();
+            for c in triangulator.crossings() {
+                let (a, b) = (corners[c.from as usize], corners[c.to as usize]);
+                mesh.positions.push(wmo_to_bevy(std::array::from_fn(|k| a[k] + (b[k] - a[k]) * c.t)));
+            }
+            let corners = &mesh.positions;
             let normal = super::normalize(wmo_to_bevy([portal.plane[0], portal.plane[1], portal.plane[2]])).unwrap_or([0.0, 1.0, 0.0]);
             mesh.normals = vec![normal; corners.len()];
             mesh.indices = tris.iter().flatten().copied().collect();
