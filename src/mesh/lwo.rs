@@ -130,6 +130,8 @@ struct BuiltLayer {
 struct CornerMaps<'a> {
     uv: Option<MapLookup<'a>>,
     projection: Option<&'a Block>,
+    /// Another TXUV map of the layer, kept as the second UV set.
+    second_uv: Option<MapLookup<'a>>,
     color: Option<MapLookup<'a>>,
 }
 
@@ -185,6 +187,8 @@ fn projecting_block(surface: Option<&Surface>) -> Option<&Block> {
 fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, triangulator: &mut Triangulator) -> BuiltLayer {
     let polys = &layer.polygons;
     let normals = corner_normals(layer, surfaces, options.smoothing);
+    // modo writes its own vertex normals as a NORM map; where one is present it wins.
+    let stored_normals = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
     let local = |p: [f32; 3]| lwo_to_bevy(sub(p, layer.pivot));
     let mut meshes: Vec<SurfaceMesh> = Vec::new();
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
@@ -265,7 +269,13 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
             let color = surface
                 .and_then(|s| s.vertex_color.as_ref())
                 .and_then(|vc| MapLookup::new(layer, &[b"RGB ", b"RGBA"], &vc.map_name));
-            CornerMaps { uv, projection: projecting_block(surface), color }
+            let primary = uv_map_name(layer, surface);
+            let second_uv = layer
+                .vertex_maps
+                .iter()
+                .find(|m| m.is_uv() && Some(m.name.as_str()) != primary)
+                .and_then(|m| MapLookup::new(layer, &[b"TXUV"], &m.name));
+            CornerMaps { uv, projection: projecting_block(surface), second_uv, color }
         });
         let mesh = &mut meshes[slot].mesh;
         let base = mesh.positions.len() as u32;
@@ -283,14 +293,20 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         }
         for (k, &v) in vertices.iter().enumerate() {
             mesh.positions.push(local(point_at(&layer.points, v)));
-            mesh.normals.push(lwo_to_bevy(normals[corner_start + k]));
+            let stored = stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
+            mesh.normals.push(lwo_to_bevy(stored.unwrap_or(normals[corner_start + k])));
+            let to_uv = |value: &[f32]| [value.first().copied().unwrap_or(0.0), 1.0 - value.get(1).copied().unwrap_or(0.0)];
             if let Some(uv) = &maps.uv {
-                let value = uv.get(v, p as u32).unwrap_or(&[0.0, 0.0]);
-                let (u, w) = (value.first().copied().unwrap_or(0.0), value.get(1).copied().unwrap_or(0.0));
                 if mesh.uv_sets.is_empty() {
                     mesh.uv_sets.push(Vec::new());
                 }
-                mesh.uv_sets[0].push([u, 1.0 - w]);
+                mesh.uv_sets[0].push(to_uv(uv.get(v, p as u32).unwrap_or(&[0.0, 0.0])));
+            }
+            if let (Some(second), false) = (&maps.second_uv, mesh.uv_sets.is_empty()) {
+                if mesh.uv_sets.len() < 2 {
+                    mesh.uv_sets.push(Vec::new());
+                }
+                mesh.uv_sets[1].push(to_uv(second.get(v, p as u32).unwrap_or(&[0.0, 0.0])));
             }
             if let Some(color) = &maps.color {
                 let value = color.get(v, p as u32).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);

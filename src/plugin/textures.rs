@@ -66,3 +66,37 @@ pub fn decode_blp(bytes: &[u8], sampler: ImageSampler) -> Result<Image, String> 
     out.sampler = sampler;
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lightwave_images_are_found_under_the_content_root_ignoring_case() {
+        let root = std::env::temp_dir().join(format!("lwo-wmo-viewer-content-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("Objects/Props")).unwrap();
+        std::fs::create_dir_all(root.join("images")).unwrap();
+        std::fs::write(root.join("images/Wood.PNG"), b"x").unwrap();
+        std::fs::write(root.join("Objects/Props/beside.tga"), b"x").unwrap();
+        let object = root.join("Objects/Props/crate.lwo");
+        let found = find_lightwave_image(&object, "Work:Images/wood.png").unwrap();
+        assert_eq!(found, root.join("images/Wood.PNG"));
+        // Not under the content root: beside the object, by its bare name.
+        assert_eq!(find_lightwave_image(&object, "C:/old/textures/BESIDE.TGA").unwrap(), root.join("Objects/Props/beside.tga"));
+        assert!(find_lightwave_image(&object, "missing.png").is_none());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn blp_paths_use_backslashes_and_any_case() {
+        let root = std::env::temp_dir().join(format!("lwo-wmo-viewer-data-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("world/WMO/dungeon")).unwrap();
+        std::fs::write(root.join("world/WMO/dungeon/Floor.blp"), b"x").unwrap();
+        assert_eq!(find_blp(&root, "World\\wmo\\Dungeon\\FLOOR.BLP").unwrap(), root.join("world/WMO/dungeon/Floor.blp"));
+        std::fs::create_dir_all(root.join("world/WMO/dungeon/x")).unwrap();
+        assert_eq!(find_data_root(&root.join("world/WMO/dungeon/x/a.wmo")).unwrap(), root);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

@@ -234,3 +234,78 @@ fn hierarchy_has_four_layers_with_the_files_parents_and_pivots() {
     let names: Vec<&str> = object.layers.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["ChildOfRoot0", "RootOfHierarchy", "GrandChildOfRoot0", "ChildOfRoot1"]);
 }
+
+/// A small LWO3 file as the readers that handle the format lay it out: geometry chunks as in LWO2,
+/// SURF and CLIP as nested FORMs whose elements have U4 lengths, eight bytes before the surface name.
+fn lwo3_fixture() -> Vec<u8> {
+    use lwo_wmo_viewer::fixtures::lwo::{chunk, f32s, form, s0, vx};
+    let mut body = chunk(b"TAGS", &s0("Skin"));
+    let mut layr = vec![0, 0, 0, 0];
+    layr.extend(f32s(&[0.0, 0.0, 0.0]));
+    layr.extend(s0("Base"));
+    body.extend(chunk(b"LAYR", &layr));
+    body.extend(chunk(b"PNTS", &f32s(&[-1.0, -1.0, 0.0, 1.0, -1.0, 0.0, 1.0, 1.0, 0.0, -1.0, 1.0, 0.0])));
+    let mut pols = b"FACE".to_vec();
+    pols.extend(4u16.to_be_bytes());
+    for v in [3, 2, 1, 0] {
+        pols.extend(vx(v));
+    }
+    body.extend(chunk(b"POLS", &pols));
+    let mut ptag = b"SURF".to_vec();
+    ptag.extend(vx(0));
+    ptag.extend(0u16.to_be_bytes());
+    body.extend(chunk(b"PTAG", &ptag));
+    let mut surf = vec![0u8; 8];
+    surf.extend(s0("Skin"));
+    surf.extend(s0(""));
+    let mut colr = f32s(&[0.2, 0.4, 0.6]);
+    colr.extend(vx(0));
+    surf.extend(chunk(b"COLR", &colr));
+    surf.extend(chunk(b"SIDE", &3u16.to_be_bytes()));
+    body.extend(form(b"SURF", &surf));
+    let mut clip = 1u32.to_be_bytes().to_vec();
+    clip.extend(form(b"STIL", &chunk(b"FNAM", &s0("Images/skin.png"))));
+    body.extend(form(b"CLIP", &clip));
+    form(b"LWO3", &body)
+}
+
+#[test]
+fn lwo3_nested_forms_read_through_the_same_path() {
+    let bytes = lwo3_fixture();
+    let (tree, object) = lwo::parse(&bytes).unwrap();
+    assert_eq!(object.kind, lwo::LwoKind::Lwo3);
+    let ids: Vec<String> = tree.roots[0].children.iter().map(|c| c.label()).collect();
+    assert_eq!(ids, ["TAGS", "LAYR", "PNTS", "POLS", "PTAG", "FORM SURF", "FORM CLIP"]);
+    assert_eq!(tree.roots[0].children[5].children[0].id.to_string(), "COLR");
+    assert_eq!((object.layers.len(), object.point_count(), object.polygon_count()), (1, 4, 1));
+    assert_eq!(object.layers[0].name, "Base");
+    let surface = &object.surfaces[object.layers[0].polygons.surface[0] as usize];
+    assert_eq!(surface.name, "Skin");
+    assert_eq!(surface.color, [0.2, 0.4, 0.6]);
+    assert!(surface.double_sided());
+    assert_eq!(object.clips.len(), 1);
+    assert_eq!(object.clips[0].index, 1);
+    assert_eq!(object.clips[0].source.file_name().as_deref(), Some("Images/skin.png"));
+    assert_eq!(build(&object, BuildOptions::default()).triangle_count, 2);
+}
+
+#[test]
+fn modo_vertex_normals_are_used_when_present() {
+    let object = load(&Path::new(CORPUS).join("LWO2/ModoExport_vertNormals.lwo"));
+    let layer = &object.layers[0];
+    let maps: Vec<_> = layer.vertex_maps.iter().filter(|m| m.kind.0 == *b"NORM").collect();
+    assert!(!maps.is_empty(), "the file has NORM maps");
+    let built = build(&object, BuildOptions { smoothing: false, ..BuildOptions::default() });
+    // With smoothing off every normal would be a face normal; the NORM maps' own vectors show instead.
+    let stored: Vec<[f32; 3]> = maps
+        .iter()
+        .flat_map(|m| (0..m.len()).map(move |i| m.value(i)))
+        .map(|v| {
+            let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            lwo_wmo_viewer::mesh::coords::lwo_to_bevy([v[0] / n, v[1] / n, v[2] / n])
+        })
+        .collect();
+    let normals = &built.layers[0].surfaces[0].mesh.normals;
+    let matching = normals.iter().filter(|n| stored.iter().any(|s| (0..3).all(|k| (s[k] - n[k]).abs() < 1e-4))).count();
+    assert_eq!(matching, normals.len());
+}

@@ -87,3 +87,25 @@ fn output_on_a_bad_file_exits_non_zero_with_the_error() {
     assert!(stderr.contains("bad.wmo") && stderr.contains("MOHD") && stderr.contains("byte 16"), "{stderr}");
     assert!(!dir.join("x.png").exists());
 }
+
+/// assimp's LightWave models through the same `--output` path: each render looked at when its baseline
+/// was stored (smooth sphere, upright box texture, see-through surface, layer hierarchy, subdivided cage,
+/// spherical projection).
+#[test]
+fn lightwave_corpus_renders_match_baselines() {
+    let corpus = std::path::Path::new("/usr/share/assimp/models/LWO/LWO2");
+    let cases = [
+        ("sphere_with_mat_gloss_10pc.lwo", "sphere-gloss-10pc.png"),
+        ("boxuv.lwo", "boxuv.png"),
+        ("transparency.lwo", "transparency.png"),
+        ("hierarchy_smoothed.lwo", "hierarchy-smoothed.png"),
+        ("Subdivision.lwo", "subdivision.png"),
+        ("MappingModes/earth_spherical_y.lwo", "earth-spherical-y.png"),
+    ];
+    let dir = scratch("render-corpus");
+    for (file, baseline) in cases {
+        let out = dir.join(baseline);
+        render(&corpus.join(file), &out, &[]);
+        compare_with_baseline(baseline, &out);
+    }
+}
