@@ -309,3 +309,206 @@ fn modo_vertex_normals_are_used_when_present() {
     let matching = normals.iter().filter(|n| stored.iter().any(|s| (0..3).all(|k| (s[k] - n[k]).abs() < 1e-4))).count();
     assert_eq!(matching, normals.len());
 }
+
+/// An LWO2 file with every surface, block, clip and envelope sub-chunk the reader knows, each value
+/// distinct so that a field read from the wrong place shows.
+fn lwo2_everything_fixture() -> Vec<u8> {
+    use lwo_wmo_viewer::fixtures::lwo::{chunk, f32s, form, s0, sub_chunk, vx};
+    let u16b = |v: u16| v.to_be_bytes().to_vec();
+    let cat = |parts: &[Vec<u8>]| parts.concat();
+    let mut body = chunk(b"TAGS", &cat(&[s0("Skin"), s0("Arm"), s0("Leg")]));
+    body.extend(chunk(b"DESC", &s0("a test object")));
+    body.extend(chunk(b"TEXT", &s0("line one\nline two")));
+    body.extend(chunk(b"ICON", &cat(&[u16b(0), u16b(2), vec![255, 0, 0, 0, 255, 0, 0, 0, 255, 9, 9, 9]])));
+    body.extend(chunk(b"LAYR", &cat(&[u16b(1), u16b(1), f32s(&[0.5, 0.0, 0.0]), s0("Hidden one"), u16b(0xFFFF)])));
+    body.extend(chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0])));
+    body.extend(chunk(b"BBOX", &f32s(&[0.0, 0.0, 0.0, 3.0, 1.0, 0.0])));
+    body.extend(chunk(b"VMPA", &cat(&[1i32.to_be_bytes().to_vec(), 7i32.to_be_bytes().to_vec()])));
+    body.extend(chunk(b"VMAP", &cat(&[b"TXUV".to_vec(), u16b(2), s0("uv"), vx(0), f32s(&[0.0, 0.0]), vx(2), f32s(&[1.0, 1.0])])));
+    let pols = cat(&[b"FACE".to_vec(), u16b(4), vx(0), vx(1), vx(2), vx(3), u16b(2), vx(1), vx(4)]);
+    body.extend(chunk(b"POLS", &pols));
+    body.extend(chunk(b"PTAG", &cat(&[b"PART".to_vec(), vx(0), u16b(1)])));
+    body.extend(chunk(b"PTAG", &cat(&[b"SMGP".to_vec(), vx(0), u16b(5)])));
+    body.extend(chunk(b"VMAD", &cat(&[b"TXUV".to_vec(), u16b(2), s0("uv"), vx(2), vx(0), f32s(&[0.5, 0.25])])));
+    // PTAG and VMAD count polygons from the most recent POLS: this bone's tag is its own polygon 0.
+    body.extend(chunk(b"POLS", &cat(&[b"BONE".to_vec(), u16b(2), vx(4), vx(5)])));
+    body.extend(chunk(b"PTAG", &cat(&[b"PART".to_vec(), vx(0), u16b(2)])));
+    // Surface parameters.
+    let mut surf = cat(&[s0("Skin"), s0("")]);
+    surf.extend(sub_chunk(b"COLR", &cat(&[f32s(&[0.1, 0.2, 0.3]), vx(3)])));
+    surf.extend(sub_chunk(b"DIFF", &cat(&[f32s(&[0.8]), vx(0)])));
+    surf.extend(sub_chunk(b"RFOP", &u16b(3)));
+    surf.extend(sub_chunk(b"RIMG", &vx(2)));
+    surf.extend(sub_chunk(b"RSAN", &cat(&[f32s(&[0.5]), vx(0)])));
+    surf.extend(sub_chunk(b"TROP", &u16b(1)));
+    surf.extend(sub_chunk(b"TIMG", &vx(1)));
+    surf.extend(sub_chunk(b"GLOW", &cat(&[u16b(1), f32s(&[0.7]), vx(0), f32s(&[0.05]), vx(0)])));
+    surf.extend(sub_chunk(b"LINE", &cat(&[u16b(1), f32s(&[2.0]), vx(0), f32s(&[1.0, 0.5, 0.25]), vx(0)])));
+    surf.extend(sub_chunk(b"ALPH", &cat(&[u16b(1), f32s(&[0.6])])));
+    surf.extend(sub_chunk(b"VCOL", &cat(&[f32s(&[0.9]), vx(0), b"RGB ".to_vec(), s0("paint")])));
+    let header = |kind: &[u8; 4], ordinal: &str, extra: Vec<u8>| sub_chunk(kind, &cat(&[s0(ordinal), extra]));
+    let imap_header = cat(&[sub_chunk(b"CHAN", b"COLR"), sub_chunk(b"ENAB", &u16b(1)), sub_chunk(b"OPAC", &cat(&[u16b(0), f32s(&[0.75]), vx(0)])), sub_chunk(b"NEGA", &u16b(1))]);
+    let tmap = cat(&[
+        sub_chunk(b"CNTR", &cat(&[f32s(&[1.0, 2.0, 3.0]), vx(0)])),
+        sub_chunk(b"SIZE", &cat(&[f32s(&[4.0, 5.0, 6.0]), vx(0)])),
+        sub_chunk(b"ROTA", &cat(&[f32s(&[0.1, 0.2, 0.3]), vx(0)])),
+        sub_chunk(b"OREF", &s0("Null")),
+        sub_chunk(b"FALL", &cat(&[u16b(1), f32s(&[0.5, 0.5, 0.5]), vx(0)])),
+        sub_chunk(b"CSYS", &u16b(1)),
+    ]);
+    let imap = cat(&[
+        header(b"IMAP", "\u{80}", imap_header),
+        sub_chunk(b"TMAP", &tmap),
+        sub_chunk(b"PROJ", &u16b(5)),
+        sub_chunk(b"AXIS", &u16b(2)),
+        sub_chunk(b"IMAG", &vx(1)),
+        sub_chunk(b"WRAP", &cat(&[u16b(2), u16b(3)])),
+        sub_chunk(b"WRPW", &cat(&[f32s(&[2.0]), vx(0)])),
+        sub_chunk(b"WRPH", &cat(&[f32s(&[3.0]), vx(0)])),
+        sub_chunk(b"VMAP", &s0("uv")),
+        sub_chunk(b"AAST", &cat(&[u16b(1), f32s(&[0.4])])),
+        sub_chunk(b"PIXB", &u16b(1)),
+        sub_chunk(b"STCK", &cat(&[u16b(1), f32s(&[12.0])])),
+        sub_chunk(b"TAMP", &cat(&[f32s(&[0.3]), vx(0)])),
+    ]);
+    surf.extend(sub_chunk(b"BLOK", &imap));
+    let proc_block = cat(&[header(b"PROC", "\u{81}", sub_chunk(b"CHAN", b"DIFF")), sub_chunk(b"VALU", &f32s(&[0.1, 0.2, 0.3])), sub_chunk(b"FUNC", &cat(&[s0("Turbulence"), vec![0, 0]]))]);
+    surf.extend(sub_chunk(b"BLOK", &proc_block));
+    let grad = cat(&[
+        header(b"GRAD", "\u{82}", sub_chunk(b"CHAN", b"COLR")),
+        sub_chunk(b"PNAM", &s0("Slope")),
+        sub_chunk(b"INAM", &s0("(none)")),
+        sub_chunk(b"GRST", &f32s(&[0.0])),
+        sub_chunk(b"GREN", &f32s(&[1.0])),
+        sub_chunk(b"FKEY", &f32s(&[0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0])),
+        sub_chunk(b"IKEY", &cat(&[u16b(1), u16b(2)])),
+    ]);
+    surf.extend(sub_chunk(b"BLOK", &grad));
+    surf.extend(sub_chunk(b"BLOK", &cat(&[header(b"SHDR", "\u{83}", sub_chunk(b"ENAB", &u16b(0))), sub_chunk(b"FUNC", &s0("Fresnel"))])));
+    body.extend(chunk(b"SURF", &surf));
+    // Clips.
+    let clip1 = cat(&[
+        1u32.to_be_bytes().to_vec(),
+        sub_chunk(b"STIL", &s0("Images/skin.png")),
+        sub_chunk(b"TIME", &f32s(&[0.0, 2.0, 24.0])),
+        sub_chunk(b"CONT", &cat(&[f32s(&[0.1]), vx(0)])),
+        sub_chunk(b"BRIT", &cat(&[f32s(&[0.2]), vx(0)])),
+        sub_chunk(b"SATR", &cat(&[f32s(&[0.3]), vx(0)])),
+        sub_chunk(b"HUE ", &cat(&[f32s(&[0.4]), vx(0)])),
+        sub_chunk(b"GAMM", &cat(&[f32s(&[2.2]), vx(0)])),
+        sub_chunk(b"NEGA", &u16b(1)),
+        sub_chunk(b"IFLT", &cat(&[s0("Blur"), u16b(0)])),
+        sub_chunk(b"PFLT", &cat(&[s0("Halo"), u16b(0)])),
+        sub_chunk(b"CLRS", &cat(&[u16b(0), u16b(2), s0("linear.icc")])),
+        sub_chunk(b"FILT", &u16b(1)),
+        sub_chunk(b"DITH", &u16b(2)),
+    ]);
+    body.extend(chunk(b"CLIP", &clip1));
+    let iseq = cat(&[vec![3, 1], 2i16.to_be_bytes().to_vec(), u16b(0), 1i16.to_be_bytes().to_vec(), 30i16.to_be_bytes().to_vec(), s0("Images/frame"), s0(".tga")]);
+    body.extend(chunk(b"CLIP", &cat(&[2u32.to_be_bytes().to_vec(), sub_chunk(b"ISEQ", &iseq)])));
+    body.extend(chunk(b"CLIP", &cat(&[3u32.to_be_bytes().to_vec(), sub_chunk(b"XREF", &cat(&[1u32.to_be_bytes().to_vec(), s0("(1)")]))])));
+    // An envelope.
+    let envl = cat(&[
+        vx(3),
+        sub_chunk(b"TYPE", &[0x03, 0x0A]),
+        sub_chunk(b"PRE ", &u16b(2)),
+        sub_chunk(b"POST", &u16b(3)),
+        sub_chunk(b"KEY ", &f32s(&[0.0, 0.1])),
+        sub_chunk(b"KEY ", &f32s(&[1.0, 0.9])),
+        sub_chunk(b"SPAN", &cat(&[b"TCB ".to_vec(), f32s(&[0.0, 0.5, -0.5])])),
+        sub_chunk(b"CHAN", &cat(&[s0("Noise"), u16b(1)])),
+        sub_chunk(b"NAME", &s0("Colour.R")),
+    ]);
+    body.extend(chunk(b"ENVL", &envl));
+    form(b"LWO2", &body)
+}
+
+#[test]
+fn every_known_sub_chunk_reads_into_the_model() {
+    use lwo_wmo_viewer::formats::lwo::{BlockKind, ClipSource, PolygonKind, Projection, Wrap};
+    let (_, o) = lwo::parse(&lwo2_everything_fixture()).unwrap();
+    assert!(o.warnings.is_empty(), "{:?}", o.warnings);
+    assert_eq!(o.description.as_deref(), Some("a test object"));
+    assert_eq!(o.comments, ["line one\nline two"]);
+    let icon = o.icon.as_ref().unwrap();
+    assert_eq!((icon.width, icon.height), (2, 2));
+    let layer = &o.layers[0];
+    assert!(layer.hidden());
+    assert_eq!((layer.number, layer.name.as_str(), layer.parent, layer.pivot), (1, "Hidden one", None, [0.5, 0.0, 0.0]));
+    assert_eq!(layer.bounding_box, Some([[0.0; 3], [3.0, 1.0, 0.0]]));
+    let p = &layer.polygons;
+    assert_eq!(p.kind, [PolygonKind::Face, PolygonKind::Face, PolygonKind::Bone]);
+    assert_eq!((p.part[0], p.smoothing_group[0]), (1, 5));
+    assert_eq!(p.part[2], 2);
+    let uv = layer.vertex_map(b"TXUV", "uv", false).unwrap();
+    assert_eq!((uv.points.as_slice(), uv.parameters), (&[0, 2][..], Some([1, 7])));
+    let vmad = layer.vertex_map(b"TXUV", "uv", true).unwrap();
+    assert_eq!((vmad.points.as_slice(), vmad.polygons.as_slice(), vmad.value(0)), (&[2][..], &[0][..], &[0.5, 0.25][..]));
+
+    let s = &o.surfaces[0];
+    assert_eq!((s.color, s.diffuse), ([0.1, 0.2, 0.3], 0.8));
+    assert_eq!(s.envelopes, [(lwo_wmo_viewer::formats::FourCc::new(b"COLR"), 3)]);
+    assert_eq!((s.reflection_options, s.reflection_image, s.reflection_seam_angle), (3, 2, 0.5));
+    assert_eq!((s.refraction_options, s.refraction_image), (1, 1));
+    let glow = s.glow.as_ref().unwrap();
+    assert_eq!((glow.kind, glow.intensity, glow.size), (1, 0.7, 0.05));
+    let line = s.outline.as_ref().unwrap();
+    assert_eq!((line.flags, line.size, line.color), (1, Some(2.0), Some([1.0, 0.5, 0.25])));
+    assert_eq!((s.alpha_mode, s.alpha_value), (1, 0.6));
+    assert_eq!(s.vertex_color.as_ref().unwrap().map_name, "paint");
+    assert_eq!(s.blocks.len(), 4);
+    let b = &s.blocks[0];
+    assert_eq!((b.kind, b.channel.to_string(), b.enabled, b.opacity_type, b.opacity, b.negative), (BlockKind::Image, "COLR".to_owned(), true, 0, 0.75, true));
+    assert_eq!((b.center, b.size, b.rotation), ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [0.1, 0.2, 0.3]));
+    assert_eq!((b.reference_object.as_deref(), b.falloff, b.world_coordinates), (Some("Null"), Some((1, [0.5; 3])), true));
+    assert_eq!((b.projection, b.axis, b.image, b.wrap), (Projection::Uv, 2, 1, [Wrap::Mirror, Wrap::Edge]));
+    assert_eq!((b.wrap_cycles, b.uv_map.as_deref()), ([2.0, 3.0], Some("uv")));
+    assert_eq!((b.antialiasing, b.pixel_blending, b.sticky_time, b.amplitude), (Some(0.4), true, Some(12.0), 0.3));
+    let proc_block = &s.blocks[1];
+    assert_eq!((proc_block.kind, proc_block.function.as_deref(), proc_block.procedural_value.as_slice()), (BlockKind::Procedural, Some("Turbulence"), &[0.1, 0.2, 0.3][..]));
+    let g = s.blocks[2].gradient.as_ref().unwrap();
+    assert_eq!((g.parameter.as_str(), g.item.as_str(), g.range, g.spans.as_slice()), ("Slope", "(none)", [0.0, 1.0], &[1, 2][..]));
+    assert_eq!(g.keys, [(0.0, [1.0, 0.0, 0.0, 1.0]), (1.0, [0.0, 0.0, 1.0, 1.0])]);
+    assert_eq!((s.blocks[3].kind, s.blocks[3].enabled, s.blocks[3].function.as_deref()), (BlockKind::Shader, false, Some("Fresnel")));
+
+    let c = &o.clips[0];
+    assert_eq!(c.source, ClipSource::Still("Images/skin.png".into()));
+    assert_eq!((c.time, c.contrast, c.brightness, c.saturation, c.hue, c.gamma, c.negative), (Some([0.0, 2.0, 24.0]), 0.1, 0.2, 0.3, 0.4, 2.2, true));
+    assert_eq!((c.filters.as_slice(), c.color_space.clone(), c.filtering, c.dithering), (&["Blur".to_owned(), "Halo".to_owned()][..], Some((2, "linear.icc".to_owned())), Some(1), Some(2)));
+    assert_eq!(o.clips[1].source.file_name().as_deref(), Some("Images/frame003.tga"), "start 1 + offset 2, three digits");
+    assert_eq!(o.clips[2].source, ClipSource::Reference { index: 1, name: "(1)".into() });
+
+    let e = &o.envelopes[0];
+    assert_eq!((e.index, e.kind, e.pre_behavior, e.post_behavior, e.name.as_deref()), (3, 0x030A, 2, 3, Some("Colour.R")));
+    assert_eq!(e.keys.len(), 2);
+    assert_eq!(e.keys[1].span.as_ref().map(|(shape, p)| (shape.to_string(), p.clone())), Some(("TCB ".to_owned(), vec![0.0, 0.5, -0.5])));
+    assert_eq!(e.modifiers, [("Noise".to_owned(), 1)]);
+}
+
+#[test]
+fn curves_bones_and_short_polygons_become_lines_and_points() {
+    use lwo_wmo_viewer::fixtures::lwo::{chunk, f32s, form, vx};
+    let u16b = |v: u16| v.to_be_bytes().to_vec();
+    let mut body = chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0]));
+    body.extend(chunk(b"POLS", &[b"CURV".to_vec(), u16b(3), vx(0), vx(1), vx(2)].concat()));
+    body.extend(chunk(b"POLS", &[b"BONE".to_vec(), u16b(2), vx(2), vx(3)].concat()));
+    body.extend(chunk(b"POLS", &[b"FACE".to_vec(), u16b(1), vx(3), u16b(2), vx(0), vx(3)].concat()));
+    let (_, object) = lwo::parse(&form(b"LWO2", &body)).unwrap();
+    let built = build(&object, BuildOptions::default());
+    let layer = &built.layers[0];
+    assert!(layer.surfaces.is_empty());
+    // Curve: 2 segments, bone: 1, two-point polygon: 1.
+    assert_eq!(layer.lines.as_ref().unwrap().indices.len(), 2 * 4);
+    assert_eq!(layer.points.as_ref().unwrap().indices.len(), 1);
+}
+
+#[test]
+fn vmad_overrides_the_vmap_per_corner_and_splits_the_shared_point() {
+    let (_, object) = lwo::parse(&lwo2_everything_fixture()).unwrap();
+    let built = build(&object, BuildOptions::default());
+    let mesh = &built.layers[0].surfaces[0].mesh;
+    // Polygon 0's corner at point 2 takes the VMAD value (0.5, 0.25); V is flipped to top-origin.
+    let uvs = &mesh.uv_sets[0];
+    assert_eq!(uvs[2], [0.5, 0.75]);
+    assert_eq!(uvs[0], [0.0, 1.0]);
+}

@@ -17,6 +17,7 @@ fn index_reader<'a>(file: &'a [u8], node: &ChunkNode, dialect: IffDialect) -> Re
 pub(super) fn parse_clip(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str) -> Result<Clip> {
     let index = index_reader(file, node, dialect).and_then(|mut r| r.u32()).within(path)?;
     let mut source = None;
+    let mut clip = Clip::new(index, ClipSource::Unknown(node.id));
     for child in &node.children {
         let child_path = format!("{path}/{}", child.id);
         let mut r = child.reader(file, Endian::Big);
@@ -38,14 +39,44 @@ pub(super) fn parse_clip(file: &[u8], node: &ChunkNode, dialect: IffDialect, pat
                 name: r.s0().within(&child_path)?,
             }),
             b"ANIM" => Some(ClipSource::Animation { name: r.s0().within(&child_path)?, server: r.s0().within(&child_path)? }),
-            _ => None,
+            _ => {
+                read_clip_attribute(child.id, &mut r, &mut clip).within(&child_path)?;
+                None
+            }
         };
         if let Some(parsed) = parsed {
             source.get_or_insert(parsed);
         }
     }
-    let source = source.unwrap_or_else(|| ClipSource::Unknown(node.children.first().map_or(node.id, |c| c.id)));
-    Ok(Clip { index, source })
+    clip.source = source.unwrap_or_else(|| ClipSource::Unknown(node.children.first().map_or(node.id, |c| c.id)));
+    Ok(clip)
+}
+
+fn read_clip_attribute(id: crate::formats::fourcc::FourCc, r: &mut Reader<'_>, clip: &mut Clip) -> Result<()> {
+    match &id.0 {
+        b"TIME" => clip.time = Some([r.f32()?, r.f32()?, r.f32()?]),
+        b"CONT" => clip.contrast = r.f32()?,
+        b"BRIT" => clip.brightness = r.f32()?,
+        b"SATR" => clip.saturation = r.f32()?,
+        b"HUE " => clip.hue = r.f32()?,
+        b"GAMM" => clip.gamma = r.f32()?,
+        b"NEGA" => clip.negative = r.u16()? != 0,
+        b"IFLT" | b"PFLT" => clip.filters.push(r.s0()?),
+        b"CLRS" | b"CLRA" => {
+            r.u16()?;
+            let space = r.u16()?;
+            let file = if r.is_empty() { String::new() } else { r.s0()? };
+            if id.0 == *b"CLRS" {
+                clip.color_space = Some((space, file));
+            } else {
+                clip.alpha_color_space = Some((space, file));
+            }
+        }
+        b"FILT" => clip.filtering = Some(r.u16()?),
+        b"DITH" => clip.dithering = Some(r.u16()?),
+        _ => {}
+    }
+    Ok(())
 }
 
 fn read_sequence(r: &mut Reader<'_>) -> Result<ClipSource> {
@@ -62,7 +93,7 @@ fn read_sequence(r: &mut Reader<'_>) -> Result<ClipSource> {
 
 pub(super) fn parse_envelope(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str) -> Result<Envelope> {
     let index = index_reader(file, node, dialect).and_then(|mut r| r.vx()).within(path)?;
-    let mut envelope = Envelope { index, kind: 0, pre_behavior: 1, post_behavior: 1, keys: Vec::new(), name: None };
+    let mut envelope = Envelope { index, kind: 0, pre_behavior: 1, post_behavior: 1, keys: Vec::new(), name: None, modifiers: Vec::new() };
     for child in &node.children {
         let child_path = format!("{path}/{}", child.id);
         let mut r = child.reader(file, Endian::Big);
@@ -85,6 +116,11 @@ pub(super) fn parse_envelope(file: &[u8], node: &ChunkNode, dialect: IffDialect,
                 Ok(())
             }),
             b"NAME" => r.s0().map(|n| envelope.name = Some(n)),
+            b"CHAN" => r.s0().and_then(|server| {
+                let flags = if r.remaining() >= 2 { r.u16()? } else { 0 };
+                envelope.modifiers.push((server, flags));
+                Ok(())
+            }),
             _ => Ok(()),
         }
         .within(&child_path)?;

@@ -21,6 +21,9 @@ pub(super) struct ObjectBuilder {
     pols_start: usize,
     description: Option<String>,
     comments: Vec<String>,
+    icon: Option<Icon>,
+    /// A VMPA waiting for the vertex map it describes.
+    pending_map_parameters: Option<[i32; 2]>,
     pub warnings: Vec<Warning>,
 }
 
@@ -34,6 +37,8 @@ impl ObjectBuilder {
             pols_start: 0,
             description: None,
             comments: Vec::new(),
+            icon: None,
+            pending_map_parameters: None,
             warnings: Vec::new(),
         }
     }
@@ -84,6 +89,18 @@ impl ObjectBuilder {
             b"TEXT" => {
                 let text = r.s0()?;
                 self.comments.push(text);
+                Ok(())
+            }
+            b"VMPA" => {
+                self.pending_map_parameters = Some([r.i32()?, r.i32()?]);
+                Ok(())
+            }
+            b"ICON" => {
+                let encoding = r.u16()?;
+                let width = r.u16()?;
+                let rgb = r.rest().to_vec();
+                let height = if width == 0 { 0 } else { (rgb.len() / (usize::from(width) * 3)).min(usize::from(u16::MAX)) as u16 };
+                self.icon = Some(Icon { encoding, width, height, rgb });
                 Ok(())
             }
             _ => Ok(()),
@@ -260,7 +277,8 @@ impl ObjectBuilder {
         let layer = self.layer();
         let point_count = self.layers[layer].points.len() as u32;
         let polygon_count = self.layers[layer].polygons.len();
-        let mut map = VertexMap { kind, dimension, name, discontinuous, points: Vec::new(), polygons: Vec::new(), values: Vec::new() };
+        let parameters = self.pending_map_parameters.take();
+        let mut map = VertexMap { kind, dimension, name, discontinuous, points: Vec::new(), polygons: Vec::new(), values: Vec::new(), parameters };
         let first_offset = r.offset();
         let mut dropped = 0;
         while !r.is_empty() {
@@ -338,6 +356,7 @@ impl ObjectBuilder {
             envelopes,
             description: self.description,
             comments: self.comments,
+            icon: self.icon,
             warnings: self.warnings,
         }
     }

@@ -54,7 +54,17 @@ pub struct LwoObject {
     pub envelopes: Vec<Envelope>,
     pub description: Option<String>,
     pub comments: Vec<String>,
+    pub icon: Option<Icon>,
     pub warnings: Vec<Warning>,
+}
+
+/// ICON: a thumbnail of RGB byte triples (encoding 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Icon {
+    pub encoding: u16,
+    pub width: u16,
+    pub height: u16,
+    pub rgb: Vec<u8>,
 }
 
 impl LwoObject {
@@ -205,6 +215,8 @@ pub struct VertexMap {
     pub polygons: Vec<u32>,
     /// `dimension` values per entry.
     pub values: Vec<f32>,
+    /// VMPA before the map: UV subdivision type and sketch colour.
+    pub parameters: Option<[i32; 2]>,
 }
 
 impl VertexMap {
@@ -255,6 +267,21 @@ pub struct Surface {
     pub additive_transparency: f32,
     pub alpha_mode: u16,
     pub vertex_color: Option<VertexColor>,
+    /// RFOP / TROP: 0 backdrop, 1 ray-trace + backdrop, 2 spherical map, 3 ray-trace + spherical map.
+    pub reflection_options: u16,
+    pub refraction_options: u16,
+    /// RIMG / TIMG: CLIP index, 0 for none.
+    pub reflection_image: u32,
+    pub refraction_image: u32,
+    pub reflection_seam_angle: f32,
+    pub reflection_blur: f32,
+    pub refraction_blur: f32,
+    /// ALPH value (or AVAL), used with alpha mode 1.
+    pub alpha_value: f32,
+    pub glow: Option<Glow>,
+    pub outline: Option<Outline>,
+    /// Envelope index per animated parameter (`COLR`, `DIFF`, …), for those that name one.
+    pub envelopes: Vec<(FourCc, u32)>,
     pub blocks: Vec<Block>,
     /// Whether this surface was named by a tag but never defined by a SURF chunk.
     pub is_default: bool,
@@ -283,6 +310,17 @@ impl Surface {
             additive_transparency: 0.0,
             alpha_mode: 2,
             vertex_color: None,
+            reflection_options: 0,
+            refraction_options: 0,
+            reflection_image: 0,
+            refraction_image: 0,
+            reflection_seam_angle: 0.0,
+            reflection_blur: 0.0,
+            refraction_blur: 0.0,
+            alpha_value: 1.0,
+            glow: None,
+            outline: None,
+            envelopes: Vec::new(),
             blocks: Vec::new(),
             is_default: false,
         }
@@ -299,6 +337,22 @@ impl Surface {
         colour.sort_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()));
         colour.last().copied()
     }
+}
+
+/// GLOW: type 0 Hastings, 1 convolution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Glow {
+    pub kind: u16,
+    pub intensity: f32,
+    pub size: f32,
+}
+
+/// LINE: outline rendering (bit 0 of flags enables it); size and colour are optional trailers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outline {
+    pub flags: u16,
+    pub size: Option<f32>,
+    pub color: Option<[f32; 3]>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -391,8 +445,22 @@ pub struct Block {
     pub size: [f32; 3],
     pub rotation: [f32; 3],
     pub world_coordinates: bool,
-    /// Procedural texture or shader plug-in name.
+    /// Procedural texture or shader plug-in name (FUNC).
     pub function: Option<String>,
+    /// PROC VALU: one or three values.
+    pub procedural_value: Vec<f32>,
+    pub gradient: Option<Gradient>,
+    /// IMAP AAST strength when antialiasing is on.
+    pub antialiasing: Option<f32>,
+    pub pixel_blending: bool,
+    /// IMAP STCK: sticky projection time, when on.
+    pub sticky_time: Option<f32>,
+    /// IMAP TAMP (bump amplitude).
+    pub amplitude: f32,
+    /// TMAP FALL: type and per-axis rate.
+    pub falloff: Option<(u16, [f32; 3])>,
+    /// TMAP OREF: reference object.
+    pub reference_object: Option<String>,
     /// LWOB image file name (LWO2 goes through `image`).
     pub image_file: Option<String>,
 }
@@ -418,15 +486,77 @@ impl Block {
             rotation: [0.0; 3],
             world_coordinates: false,
             function: None,
+            procedural_value: Vec::new(),
+            gradient: None,
+            antialiasing: None,
+            pixel_blending: false,
+            sticky_time: None,
+            amplitude: 1.0,
+            falloff: None,
+            reference_object: None,
             image_file: None,
         }
     }
+}
+
+/// A GRAD block's ramp.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gradient {
+    /// PNAM: the input parameter.
+    pub parameter: String,
+    /// INAM: the item the input is read from.
+    pub item: String,
+    /// GRST, GREN: the display range.
+    pub range: [f32; 2],
+    /// FKEY: input value and RGBA.
+    pub keys: Vec<(f32, [f32; 4])>,
+    /// IKEY: interpolation per span, 0 linear, 1 spline, 2 step.
+    pub spans: Vec<u16>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clip {
     pub index: u32,
     pub source: ClipSource,
+    /// TIME: start, duration, frame rate.
+    pub time: Option<[f32; 3]>,
+    /// CONT, BRIT, SATR, HUE: adjustments (0 = none).
+    pub contrast: f32,
+    pub brightness: f32,
+    pub saturation: f32,
+    pub hue: f32,
+    /// GAMM (1 = none).
+    pub gamma: f32,
+    pub negative: bool,
+    /// IFLT and PFLT plug-in server names.
+    pub filters: Vec<String>,
+    /// CLRS / CLRA colour spaces of RGB and alpha, with their file names.
+    pub color_space: Option<(u16, String)>,
+    pub alpha_color_space: Option<(u16, String)>,
+    /// FILT and DITH indices.
+    pub filtering: Option<u16>,
+    pub dithering: Option<u16>,
+}
+
+impl Clip {
+    pub fn new(index: u32, source: ClipSource) -> Self {
+        Self {
+            index,
+            source,
+            time: None,
+            contrast: 0.0,
+            brightness: 0.0,
+            saturation: 0.0,
+            hue: 0.0,
+            gamma: 1.0,
+            negative: false,
+            filters: Vec::new(),
+            color_space: None,
+            alpha_color_space: None,
+            filtering: None,
+            dithering: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -461,6 +591,8 @@ pub struct Envelope {
     pub post_behavior: u16,
     pub keys: Vec<EnvelopeKey>,
     pub name: Option<String>,
+    /// CHAN channel-modifier plug-ins: server name and flags (bit 0: disabled).
+    pub modifiers: Vec<(String, u16)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

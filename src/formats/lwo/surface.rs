@@ -52,33 +52,104 @@ pub(super) fn parse_surface(
     Ok(surface)
 }
 
+/// An optional envelope index after a value; 0 (or nothing left) means none.
+fn envelope(r: &mut Reader<'_>) -> Result<u32> {
+    if r.remaining() >= 2 { r.vx() } else { Ok(0) }
+}
+
 fn read_lwo2_parameter(id: FourCc, r: &mut Reader<'_>, s: &mut Surface) -> Result<()> {
-    match &id.0 {
-        b"COLR" => s.color = r.vec3()?,
-        b"DIFF" => s.diffuse = r.f32()?,
-        b"LUMI" => s.luminosity = r.f32()?,
-        b"SPEC" => s.specular = r.f32()?,
-        b"REFL" => s.reflection = r.f32()?,
-        b"TRAN" => s.transparency = r.f32()?,
-        b"TRNL" => s.translucency = r.f32()?,
-        b"GLOS" => s.glossiness = r.f32()?,
-        b"SHRP" => s.sharpness = r.f32()?,
-        b"BUMP" => s.bump = r.f32()?,
-        b"SIDE" => s.sidedness = r.u16()?,
-        b"SMAN" => s.max_smoothing_angle = r.f32()?,
-        b"RIND" => s.refraction_index = r.f32()?,
-        b"CLRH" => s.color_highlights = r.f32()?,
-        b"CLRF" => s.color_filter = r.f32()?,
-        b"ADTR" => s.additive_transparency = r.f32()?,
-        b"ALPH" => s.alpha_mode = r.u16()?,
+    let value = |r: &mut Reader<'_>, target: &mut f32| -> Result<u32> {
+        *target = r.f32()?;
+        envelope(r)
+    };
+    let env = match &id.0 {
+        b"COLR" => {
+            s.color = r.vec3()?;
+            envelope(r)?
+        }
+        b"DIFF" => value(r, &mut s.diffuse)?,
+        b"LUMI" => value(r, &mut s.luminosity)?,
+        b"SPEC" => value(r, &mut s.specular)?,
+        b"REFL" => value(r, &mut s.reflection)?,
+        b"TRAN" => value(r, &mut s.transparency)?,
+        b"TRNL" => value(r, &mut s.translucency)?,
+        b"GLOS" => value(r, &mut s.glossiness)?,
+        b"SHRP" => value(r, &mut s.sharpness)?,
+        b"BUMP" => value(r, &mut s.bump)?,
+        b"RIND" => value(r, &mut s.refraction_index)?,
+        b"CLRH" => value(r, &mut s.color_highlights)?,
+        b"CLRF" => value(r, &mut s.color_filter)?,
+        b"ADTR" => value(r, &mut s.additive_transparency)?,
+        b"RSAN" => value(r, &mut s.reflection_seam_angle)?,
+        b"RBLR" => value(r, &mut s.reflection_blur)?,
+        b"TBLR" => value(r, &mut s.refraction_blur)?,
+        b"SIDE" => {
+            s.sidedness = r.u16()?;
+            0
+        }
+        b"SMAN" => {
+            s.max_smoothing_angle = r.f32()?;
+            0
+        }
+        b"RFOP" => {
+            s.reflection_options = r.u16()?;
+            0
+        }
+        b"TROP" => {
+            s.refraction_options = r.u16()?;
+            0
+        }
+        b"RIMG" => {
+            s.reflection_image = r.vx()?;
+            0
+        }
+        b"TIMG" => {
+            s.refraction_image = r.vx()?;
+            0
+        }
+        b"ALPH" => {
+            s.alpha_mode = r.u16()?;
+            s.alpha_value = r.f32()?;
+            0
+        }
+        b"AVAL" => {
+            s.alpha_value = r.f32()?;
+            0
+        }
+        b"GLOW" => {
+            let kind = r.u16()?;
+            let intensity = r.f32()?;
+            envelope(r)?;
+            let size = if r.remaining() >= 4 { r.f32()? } else { 0.0 };
+            s.glow = Some(Glow { kind, intensity, size });
+            0
+        }
+        b"GVAL" => {
+            let intensity = r.f32()?;
+            let glow = s.glow.get_or_insert(Glow { kind: 0, intensity, size: 0.0 });
+            glow.intensity = intensity;
+            envelope(r)?
+        }
+        b"LINE" => {
+            let flags = r.u16()?;
+            let size = if r.remaining() >= 4 { Some(r.f32()?) } else { None };
+            envelope(r)?;
+            let color = if r.remaining() >= 12 { Some(r.vec3()?) } else { None };
+            s.outline = Some(Outline { flags, size, color });
+            0
+        }
         b"VCOL" => {
             let intensity = r.f32()?;
             r.vx()?;
             let map_kind = r.fourcc()?;
             let map_name = r.s0()?;
             s.vertex_color = Some(VertexColor { intensity, map_kind, map_name });
+            0
         }
-        _ => {}
+        _ => 0,
+    };
+    if env != 0 {
+        s.envelopes.push((id, env));
     }
     Ok(())
 }
@@ -123,6 +194,11 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str) -> Result<Block> {
                         b"SIZE" => block.size = r.vec3()?,
                         b"ROTA" => block.rotation = r.vec3()?,
                         b"CSYS" => block.world_coordinates = r.u16()? != 0,
+                        b"OREF" => {
+                            let name = r.s0()?;
+                            block.reference_object = (!name.is_empty() && name != "(none)").then_some(name);
+                        }
+                        b"FALL" => block.falloff = Some((r.u16()?, r.vec3()?)),
                         _ => {}
                     }
                 }
@@ -139,6 +215,43 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str) -> Result<Block> {
             b"WRPH" => r.f32().map(|v| block.wrap_cycles[1] = v),
             b"VMAP" => r.s0().map(|name| block.uv_map = Some(name)),
             b"FUNC" => r.s0().map(|name| block.function = Some(name)),
+            b"VALU" => {
+                while r.remaining() >= 4 {
+                    block.procedural_value.push(r.f32()?);
+                }
+                Ok(())
+            }
+            b"AAST" => r.u16().and_then(|flags| {
+                let strength = r.f32()?;
+                block.antialiasing = (flags & 1 != 0).then_some(strength);
+                Ok(())
+            }),
+            b"PIXB" => r.u16().map(|f| block.pixel_blending = f & 1 != 0),
+            b"STCK" => r.u16().and_then(|on| {
+                let time = r.f32()?;
+                block.sticky_time = (on != 0).then_some(time);
+                Ok(())
+            }),
+            b"TAMP" => r.f32().map(|a| block.amplitude = a),
+            b"PNAM" => r.s0().map(|n| block.gradient.get_or_insert_with(Gradient::default).parameter = n),
+            b"INAM" => r.s0().map(|n| block.gradient.get_or_insert_with(Gradient::default).item = n),
+            b"GRST" => r.f32().map(|v| block.gradient.get_or_insert_with(Gradient::default).range[0] = v),
+            b"GREN" => r.f32().map(|v| block.gradient.get_or_insert_with(Gradient::default).range[1] = v),
+            b"FKEY" => {
+                let gradient = block.gradient.get_or_insert_with(Gradient::default);
+                // 20 bytes per key: the input and RGBA.
+                while r.remaining() >= 20 {
+                    gradient.keys.push((r.f32()?, r.vec4()?));
+                }
+                Ok(())
+            }
+            b"IKEY" => {
+                let gradient = block.gradient.get_or_insert_with(Gradient::default);
+                while r.remaining() >= 2 {
+                    gradient.spans.push(r.u16()?);
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
         .within(&attr_path)?;
