@@ -5,7 +5,9 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use bevy::camera::Viewport;
 use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
 use bevy_egui::{egui, EguiContexts};
 
 use super::scene::{ViewToggles, Viewer};
@@ -68,6 +70,8 @@ pub fn draw_panel(
     models: Res<Assets<ModelAsset>>,
     asset_server: Res<AssetServer>,
     time: Res<Time>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut cameras: Query<&mut Camera, With<Camera3d>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let dt = time.delta_secs() * 1000.0;
@@ -81,7 +85,16 @@ pub fn draw_panel(
         load_time_ms: viewer.load_time.map(|d| d.as_secs_f32() * 1000.0),
         dialog_open: dialog.is_open(),
     };
-    let actions = inspector(ctx, &input, &mut state, &mut toggles);
+    let (actions, free) = inspector(ctx, &input, &mut state, &mut toggles);
+    if let Ok(window) = window.single() {
+        let scale = window.scale_factor();
+        let position = UVec2::new((free.left * scale) as u32, (free.top * scale) as u32);
+        let full = UVec2::new(window.physical_width(), window.physical_height());
+        let size = full.saturating_sub(position).max(UVec2::ONE);
+        for mut camera in &mut cameras {
+            camera.viewport = Some(Viewport { physical_position: position.min(full - UVec2::ONE), physical_size: size, ..default() });
+        }
+    }
     let file_paths: Vec<PathBuf> = model.map(|m| m.files.iter().map(|f| f.path.clone()).collect()).unwrap_or_default();
     for action in actions {
         match action {
@@ -108,11 +121,18 @@ fn read_range(path: &Path, offset: usize, length: usize) -> Vec<u8> {
     out
 }
 
-/// Draws the whole inspector into `ctx` and returns the user's actions.
-pub fn inspector(ctx: &egui::Context, input: &PanelInput<'_>, state: &mut PanelState, toggles: &mut ViewToggles) -> Vec<PanelAction> {
+/// The part of the window the panels leave for the 3D view, in logical pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FreeArea {
+    pub left: f32,
+    pub top: f32,
+}
+
+/// Draws the whole inspector into `ctx` and returns the user's actions and what the panels leave free.
+pub fn inspector(ctx: &egui::Context, input: &PanelInput<'_>, state: &mut PanelState, toggles: &mut ViewToggles) -> (Vec<PanelAction>, FreeArea) {
     let mut actions = Vec::new();
     let mut root = egui::Ui::new(ctx.clone(), "viewer_root".into(), egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()));
-    egui::Panel::top("menu").show(&mut root, |ui| {
+    let top = egui::Panel::top("menu").show(&mut root, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("Open… (Ctrl+O)").clicked() {
@@ -141,7 +161,7 @@ pub fn inspector(ctx: &egui::Context, input: &PanelInput<'_>, state: &mut PanelS
             }
         });
     });
-    egui::Panel::left("inspector").resizable(true).default_size(380.0).show(&mut root, |ui| {
+    let left = egui::Panel::left("inspector").resizable(true).default_size(400.0).min_size(300.0).show(&mut root, |ui| {
         egui::ScrollArea::vertical().show(ui, |ui| {
             file_section(ui, input, state);
             if let Some(model) = input.model {
@@ -154,6 +174,7 @@ pub fn inspector(ctx: &egui::Context, input: &PanelInput<'_>, state: &mut PanelS
             }
         });
     });
+    let free = FreeArea { left: left.response.rect.right(), top: top.response.rect.bottom() };
     if state.show_path_field {
         egui::Window::new("Open a file by path").collapsible(false).show(ctx, |ui| {
             ui.label("No file dialog is available here (it needs xdg-desktop-portal or zenity). Type a path:");
@@ -181,7 +202,7 @@ pub fn inspector(ctx: &egui::Context, input: &PanelInput<'_>, state: &mut PanelS
             }
         });
     }
-    actions
+    (actions, free)
 }
 
 fn file_section(ui: &mut egui::Ui, input: &PanelInput<'_>, state: &PanelState) {
@@ -291,10 +312,10 @@ fn chunk_node(
     actions: &mut Vec<PanelAction>,
 ) {
     let selected = state.selected.as_ref().is_some_and(|(f, p)| *f == file && p == path);
-    let text = format!("{:<9} @0x{:X}  {} bytes", node.label(), node.offset, node.length);
+    let text = format!("{:<9} @0x{:X}  {} B", node.label(), node.offset, node.length);
     let select = PanelAction::SelectChunk { file, path: path.to_owned(), data_offset: node.data_offset(), length: node.length };
     if node.children.is_empty() {
-        if ui.selectable_label(selected, egui::RichText::new(text).monospace()).clicked() {
+        if ui.add(egui::Button::selectable(selected, egui::RichText::new(text).monospace()).wrap_mode(egui::TextWrapMode::Extend)).clicked() {
             actions.push(select);
         }
     } else {

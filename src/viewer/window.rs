@@ -8,7 +8,10 @@ use bevy::prelude::*;
 use bevy::tasks::{poll_once, AsyncComputeTaskPool, Task};
 use bevy::window::FileDragAndDrop;
 use bevy_egui::input::EguiWantsInput;
-use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
+use bevy::camera::visibility::RenderLayers;
+use bevy::camera::CameraOutputMode;
+use bevy::render::render_resource::BlendState;
+use bevy_egui::{EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext};
 use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 
 use super::camera::{frame, near_far, yaw_pitch, FOV_Y};
@@ -88,7 +91,27 @@ pub fn spawn_lights(commands: &mut Commands) {
     commands.insert_resource(GlobalAmbientLight { color: Color::WHITE, brightness: 400.0, ..default() });
 }
 
-fn setup(mut commands: Commands, args: Res<StartupArgs>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>) {
+fn setup(
+    mut commands: Commands,
+    args: Res<StartupArgs>,
+    mut viewer: ResMut<Viewer>,
+    asset_server: Res<AssetServer>,
+    mut egui_settings: ResMut<EguiGlobalSettings>,
+) {
+    // The 3D camera draws only beside the panels (its viewport); the panels get a camera of their own
+    // that covers the window and draws nothing else.
+    egui_settings.auto_create_primary_context = false;
+    commands.spawn((
+        PrimaryEguiContext,
+        Camera2d,
+        RenderLayers::none(),
+        Camera {
+            order: 1,
+            output_mode: CameraOutputMode::Write { blend_state: Some(BlendState::ALPHA_BLENDING), clear_color: ClearColorConfig::None },
+            clear_color: ClearColorConfig::Custom(Color::NONE),
+            ..default()
+        },
+    ));
     let (yaw, pitch) = yaw_pitch(args.0.view);
     commands.spawn((
         Camera3d::default(),
@@ -108,7 +131,7 @@ fn frame_on_show(
     viewer: Res<Viewer>,
     models: Res<Assets<ModelAsset>>,
     mut panel: ResMut<PanelState>,
-    mut cameras: Query<(&mut PanOrbitCamera, &mut Projection)>,
+    mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: Query<&Window>,
 ) {
     if shown.read().count() == 0 {
@@ -123,13 +146,15 @@ fn frame_on_show(
 pub fn frame_all(
     viewer: &Viewer,
     models: &Assets<ModelAsset>,
-    cameras: &mut Query<(&mut PanOrbitCamera, &mut Projection)>,
+    cameras: &mut Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: &Query<&Window>,
     view: Option<ViewDirection>,
 ) {
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
-    let aspect = windows.iter().next().map_or(1.6, |w| w.width() / w.height().max(1.0));
-    for (mut camera, mut projection) in cameras.iter_mut() {
+    let window_aspect = windows.iter().next().map_or(1.6, |w| w.width() / w.height().max(1.0));
+    for (mut camera, mut projection, render_camera) in cameras.iter_mut() {
+        // The panels take part of the window: frame for the viewport the camera draws into.
+        let aspect = render_camera.viewport.as_ref().map_or(window_aspect, |v| v.physical_size.x as f32 / v.physical_size.y.max(1) as f32);
         let (yaw, pitch) = view.map_or((camera.target_yaw, camera.target_pitch), yaw_pitch);
         let (focus, distance) = frame(&model.bounds, aspect, yaw, pitch);
         camera.target_focus = focus;
@@ -161,7 +186,7 @@ fn handle_keys(
     mut dialog: ResMut<FileDialog>,
     asset_server: Res<AssetServer>,
     models: Res<Assets<ModelAsset>>,
-    mut cameras: Query<(&mut PanOrbitCamera, &mut Projection)>,
+    mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: Query<&Window>,
 ) {
     if wants.wants_keyboard_input() {
