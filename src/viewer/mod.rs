@@ -3,6 +3,7 @@
 
 pub mod camera;
 pub mod cli;
+pub mod control;
 pub mod headless;
 pub mod info;
 pub mod panel;

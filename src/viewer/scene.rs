@@ -8,7 +8,7 @@ use bevy::asset::{AssetPath, LoadState};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
-use crate::plugin::{ModelAsset, ModelPart, Overlay, ModelLoaderSettings};
+use crate::plugin::{ModelAsset, ModelLoadError, ModelLoaderSettings, ModelPart, Overlay};
 use crate::LwoWmoPlugin;
 
 pub struct ViewerScenePlugin {
@@ -131,8 +131,13 @@ fn poll_pending_load(
             shown.write(ModelShown);
         }
         LoadState::Failed(err) => {
+            // Our loader's own message names the file, chunk and offset; Bevy's wrapper would add a
+            // backtrace when one is being captured.
             let message = match &*err {
-                bevy::asset::AssetLoadError::AssetLoaderError(e) => format!("{}", e.error()),
+                bevy::asset::AssetLoadError::AssetLoaderError(e) => match e.error().downcast_ref::<ModelLoadError>() {
+                    Some(ours) => ours.to_string(),
+                    None => e.error().to_string().lines().next().unwrap_or_default().to_owned(),
+                },
                 other => other.to_string(),
             };
             error!("{message}");

@@ -41,6 +41,9 @@ pub fn run(args: Args) -> ExitCode {
     .add_systems(Startup, setup)
     .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show, gate_camera))
     .add_systems(EguiPrimaryContextPass, draw_panel);
+    if let Some(channel) = super::control::ControlChannel::from_env() {
+        app.insert_resource(channel).add_systems(PreUpdate, super::control::poll_control);
+    }
     match app.run() {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),

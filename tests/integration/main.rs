@@ -6,4 +6,5 @@ mod cli;
 mod lwo;
 mod render;
 mod support;
+mod window;
 mod wmo;

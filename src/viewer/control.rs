@@ -1,0 +1,92 @@
+//! A scripting hook for tests and automation: with `LWO_WMO_VIEWER_CONTROL=DIR`, the window reads
+//! commands appended to `DIR/commands`, one per line, and keeps `DIR/status.json` up to date.
+//!
+//! - `drop PATH`: the same `FileDragAndDrop` message a real drop onto the window produces;
+//! - `screenshot PATH`: saves the window as PNG;
+//! - `quit`: exits.
+//!
+//! The status is `{"frame", "shown", "loading", "error", "screenshots"}`.
+
+use std::path::PathBuf;
+
+use bevy::app::AppExit;
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
+use bevy::window::{FileDragAndDrop, PrimaryWindow};
+
+use super::scene::Viewer;
+
+pub const CONTROL_ENV: &str = "LWO_WMO_VIEWER_CONTROL";
+
+#[derive(Resource)]
+pub struct ControlChannel {
+    dir: PathBuf,
+    lines_done: usize,
+    last_state: serde_json::Value,
+    screenshots: Vec<String>,
+}
+
+impl ControlChannel {
+    pub fn from_env() -> Option<Self> {
+        let dir = PathBuf::from(std::env::var_os(CONTROL_ENV)?);
+        Some(Self { dir, lines_done: 0, last_state: serde_json::Value::Null, screenshots: Vec::new() })
+    }
+}
+
+#[derive(Component)]
+struct ControlScreenshot(String);
+
+pub fn poll_control(
+    mut commands: Commands,
+    mut channel: ResMut<ControlChannel>,
+    mut drops: MessageWriter<FileDragAndDrop>,
+    mut exit: MessageWriter<AppExit>,
+    window: Query<Entity, With<PrimaryWindow>>,
+    viewer: Res<Viewer>,
+    frames: Res<bevy::diagnostic::FrameCount>,
+) {
+    let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    // A line without its newline yet may still be being written.
+    let complete = if text.ends_with('\n') { lines.len() } else { lines.len().saturating_sub(1) };
+    for line in lines.iter().take(complete).skip(channel.lines_done) {
+        let (verb, arg) = line.split_once(' ').unwrap_or((line, ""));
+        match verb {
+            "drop" => {
+                if let Ok(window) = window.single() {
+                    drops.write(FileDragAndDrop::DroppedFile { window, path_buf: PathBuf::from(arg) });
+                }
+            }
+            "screenshot" => {
+                let path = arg.to_owned();
+                commands.spawn((Screenshot::primary_window(), ControlScreenshot(path.clone()))).observe(save_to_disk(path)).observe(
+                    |captured: On<ScreenshotCaptured>, shots: Query<&ControlScreenshot>, mut channel: ResMut<ControlChannel>| {
+                        if let Ok(shot) = shots.get(captured.entity) {
+                            channel.screenshots.push(shot.0.clone());
+                        }
+                    },
+                );
+            }
+            "quit" => {
+                exit.write(AppExit::Success);
+            }
+            _ => warn!("{CONTROL_ENV}: unknown command {line:?}"),
+        }
+    }
+    channel.lines_done = complete.max(channel.lines_done);
+    let state = serde_json::json!({
+        "shown": viewer.current_path.as_ref().map(|p| p.display().to_string()),
+        "loading": viewer.pending.is_some(),
+        "error": viewer.error,
+        "screenshots": channel.screenshots,
+    });
+    // Written when something changed, and every 30 frames so a reader sees the app is alive.
+    if state != channel.last_state || frames.0 % 30 == 0 {
+        let mut status = state.clone();
+        status["frame"] = frames.0.into();
+        let tmp = channel.dir.join("status.json.tmp");
+        if std::fs::write(&tmp, status.to_string()).and_then(|()| std::fs::rename(&tmp, channel.dir.join("status.json"))).is_ok() {
+            channel.last_state = state;
+        }
+    }
+}
