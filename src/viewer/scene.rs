@@ -149,7 +149,7 @@ fn poll_pending_load(
 }
 
 /// Applies the toggles to part and overlay entities; runs when the toggles change or the scene grows.
-fn apply_visibility(
+pub fn apply_visibility(
     toggles: Res<ViewToggles>,
     added: Query<(), Or<(Added<ModelPart>, Added<Overlay>)>>,
     mut parts: Query<(&ModelPart, Option<&Overlay>, &mut Visibility)>,

@@ -1,0 +1,98 @@
+//! The inspector panel without a window: a bare egui context draws it, and the drawn text is read back.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bevy::ecs::system::RunSystemOnce;
+use bevy::prelude::*;
+use bevy_egui::egui;
+use lwo_wmo_viewer::fixtures::wmo::sample_scene;
+use lwo_wmo_viewer::formats::parse_document;
+use lwo_wmo_viewer::mesh::Bounds;
+use lwo_wmo_viewer::plugin::{LoadedFile, ModelAsset, ModelPart, ModelStats, PartInfo};
+use lwo_wmo_viewer::viewer::panel::{inspector, PanelInput, PanelState};
+use lwo_wmo_viewer::viewer::scene::{apply_visibility, ViewToggles};
+
+fn sample_model() -> ModelAsset {
+    let root = &sample_scene().files("courtyard")[0].1;
+    let document = Arc::new(parse_document(root).unwrap());
+    let part = |name: &str| PartInfo { name: name.into(), description: "interior".into(), parent: None, visible: true };
+    ModelAsset {
+        scene: Handle::default(),
+        files: vec![LoadedFile { path: PathBuf::from("courtyard.wmo"), document }],
+        parts: vec![part("Hall"), part("Courtyard"), part("Tower")],
+        doodad_sets: vec!["Set_$DefaultGlobal".into(), "Set_Furniture".into()],
+        portal_count: 2,
+        materials: Vec::new(),
+        meshes: Vec::new(),
+        standard_materials: Vec::new(),
+        bounds: Bounds::EMPTY,
+        stats: ModelStats::default(),
+        warnings: Vec::new(),
+    }
+}
+
+fn texts(shapes: &[egui::epaint::ClippedShape]) -> String {
+    fn walk(shape: &egui::Shape, out: &mut String) {
+        match shape {
+            egui::Shape::Text(t) => {
+                out.push_str(t.galley.text());
+                out.push('\n');
+            }
+            egui::Shape::Vec(inner) => inner.iter().for_each(|s| walk(s, out)),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    for s in shapes {
+        walk(&s.shape, &mut out);
+    }
+    out
+}
+
+/// Draws the panel with `selected` chunk and returns all text on screen.
+fn draw(model: &ModelAsset, selected: &str) -> String {
+    let ctx = egui::Context::default();
+    let mut state = PanelState { selected: Some((0, selected.to_owned())), ..Default::default() };
+    let mut toggles = ViewToggles { parts: vec![true; 3], ..Default::default() };
+    let input = PanelInput { model: Some(model), current_path: None, loading: None, error: None, load_time_ms: None, dialog_open: false };
+    let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 4000.0))), ..Default::default() };
+    let mut text = String::new();
+    // egui lays out in the first pass and settles in the second.
+    for _ in 0..2 {
+        let mut output = ctx.run_ui(raw.clone(), |ui| {
+            inspector(ui.ctx(), &input, &mut state, &mut toggles);
+        });
+        // No renderer here to upload the font atlas to.
+        output.textures_delta.clear();
+        text = texts(&output.shapes);
+    }
+    text
+}
+
+#[test]
+fn chunk_tree_lists_mohd_and_momt_with_decoded_fields() {
+    let model = sample_model();
+    let with_mohd = draw(&model, "MOHD");
+    assert!(with_mohd.contains("MOHD") && with_mohd.contains("MOMT"), "{with_mohd}");
+    assert!(with_mohd.contains("groups: 3"), "{with_mohd}");
+    assert!(with_mohd.contains("doodad sets: 2"));
+    assert!(with_mohd.contains("ambient (RGBA): [40, 40, 40, 255]"));
+    let with_momt = draw(&model, "MOMT");
+    assert!(with_momt.contains("material 5: blend 5 (mod2x)"), "{with_momt}");
+    assert!(with_momt.contains("material 8: blend 0 (opaque), flags 0x4 [two-sided]"), "{with_momt}");
+    assert!(with_momt.contains("Hall") && with_momt.contains("Set_$DefaultGlobal"));
+}
+
+#[test]
+fn unticking_a_group_hides_its_entity() {
+    let mut world = World::new();
+    world.insert_resource(ViewToggles { parts: vec![true, true], ..Default::default() });
+    let hall = world.spawn((ModelPart(0), Visibility::Inherited)).id();
+    let yard = world.spawn((ModelPart(1), Visibility::Inherited)).id();
+    world.run_system_once(apply_visibility).unwrap();
+    world.resource_mut::<ViewToggles>().parts[0] = false;
+    world.run_system_once(apply_visibility).unwrap();
+    assert_eq!(world.get::<Visibility>(hall), Some(&Visibility::Hidden));
+    assert_eq!(world.get::<Visibility>(yard), Some(&Visibility::Inherited));
+}
