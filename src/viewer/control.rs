@@ -3,6 +3,8 @@
 //!
 //! - `drop PATH`: the same `FileDragAndDrop` message a real drop onto the window produces;
 //! - `screenshot PATH`: saves the window as PNG;
+//! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit) and `select N|none`: the
+//!   panel's view options and part selection;
 //! - `quit`: exits.
 //!
 //! The status is `{"frame", "shown", "loading", "error", "screenshots"}`.
@@ -14,6 +16,7 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
 use bevy::window::{FileDragAndDrop, PrimaryWindow};
 
+use super::overlays::ViewOptions;
 use super::scene::Viewer;
 
 pub const CONTROL_ENV: &str = "LWO_WMO_VIEWER_CONTROL";
@@ -44,6 +47,7 @@ pub fn poll_control(
     window: Query<Entity, With<PrimaryWindow>>,
     viewer: Res<Viewer>,
     frames: Res<bevy::diagnostic::FrameCount>,
+    mut options: ResMut<ViewOptions>,
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -67,6 +71,20 @@ pub fn poll_control(
                     },
                 );
             }
+            "view" => {
+                let (option, state) = arg.split_once(' ').unwrap_or((arg, "on"));
+                let on = state != "off";
+                match option {
+                    "wireframe" => options.wireframe = on,
+                    "normals" => options.normals = on,
+                    "grid" => options.grid = on,
+                    "axes" => options.axes = on,
+                    "culling" => options.backface_culling = on,
+                    "unlit" => options.unlit = on,
+                    _ => warn!("{CONTROL_ENV}: unknown view option {option:?}"),
+                }
+            }
+            "select" => options.selected_part = arg.parse().ok(),
             "quit" => {
                 exit.write(AppExit::Success);
             }

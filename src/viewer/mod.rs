@@ -6,6 +6,7 @@ pub mod cli;
 pub mod control;
 pub mod headless;
 pub mod info;
+pub mod overlays;
 pub mod panel;
 pub mod scene;
 pub mod window;

@@ -10,6 +10,7 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{egui, EguiContexts};
 
+use super::overlays::ViewOptions;
 use super::scene::{ViewToggles, Viewer};
 use super::window::{save_recent, FileDialog};
 use crate::formats::lwo::LwoObject;
@@ -66,6 +67,7 @@ pub fn draw_panel(
     mut viewer: ResMut<Viewer>,
     mut state: ResMut<PanelState>,
     mut toggles: ResMut<ViewToggles>,
+    mut options: ResMut<ViewOptions>,
     mut dialog: ResMut<FileDialog>,
     models: Res<Assets<ModelAsset>>,
     asset_server: Res<AssetServer>,
@@ -85,7 +87,11 @@ pub fn draw_panel(
         load_time_ms: viewer.load_time.map(|d| d.as_secs_f32() * 1000.0),
         dialog_open: dialog.is_open(),
     };
-    let (actions, free) = inspector(ctx, &input, &mut state, &mut toggles);
+    let mut edited = options.clone();
+    let (actions, free) = inspector(ctx, &input, &mut state, &mut toggles, &mut edited);
+    if edited != *options {
+        *options = edited;
+    }
     if let Ok(window) = window.single() {
         let scale = window.scale_factor();
         let position = UVec2::new((free.left * scale) as u32, (free.top * scale) as u32);
@@ -129,7 +135,13 @@ pub struct FreeArea {
 }
 
 /// Draws the whole inspector into `ctx` and returns the user's actions and what the panels leave free.
-pub fn inspector(ctx: &egui::Context, input: &PanelInput<'_>, state: &mut PanelState, toggles: &mut ViewToggles) -> (Vec<PanelAction>, FreeArea) {
+pub fn inspector(
+    ctx: &egui::Context,
+    input: &PanelInput<'_>,
+    state: &mut PanelState,
+    toggles: &mut ViewToggles,
+    options: &mut ViewOptions,
+) -> (Vec<PanelAction>, FreeArea) {
     let mut actions = Vec::new();
     let mut root = egui::Ui::new(ctx.clone(), "viewer_root".into(), egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()));
     let top = egui::Panel::top("menu").show(&mut root, |ui| {
@@ -164,8 +176,9 @@ pub fn inspector(ctx: &egui::Context, input: &PanelInput<'_>, state: &mut PanelS
     let left = egui::Panel::left("inspector").resizable(true).default_size(400.0).min_size(300.0).show(&mut root, |ui| {
         egui::ScrollArea::vertical().show(ui, |ui| {
             file_section(ui, input, state);
+            view_section(ui, options);
             if let Some(model) = input.model {
-                scene_section(ui, model, toggles);
+                scene_section(ui, model, toggles, options);
                 materials_section(ui, model);
                 chunks_section(ui, model, state, &mut actions);
                 warnings_section(ui, model);
@@ -226,7 +239,22 @@ fn file_section(ui: &mut egui::Ui, input: &PanelInput<'_>, state: &PanelState) {
     });
 }
 
-fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggles) {
+fn view_section(ui: &mut egui::Ui, options: &mut ViewOptions) {
+    egui::CollapsingHeader::new("View").default_open(true).show(ui, |ui| {
+        ui.horizontal_wrapped(|ui| {
+            ui.checkbox(&mut options.wireframe, "wireframe");
+            ui.checkbox(&mut options.normals, "normals");
+            ui.checkbox(&mut options.grid, "grid");
+            ui.checkbox(&mut options.axes, "axes");
+            ui.checkbox(&mut options.backface_culling, "back-face culling");
+            ui.checkbox(&mut options.unlit, "unlit");
+            ui.label("background");
+            ui.color_edit_button_rgb(&mut options.background);
+        });
+    });
+}
+
+fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggles, options: &mut ViewOptions) {
     egui::CollapsingHeader::new("Scene").default_open(true).show(ui, |ui| {
         for (i, part) in model.parts.iter().enumerate() {
             if toggles.parts.len() <= i {
@@ -236,8 +264,12 @@ fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggle
             ui.horizontal(|ui| {
                 ui.add_space(indent as f32 * 12.0);
                 let mut shown = toggles.parts[i];
-                if ui.checkbox(&mut shown, format!("{}  ({})", part.name, part.description)).changed() {
+                if ui.checkbox(&mut shown, "").changed() {
                     toggles.parts[i] = shown;
+                }
+                let selected = options.selected_part == Some(i);
+                if ui.selectable_label(selected, format!("{}  ({})", part.name, part.description)).clicked() {
+                    options.selected_part = if selected { None } else { Some(i) };
                 }
             });
         }

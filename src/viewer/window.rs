@@ -34,6 +34,7 @@ pub fn run(args: Args) -> ExitCode {
     .add_plugins(EguiPlugin::default())
     .add_plugins(PanOrbitCameraPlugin)
     .add_plugins(ViewerScenePlugin { data_root: args.data.clone() })
+    .add_plugins(super::overlays::ViewOptionsPlugin)
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
     .insert_resource(PanelState { recent: load_recent(), ..default() })
     .insert_resource(StartupArgs(args))

@@ -10,6 +10,7 @@ use lwo_wmo_viewer::fixtures::wmo::sample_scene;
 use lwo_wmo_viewer::formats::parse_document;
 use lwo_wmo_viewer::mesh::Bounds;
 use lwo_wmo_viewer::plugin::{LoadedFile, ModelAsset, ModelPart, ModelStats, PartInfo};
+use lwo_wmo_viewer::viewer::overlays::ViewOptions;
 use lwo_wmo_viewer::viewer::panel::{inspector, PanelInput, PanelState};
 use lwo_wmo_viewer::viewer::scene::{apply_visibility, ViewToggles};
 
@@ -61,7 +62,7 @@ fn draw(model: &ModelAsset, selected: &str) -> String {
     // egui lays out in the first pass and settles in the second.
     for _ in 0..2 {
         let mut output = ctx.run_ui(raw.clone(), |ui| {
-            inspector(ui.ctx(), &input, &mut state, &mut toggles);
+            inspector(ui.ctx(), &input, &mut state, &mut toggles, &mut ViewOptions::default());
         });
         // No renderer here to upload the font atlas to.
         output.textures_delta.clear();
