@@ -339,22 +339,7 @@ fn read_wmo_header<'a>(r: &mut Reader<'a>, parent_path: &str) -> Result<(FourCc,
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn chunk(id: &[u8; 4], data: &[u8]) -> Vec<u8> {
-        let mut out = id.to_vec();
-        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        out.extend_from_slice(data);
-        if data.len() % 2 == 1 {
-            out.push(0);
-        }
-        out
-    }
-
-    fn form(kind: &[u8; 4], body: &[u8]) -> Vec<u8> {
-        let mut inner = kind.to_vec();
-        inner.extend_from_slice(body);
-        chunk(b"FORM", &inner)
-    }
+    use crate::fixtures::lwo::{chunk, form};
 
     #[test]
     fn odd_lengths_skip_the_pad_byte() {

@@ -36,6 +36,22 @@ fn segments_cross(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> bool {
     d1 * d2 < 0.0 && d3 * d4 < 0.0
 }
 
+/// How many times the closed outline winds around `p` (counter-clockwise positive): the non-zero rule
+/// fills where this is not 0.
+pub fn winding_number(outline: &[[f64; 2]], p: [f64; 2]) -> i32 {
+    let mut w = 0;
+    for i in 0..outline.len() {
+        let (a, b) = (outline[i], outline[(i + 1) % outline.len()]);
+        let side = (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]);
+        if a[1] <= p[1] && b[1] > p[1] && side > 0.0 {
+            w += 1;
+        } else if a[1] > p[1] && b[1] <= p[1] && side < 0.0 {
+            w -= 1;
+        }
+    }
+    w
+}
+
 /// Outlines above this many corners are not checked edge against edge (that is quadratic); they are
 /// taken as simple, as every exporter writes them.
 const MAX_CHECKED_CORNERS: usize = 512;
@@ -227,21 +243,6 @@ mod tests {
         assert!((area(&square, &tris) + 1.0).abs() < 1e-5);
     }
 
-    /// Winding number of the closed outline around `p`.
-    fn winding(outline: &[[f64; 2]], p: [f64; 2]) -> i32 {
-        let mut w = 0;
-        for i in 0..outline.len() {
-            let (a, b) = (outline[i], outline[(i + 1) % outline.len()]);
-            let side = (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]);
-            if a[1] <= p[1] && b[1] > p[1] && side > 0.0 {
-                w += 1;
-            } else if a[1] > p[1] && b[1] <= p[1] && side < 0.0 {
-                w -= 1;
-            }
-        }
-        w
-    }
-
     fn inside(tri: [[f64; 2]; 3], p: [f64; 2]) -> bool {
         let s = |a: [f64; 2], b: [f64; 2]| (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]);
         let (d1, d2, d3) = (s(tri[0], tri[1]), s(tri[1], tri[2]), s(tri[2], tri[0]));
@@ -267,7 +268,7 @@ mod tests {
                 // Offset from the grid so no sample lands exactly on an edge.
                 let p = [-1.0 + (gx as f64 + 0.37) / 30.0, -1.0 + (gy as f64 + 0.61) / 30.0];
                 let covered = corners.iter().filter(|tri| inside(**tri, p)).count();
-                let expected = usize::from(winding(&outline, p) != 0);
+                let expected = usize::from(winding_number(&outline, p) != 0);
                 assert_eq!(covered, expected, "at {p:?}");
             }
         }

@@ -32,13 +32,7 @@ impl AssetLoader for LwoLoader {
         settings: &ModelLoaderSettings,
         ctx: &mut LoadContext<'_>,
     ) -> Result<ModelAsset, ModelLoadError> {
-        let path = ctx.path().path().to_path_buf();
-        let mut bytes = Vec::new();
-        reader
-            .read_to_end(&mut bytes)
-            .await
-            .map_err(|source| FileError::Io { file: path.clone(), source })?;
-        load_bytes(ctx, path, bytes, settings).await
+        super::load_by_content(reader, settings, ctx).await
     }
 
     fn extensions(&self) -> &[&str] {
@@ -46,16 +40,12 @@ impl AssetLoader for LwoLoader {
     }
 }
 
-/// Loads a file by its content, so an extension-less or misnamed WMO still opens.
-pub(super) async fn load_bytes(
+pub(super) fn load_bytes(
     ctx: &mut LoadContext<'_>,
     path: PathBuf,
     bytes: Vec<u8>,
     settings: &ModelLoaderSettings,
 ) -> Result<ModelAsset, ModelLoadError> {
-    if bytes.starts_with(b"REVM") {
-        return Box::pin(super::wmo_loader::load_bytes(ctx, path, bytes, settings)).await;
-    }
     let document = parse_document(&bytes).map_err(|e| FileError::parse(&path, e))?;
     Ok(build_asset(ctx, path, Arc::new(document), settings))
 }

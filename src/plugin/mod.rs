@@ -120,6 +120,23 @@ impl Overlay {
     }
 }
 
+/// What both loaders do: read the bytes and hand them to the format their content shows, so an
+/// extension-less or misnamed file still opens.
+async fn load_by_content(
+    reader: &mut dyn bevy::asset::io::Reader,
+    settings: &ModelLoaderSettings,
+    ctx: &mut bevy::asset::LoadContext<'_>,
+) -> Result<ModelAsset, ModelLoadError> {
+    let path = ctx.path().path().to_path_buf();
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).await.map_err(|source| crate::formats::FileError::Io { file: path.clone(), source })?;
+    if bytes.starts_with(b"REVM") {
+        wmo_loader::load_bytes(ctx, path, bytes, settings).await
+    } else {
+        lwo_loader::load_bytes(ctx, path, bytes, settings)
+    }
+}
+
 /// Why a file could not be loaded; the message names the file, the chunk and the byte offset.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelLoadError {

@@ -33,10 +33,7 @@ impl AssetLoader for WmoLoader {
         settings: &ModelLoaderSettings,
         ctx: &mut LoadContext<'_>,
     ) -> Result<ModelAsset, ModelLoadError> {
-        let path = ctx.path().path().to_path_buf();
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).await.map_err(|source| FileError::Io { file: path.clone(), source })?;
-        load_bytes(ctx, path, bytes, settings).await
+        super::load_by_content(reader, settings, ctx).await
     }
 
     fn extensions(&self) -> &[&str] {
@@ -44,7 +41,6 @@ impl AssetLoader for WmoLoader {
     }
 }
 
-/// Loads a file by its content, so an extension-less or misnamed LightWave object still opens.
 pub(super) async fn load_bytes(
     ctx: &mut LoadContext<'_>,
     path: PathBuf,
@@ -52,9 +48,6 @@ pub(super) async fn load_bytes(
     settings: &ModelLoaderSettings,
 ) -> Result<ModelAsset, ModelLoadError> {
     {
-        if bytes.starts_with(b"FORM") {
-            return Box::pin(super::lwo_loader::load_bytes(ctx, path, bytes, settings)).await;
-        }
         let document = Arc::new(parse_document(&bytes).map_err(|e| FileError::parse(&path, e))?);
         let mut warnings: Vec<String> = document.warnings().iter().map(|w| format!("{}: {w}", display_name(&path))).collect();
         let (root_doc, groups): (Option<Arc<Document>>, Vec<(usize, Option<LoadedFile>)>) = match &document.model {
@@ -102,7 +95,7 @@ pub(super) async fn load_bytes(
                 };
                 (root_doc, vec![(index, Some(LoadedFile { path: path.clone(), document: document.clone() }))])
             }
-            Model::Lwo(_) => unreachable!("IFF files went to the LightWave path"),
+            Model::Lwo(_) => return Err(ModelLoadError::Other { file: path.display().to_string(), message: "not a WMO file".into() }),
         };
         let root = root_doc.as_ref().and_then(|d| match &d.model {
             Model::WmoRoot(r) => Some(r),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use lwo_wmo_viewer::formats::lwo::{self, LwoObject};
 use lwo_wmo_viewer::mesh::lwo::{build, BuildOptions};
-use lwo_wmo_viewer::mesh::triangulate::Triangulator;
+use lwo_wmo_viewer::mesh::triangulate::{winding_number, Triangulator};
 
 const CORPUS: &str = "/usr/share/assimp/models/LWO";
 
@@ -133,20 +133,6 @@ fn project(points: &[[f32; 3]]) -> Vec<[f64; 2]> {
         .collect()
 }
 
-fn winding(outline: &[[f64; 2]], p: [f64; 2]) -> i32 {
-    let mut w = 0;
-    for i in 0..outline.len() {
-        let (a, b) = (outline[i], outline[(i + 1) % outline.len()]);
-        let side = (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]);
-        if a[1] <= p[1] && b[1] > p[1] && side > 0.0 {
-            w += 1;
-        } else if a[1] > p[1] && b[1] <= p[1] && side < 0.0 {
-            w -= 1;
-        }
-    }
-    w
-}
-
 fn strictly_inside(t: [[f64; 2]; 3], p: [f64; 2]) -> bool {
     let (d1, d2, d3) = (signed_area_2d(t[0], t[1], p), signed_area_2d(t[1], t[2], p), signed_area_2d(t[2], t[0], p));
     (d1 > 0.0 && d2 > 0.0 && d3 > 0.0) || (d1 < 0.0 && d2 < 0.0 && d3 < 0.0)
@@ -202,7 +188,7 @@ fn concave_non_planar_and_self_intersecting_polygons_are_covered_exactly_once() 
                         lo[1] + (hi[1] - lo[1]) * (gy as f64 + 0.613) / GRID as f64,
                     ];
                     let covered = triangles.iter().filter(|t| strictly_inside(**t, q)).count();
-                    let expected = usize::from(winding(&outline, q) != 0);
+                    let expected = usize::from(winding_number(&outline, q) != 0);
                     assert_eq!(covered, expected, "{file}: polygon {p}: sample {q:?} is covered {covered} times");
                 }
             }

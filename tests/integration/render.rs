@@ -109,3 +109,16 @@ fn lightwave_corpus_renders_match_baselines() {
         compare_with_baseline(baseline, &out);
     }
 }
+
+/// A file without an extension opens by its content (assimp's `formatDetection` samples).
+#[test]
+fn extension_less_files_render_by_content() {
+    let dir = scratch("render-no-extension");
+    for (i, file) in ["/usr/share/assimp/models/LWO/LWO2/formatDetection", "/usr/share/assimp/models/LWO/LWOB/formatDetection"].iter().enumerate() {
+        let out = dir.join(format!("format-detection-{i}.png"));
+        render(std::path::Path::new(file), &out, &[]);
+        let image = image::open(&out).unwrap().to_rgb8();
+        let background = image.get_pixel(0, 0);
+        assert!(image.pixels().any(|p| p != background), "{file}: nothing drawn");
+    }
+}

@@ -21,26 +21,7 @@ pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
         .find(|n| n.id.0 == *b"MOGP")
         .ok_or_else(|| ParseError::new(bytes.len(), ErrorKind::MissingChunk(FourCc::new(b"MOGP"))))?;
     let header = read_header(&mut mogp.reader(bytes, Endian::Little)).within("MOGP")?;
-    let mut group = WmoGroup {
-        version,
-        header,
-        triangle_flags: Vec::new(),
-        triangle_materials: Vec::new(),
-        indices: Vec::new(),
-        positions: Vec::new(),
-        normals: Vec::new(),
-        uv_sets: Vec::new(),
-        batches: Vec::new(),
-        light_refs: Vec::new(),
-        doodad_refs: Vec::new(),
-        bsp_nodes: Vec::new(),
-        bsp_faces: Vec::new(),
-        color_sets: Vec::new(),
-        liquid: None,
-        triangle_strip_indices: Vec::new(),
-        triangle_strips: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut group = WmoGroup::new(version, header);
     let mut counts = HashMap::new();
     for node in &mogp.children {
         let path = child_path("MOGP", node.id, &mut counts);

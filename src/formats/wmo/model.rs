@@ -343,6 +343,30 @@ pub struct WmoGroup {
 }
 
 impl WmoGroup {
+    /// A group with its header and no geometry yet.
+    pub fn new(version: u32, header: GroupHeader) -> Self {
+        Self {
+            version,
+            header,
+            triangle_flags: Vec::new(),
+            triangle_materials: Vec::new(),
+            indices: Vec::new(),
+            positions: Vec::new(),
+            normals: Vec::new(),
+            uv_sets: Vec::new(),
+            batches: Vec::new(),
+            light_refs: Vec::new(),
+            doodad_refs: Vec::new(),
+            bsp_nodes: Vec::new(),
+            bsp_faces: Vec::new(),
+            color_sets: Vec::new(),
+            liquid: None,
+            triangle_strip_indices: Vec::new(),
+            triangle_strips: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
