@@ -160,6 +160,7 @@ fn build_asset(ctx: &mut LoadContext<'_>, path: PathBuf, document: Arc<Document>
         materials: material_infos,
         meshes: mesh_handles,
         standard_materials: materials,
+        wmo_materials: Vec::new(),
         bounds,
         stats,
         warnings,

@@ -6,6 +6,7 @@ pub mod labels;
 mod lwo_loader;
 mod textures;
 mod wmo_loader;
+pub mod wmo_material;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,6 +20,7 @@ use crate::mesh::Bounds;
 pub use labels::ModelLabel;
 pub use lwo_loader::LwoLoader;
 pub use wmo_loader::WmoLoader;
+pub use wmo_material::{WmoExtension, WmoMaterial};
 
 /// Registers the [`ModelAsset`] type and the LightWave and WMO loaders.
 #[derive(Default)]
@@ -26,6 +28,8 @@ pub struct LwoWmoPlugin;
 
 impl Plugin for LwoWmoPlugin {
     fn build(&self, app: &mut App) {
+        bevy::asset::load_internal_asset!(app, wmo_material::WMO_SHADER, "../../shaders/wmo_material.wgsl", Shader::from_wgsl);
+        app.add_plugins(MaterialPlugin::<WmoMaterial>::default());
         app.init_asset::<ModelAsset>()
             .register_type::<ModelPart>()
             .register_type::<Overlay>()
@@ -60,6 +64,8 @@ pub struct ModelAsset {
     pub materials: Vec<MaterialInfo>,
     pub meshes: Vec<Handle<Mesh>>,
     pub standard_materials: Vec<Handle<StandardMaterial>>,
+    /// WMO materials (MOMT), drawn by the WMO shader.
+    pub wmo_materials: Vec<Handle<WmoMaterial>>,
     /// Bounds of everything drawn, in scene space.
     pub bounds: Bounds,
     pub stats: ModelStats,

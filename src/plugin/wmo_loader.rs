@@ -10,14 +10,19 @@ use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy::world_serialization::WorldAsset;
 
-use crate::formats::wmo::{group_file_paths, root_of_group_file, Material, WmoGroup, WmoRoot};
+use crate::formats::wmo::{group_file_paths, root_of_group_file, BlendMode, Material, WmoGroup, WmoRoot};
 use crate::formats::{find_case_insensitive, parse_document, Document, FileError, Model};
 use crate::mesh::wmo::{build_group, doodad_placement, portal_meshes, GroupMeshes};
 use crate::mesh::{Bounds, MeshData, Topology};
 
 use super::convert::{placeholder_image, sampler, to_bevy_mesh};
 use super::textures::{decode_blp, find_blp, find_data_root};
+use super::wmo_material::{WmoExtension, WmoMaterial};
 use super::{LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, Overlay, PartInfo};
+
+/// Alpha-key materials (blend mode 1) discard below this alpha; readers use 1/255 to 0.878, and about a
+/// half is the common choice.
+const ALPHA_KEY_CUTOFF: f32 = 0.5;
 
 #[derive(Default, TypePath)]
 pub struct WmoLoader;
@@ -154,7 +159,7 @@ fn build_asset(
     let (materials, material_infos) = build_materials(ctx, root, data_root, &mut placeholder, &mut warnings);
     let default_material = ctx.add_labeled_asset(
         ModelLabel::OverlayMaterial("Default").to_string(),
-        StandardMaterial { base_color: Color::srgb(0.75, 0.75, 0.75), ..default() },
+        WmoMaterial { base: StandardMaterial { base_color: Color::srgb(0.75, 0.75, 0.75), ..default() }, extension: WmoExtension { vertex_color_scale: 2.0, blend_mode: 0 } },
     );
     let overlay = |ctx: &mut LoadContext<'_>, name: &'static str, color: Color| {
         ctx.add_labeled_asset(
@@ -256,7 +261,8 @@ fn build_asset(
         portal_count,
         materials: material_infos,
         meshes: mesh_handles,
-        standard_materials: materials,
+        standard_materials: Vec::new(),
+        wmo_materials: materials,
         bounds,
         stats,
         warnings,
@@ -271,15 +277,15 @@ fn group_name(root: Option<&WmoRoot>, group: Option<&WmoGroup>, index: usize) ->
         .unwrap_or_else(|| format!("Group {index:03}"))
 }
 
-/// One material per MOMT entry. The blend modes map onto Bevy's alpha modes until the WMO shader lands:
-/// mod and mod2x multiply, the additive modes add.
+/// One WMO material per MOMT entry: the blend mode picks the pipeline's blend state (see
+/// `wmo_material`); the base material sets the render phase (opaque, alpha-tested, or blended).
 fn build_materials(
     ctx: &mut LoadContext<'_>,
     root: Option<&WmoRoot>,
     data_root: Option<&Path>,
     placeholder: &mut Option<Handle<Image>>,
     warnings: &mut Vec<String>,
-) -> (Vec<Handle<StandardMaterial>>, Vec<MaterialInfo>) {
+) -> (Vec<Handle<WmoMaterial>>, Vec<MaterialInfo>) {
     let Some(root) = root else { return (Vec::new(), Vec::new()) };
     let mut handles = Vec::with_capacity(root.materials.len());
     let mut infos = Vec::with_capacity(root.materials.len());
@@ -308,11 +314,9 @@ fn build_materials(
                 .clone()
         });
         let blend = m.blend();
-        let alpha_mode = match blend.code() {
-            0 => AlphaMode::Opaque,
-            1 => AlphaMode::Mask(0.5),
-            3 | 6 | 7 => AlphaMode::Add,
-            4 | 5 => AlphaMode::Multiply,
+        let alpha_mode = match blend {
+            BlendMode::Opaque => AlphaMode::Opaque,
+            BlendMode::AlphaKey => AlphaMode::Mask(ALPHA_KEY_CUTOFF),
             _ => AlphaMode::Blend,
         };
         let [r, g, b, a] = m.diffuse.rgba_f32();
@@ -340,6 +344,7 @@ fn build_materials(
             reflectance: 0.2,
             ..default()
         };
+        let material = WmoMaterial { base: material, extension: WmoExtension { vertex_color_scale: 2.0, blend_mode: blend.code() } };
         handles.push(ctx.add_labeled_asset(ModelLabel::Material(i).to_string(), material));
         let mut parameters = vec![
             ("blend mode".to_owned(), format!("{} ({})", blend.code(), blend.name())),

@@ -4,14 +4,14 @@
 
 use std::collections::HashMap;
 
-use bevy::asset::RenderAssetUsages;
+use bevy::asset::{RenderAssetUsages, UntypedAssetId};
 use bevy::gizmos::aabb::ShowAabbGizmo;
 use bevy::mesh::{Indices, PrimitiveTopology, VertexAttributeValues};
 use bevy::prelude::*;
 use bevy::render::render_resource::Face;
 
 use super::scene::{ModelShown, ShownScene, Viewer};
-use crate::plugin::{ModelAsset, ModelPart};
+use crate::plugin::{ModelAsset, ModelPart, WmoMaterial};
 
 #[derive(Resource, Clone, Debug, PartialEq)]
 pub struct ViewOptions {
@@ -72,21 +72,31 @@ fn apply_material_options(
     viewer: Res<Viewer>,
     models: Res<Assets<ModelAsset>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
-    mut original: Local<HashMap<AssetId<StandardMaterial>, (Option<Face>, bool)>>,
+    mut wmo_materials: ResMut<Assets<WmoMaterial>>,
+    mut original: Local<HashMap<UntypedAssetId, (Option<Face>, bool)>>,
 ) {
     let new_model = shown.read().count() > 0;
     if !options.is_changed() && !new_model {
         return;
     }
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
-    for handle in &model.standard_materials {
-        let Some(mut material) = materials.get_mut(handle) else { continue };
-        let (cull, unlit) = *original.entry(handle.id()).or_insert((material.cull_mode, material.unlit));
+    let mut apply = |id: UntypedAssetId, material: &mut StandardMaterial| {
+        let (cull, unlit) = *original.entry(id).or_insert((material.cull_mode, material.unlit));
         let want_cull = if options.backface_culling { cull } else { None };
         let want_unlit = unlit || options.unlit;
         if material.cull_mode != want_cull || material.unlit != want_unlit {
             material.cull_mode = want_cull;
             material.unlit = want_unlit;
+        }
+    };
+    for handle in &model.standard_materials {
+        if let Some(mut material) = materials.get_mut(handle) {
+            apply(handle.id().untyped(), &mut material);
+        }
+    }
+    for handle in &model.wmo_materials {
+        if let Some(mut material) = wmo_materials.get_mut(handle) {
+            apply(handle.id().untyped(), &mut material.base);
         }
     }
 }

@@ -27,6 +27,7 @@ fn sample_model() -> ModelAsset {
         materials: Vec::new(),
         meshes: Vec::new(),
         standard_materials: Vec::new(),
+        wmo_materials: Vec::new(),
         bounds: Bounds::EMPTY,
         stats: ModelStats::default(),
         warnings: Vec::new(),
