@@ -4,7 +4,7 @@
 mod convert;
 pub mod labels;
 mod lwo_loader;
-mod textures;
+pub mod textures;
 mod wmo_loader;
 pub mod wmo_material;
 

@@ -30,6 +30,14 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = ViewDirection::Iso)]
     pub view: ViewDirection,
 
+    /// Also draw the WMO portal polygons (in the window: the panel's toggle)
+    #[arg(long)]
+    pub portals: bool,
+
+    /// WMO doodad set to show with set 0 (in the window: the panel's choice)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub doodad_set: u32,
+
     /// Folder that holds `World\…`, for WMO textures (default: walk up from the file)
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,

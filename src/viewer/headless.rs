@@ -17,7 +17,7 @@ use bevy::world_serialization::WorldInstanceReady;
 
 use super::camera::{frame, near_far, orbit_transform, yaw_pitch, FOV_Y};
 use super::cli::Args;
-use super::scene::{ModelShown, ShownScene, Viewer, ViewerScenePlugin};
+use super::scene::{ModelShown, ShownScene, ViewToggles, Viewer, ViewerScenePlugin};
 use crate::plugin::ModelAsset;
 
 /// Frames rendered after the scene is in place, with no pipeline still compiling, before the capture:
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> ExitCode {
     .add_plugins(ViewerScenePlugin { data_root: args.data.clone() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
     .add_systems(Startup, setup)
-    .add_systems(Update, (frame_camera, count_frames, report_failure))
+    .add_systems(Update, (frame_camera, apply_overlay_flags, count_frames, report_failure))
     .add_observer(scene_ready);
     let progress = RenderProgress::default();
     app.insert_resource(progress.clone());
@@ -113,6 +113,14 @@ fn frame_camera(
         if let Projection::Perspective(p) = &mut *projection {
             (p.near, p.far) = near_far(distance);
         }
+    }
+}
+
+/// The command line's overlay choices, applied once a model is shown (showing it resets the toggles).
+fn apply_overlay_flags(mut shown: MessageReader<ModelShown>, capture: Res<Capture>, mut toggles: ResMut<ViewToggles>) {
+    if shown.read().count() > 0 {
+        toggles.portals = capture.args.portals;
+        toggles.doodad_set = capture.args.doodad_set;
     }
 }
 

@@ -122,3 +122,24 @@ fn extension_less_files_render_by_content() {
         assert!(image.pixels().any(|p| p != background), "{file}: nothing drawn");
     }
 }
+
+/// The sample's courtyard from the front: panels in blend modes 0–7 against a light wall (alpha, add,
+/// mod, mod2x, mod add and inverse-source-alpha add each leave the wall differently), the two-sided
+/// panel seen from behind, and the pool without its dry tile.
+#[test]
+fn wmo_blend_modes_two_sided_and_liquid_match_baseline() {
+    let dir = scratch("render-wmo-front");
+    let out = dir.join("courtyard-group-front.png");
+    render(&asset("courtyard_001.wmo"), &out, &["--view", "front"]);
+    compare_with_baseline("courtyard-group-front.png", &out);
+}
+
+/// From above with the portal overlay and both doodad sets: the portals at the doorways, and the
+/// markers turned by their quaternions (a quarter turn, a tilt, a half turn at twice the size).
+#[test]
+fn wmo_portals_and_turned_doodad_markers_match_baseline() {
+    let dir = scratch("render-wmo-top");
+    let out = dir.join("courtyard-top-portals.png");
+    render(&asset("courtyard.wmo"), &out, &["--view", "top", "--portals", "--doodad-set", "1"]);
+    compare_with_baseline("courtyard-top-portals.png", &out);
+}

@@ -121,3 +121,76 @@ fn vertex_colour_fix_respects_mohd_flags() {
     let untouched_inside = fixed_vertex_colors(&colour_group(GroupHeader::INTERIOR), Some(&root_header(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA))).unwrap();
     assert_eq!(untouched_inside[3], [100, 150, 200, 0]);
 }
+
+fn copy_sample(dir: &std::path::Path, rename: impl Fn(&str) -> Option<String>) {
+    for (name, bytes) in sample_scene().files("courtyard") {
+        if let Some(new_name) = rename(&name) {
+            std::fs::write(dir.join(new_name), bytes).unwrap();
+        }
+    }
+}
+
+fn info(path: &std::path::Path) -> serde_json::Value {
+    let out = std::process::Command::new(crate::support::bin()).arg(path).args(["--info", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn groups_are_found_ignoring_case_and_a_missing_one_is_a_warning() {
+    let dir = crate::support::scratch("wmo-groups");
+    // Group 1 in upper case, group 2 missing.
+    copy_sample(&dir, |name| match name {
+        "courtyard_001.wmo" => Some("COURTYARD_001.WMO".into()),
+        "courtyard_002.wmo" => None,
+        other => Some(other.into()),
+    });
+    let v = info(&dir.join("courtyard.wmo"));
+    assert_eq!((v["groups"].as_u64(), v["groups_loaded"].as_u64()), (Some(3), Some(2)));
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("courtyard_002.wmo is missing"), "{warnings}");
+}
+
+#[test]
+fn a_group_opened_alone_shows_and_says_the_root_is_missing() {
+    let dir = crate::support::scratch("wmo-alone");
+    copy_sample(&dir, |name| (name == "courtyard_001.wmo").then(|| name.to_owned()));
+    let v = info(&dir.join("courtyard_001.wmo"));
+    assert_eq!(v["format"], "WMO-group");
+    assert!(v["triangles"].as_u64().unwrap() > 0);
+    assert!(v["warnings"].to_string().contains("materials, portals and doodads live in the root"));
+}
+
+#[test]
+fn liquid_mesh_leaves_out_dry_tiles() {
+    let yard = &sample_scene().groups[1];
+    let liquid = yard.liquid.as_ref().unwrap();
+    let dry = liquid.tiles.iter().filter(|&&t| wmo::Liquid::tile_is_empty(t)).count();
+    assert_eq!(dry, 1);
+    let mesh = lwo_wmo_viewer::mesh::wmo::liquid_mesh(liquid).unwrap();
+    assert_eq!(mesh.triangle_count(), (liquid.tiles.len() - dry) * 2);
+    assert_eq!(mesh.positions.len(), (liquid.vertex_counts[0] * liquid.vertex_counts[1]) as usize);
+}
+
+#[test]
+fn blp_textures_decode_in_every_encoding_the_spec_lists() {
+    use lwo_wmo_viewer::plugin::textures::decode_blp;
+    use wow_blp::convert::{image_to_blp, AlphaBits, Blp2Format, BlpTarget, DxtAlgorithm, FilterType};
+    let source = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(16, 16, |x, y| image::Rgba([(x * 16) as u8, (y * 16) as u8, 128, if x < 8 { 255 } else { 0 }])));
+    let targets = [
+        ("palettized, no alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::NoAlpha }),
+        ("palettized, 1-bit alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::Bit1 }),
+        ("palettized, 4-bit alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::Bit4 }),
+        ("palettized, 8-bit alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::Bit8 }),
+        ("DXT1", Blp2Format::Dxt1 { has_alpha: true, compress_algorithm: DxtAlgorithm::ClusterFit }),
+        ("DXT3", Blp2Format::Dxt3 { has_alpha: true, compress_algorithm: DxtAlgorithm::ClusterFit }),
+        ("DXT5", Blp2Format::Dxt5 { has_alpha: true, compress_algorithm: DxtAlgorithm::ClusterFit }),
+    ];
+    for (name, format) in targets {
+        let blp = image_to_blp(source.clone(), true, BlpTarget::Blp2(format), FilterType::Nearest).unwrap();
+        let bytes = wow_blp::encode::encode_blp(&blp).unwrap();
+        let image = decode_blp(&bytes, Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!((image.width(), image.height()), (16, 16), "{name}");
+    }
+    assert!(decode_blp(b"BLP2 but not really", Default::default()).is_err());
+}
