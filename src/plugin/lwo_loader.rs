@@ -156,6 +156,7 @@ fn build_asset(ctx: &mut LoadContext<'_>, path: PathBuf, document: Arc<Document>
         files: vec![LoadedFile { path, document: document.clone() }],
         parts,
         doodad_sets: Vec::new(),
+        doodads: Vec::new(),
         portal_count: 0,
         materials: material_infos,
         meshes: mesh_handles,

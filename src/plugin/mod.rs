@@ -60,6 +60,8 @@ pub struct ModelAsset {
     /// LWO layers or WMO groups, indexed by [`ModelPart`].
     pub parts: Vec<PartInfo>,
     pub doodad_sets: Vec<String>,
+    /// WMO doodads per set, with their M2 names, shown as markers.
+    pub doodads: Vec<DoodadInfo>,
     pub portal_count: usize,
     pub materials: Vec<MaterialInfo>,
     pub meshes: Vec<Handle<Mesh>>,
@@ -85,6 +87,17 @@ pub struct PartInfo {
     pub description: String,
     pub parent: Option<usize>,
     pub visible: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DoodadInfo {
+    /// MODS set the doodad belongs to.
+    pub set: u32,
+    /// The M2 model's file name from MODN.
+    pub model: String,
+    /// Position in the scene (Bevy's frame).
+    pub position: [f32; 3],
+    pub scale: f32,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -18,7 +18,7 @@ use crate::mesh::{Bounds, MeshData, Topology};
 use super::convert::{placeholder_image, sampler, to_bevy_mesh};
 use super::textures::{decode_blp, find_blp, find_data_root};
 use super::wmo_material::{WmoExtension, WmoMaterial};
-use super::{LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, Overlay, PartInfo};
+use super::{DoodadInfo, LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, Overlay, PartInfo};
 
 /// Alpha-key materials (blend mode 1) discard below this alpha; readers use 1/255 to 0.878, and about a
 /// half is the common choice.
@@ -221,6 +221,7 @@ fn build_asset(
         }
     }
     let mut doodad_sets = Vec::new();
+    let mut doodads = Vec::new();
     let mut portal_count = 0;
     if let Some(root) = root {
         for (p, mesh) in portal_meshes(root).into_iter().enumerate() {
@@ -245,6 +246,7 @@ fn build_asset(
                     rotation: Quat::from_array(placement.rotation),
                     scale: Vec3::splat(placement.scale),
                 };
+                doodads.push(DoodadInfo { set: s as u32, model: name.clone(), position: placement.translation, scale: placement.scale });
                 let overlay = Overlay::DoodadMarker(s as u32);
                 let visibility = if overlay.shown_by_default() { Visibility::Inherited } else { Visibility::Hidden };
                 world.spawn((Mesh3d(marker.clone()), MeshMaterial3d(marker_material.clone()), transform, visibility, Name::new(name), overlay, ChildOf(root_entity)));
@@ -258,6 +260,7 @@ fn build_asset(
         files,
         parts,
         doodad_sets,
+        doodads,
         portal_count,
         materials: material_infos,
         meshes: mesh_handles,

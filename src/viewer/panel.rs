@@ -284,6 +284,13 @@ fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggle
                         ui.selectable_value(&mut toggles.doodad_set, i as u32, label);
                     }
                 });
+            let shown: Vec<_> = model.doodads.iter().filter(|d| d.set == 0 || d.set == toggles.doodad_set).collect();
+            egui::CollapsingHeader::new(format!("doodads shown ({})", shown.len())).id_salt("doodads").show(ui, |ui| {
+                for d in shown {
+                    let [x, y, z] = d.position;
+                    ui.label(format!("{}  at ({x:.1}, {y:.1}, {z:.1}) ×{:.2}", d.model, d.scale));
+                }
+            });
         }
         if model.portal_count > 0 {
             ui.checkbox(&mut toggles.portals, format!("portals ({})", model.portal_count));

@@ -9,7 +9,7 @@ use bevy_egui::egui;
 use lwo_wmo_viewer::fixtures::wmo::sample_scene;
 use lwo_wmo_viewer::formats::parse_document;
 use lwo_wmo_viewer::mesh::Bounds;
-use lwo_wmo_viewer::plugin::{LoadedFile, ModelAsset, ModelPart, ModelStats, PartInfo};
+use lwo_wmo_viewer::plugin::{DoodadInfo, LoadedFile, ModelAsset, ModelPart, ModelStats, PartInfo};
 use lwo_wmo_viewer::viewer::overlays::ViewOptions;
 use lwo_wmo_viewer::viewer::panel::{inspector, PanelInput, PanelState};
 use lwo_wmo_viewer::viewer::scene::{apply_visibility, ViewToggles};
@@ -23,6 +23,7 @@ fn sample_model() -> ModelAsset {
         files: vec![LoadedFile { path: PathBuf::from("courtyard.wmo"), document }],
         parts: vec![part("Hall"), part("Courtyard"), part("Tower")],
         doodad_sets: vec!["Set_$DefaultGlobal".into(), "Set_Furniture".into()],
+        doodads: vec![DoodadInfo { set: 0, model: "World\\Generic\\Barrel.m2".into(), position: [20.0, 0.0, -6.0], scale: 1.0 }],
         portal_count: 2,
         materials: Vec::new(),
         meshes: Vec::new(),
@@ -84,6 +85,7 @@ fn chunk_tree_lists_mohd_and_momt_with_decoded_fields() {
     assert!(with_momt.contains("material 5: blend 5 (mod2x)"), "{with_momt}");
     assert!(with_momt.contains("material 8: blend 0 (opaque), flags 0x4 [two-sided]"), "{with_momt}");
     assert!(with_momt.contains("Hall") && with_momt.contains("Set_$DefaultGlobal"));
+    assert!(with_momt.contains("doodads shown (1)"), "{with_momt}");
 }
 
 #[test]
