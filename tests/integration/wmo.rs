@@ -191,6 +191,9 @@ fn blp_textures_decode_in_every_encoding_the_spec_lists() {
         let bytes = wow_blp::encode::encode_blp(&blp).unwrap();
         let image = decode_blp(&bytes, Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!((image.width(), image.height()), (16, 16), "{name}");
+        // 16, 8, 4, 2 and 1 pixels square, RGBA.
+        assert_eq!(image.texture_descriptor.mip_level_count, 5, "{name}");
+        assert_eq!(image.data.as_ref().map(Vec::len), Some((256 + 64 + 16 + 4 + 1) * 4), "{name}");
     }
     assert!(decode_blp(b"BLP2 but not really", Default::default()).is_err());
 }
