@@ -195,5 +195,10 @@ fn blp_textures_decode_in_every_encoding_the_spec_lists() {
         assert_eq!(image.texture_descriptor.mip_level_count, 5, "{name}");
         assert_eq!(image.data.as_ref().map(Vec::len), Some((256 + 64 + 16 + 4 + 1) * 4), "{name}");
     }
+    // BLP1 (Warcraft III and the oldest WoW builds): palettized with alpha.
+    use wow_blp::convert::BlpOldFormat;
+    let blp1 = image_to_blp(source.clone(), true, BlpTarget::Blp1(BlpOldFormat::Raw1 { alpha_bits: AlphaBits::Bit8 }), FilterType::Nearest).unwrap();
+    let image = decode_blp(&wow_blp::encode::encode_blp(&blp1).unwrap(), Default::default()).unwrap();
+    assert_eq!((image.width(), image.height()), (16, 16));
     assert!(decode_blp(b"BLP2 but not really", Default::default()).is_err());
 }
