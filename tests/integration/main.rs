@@ -4,6 +4,7 @@ mod assets;
 mod chunks;
 mod cli;
 mod lwo;
+mod mutation;
 mod panel;
 mod render;
 mod support;
