@@ -2,7 +2,7 @@
 //! liquid surface, portal polygons, and doodad transforms; all in Bevy's Y-up frame.
 
 use crate::formats::wmo::{
-    Batch, Bgra, Doodad, GroupHeader, Liquid, RootHeader, WmoGroup, WmoRoot, COLLISION_ONLY_MATERIAL,
+    Batch, Bgra, Doodad, Liquid, RootHeader, WmoGroup, WmoRoot, COLLISION_ONLY_MATERIAL,
 };
 
 use super::coords::{wmo_quat_to_bevy, wmo_to_bevy};
@@ -248,22 +248,4 @@ pub fn doodad_placement(doodad: &Doodad) -> Placement {
     let rotation = if len.is_finite() && len > 1e-6 { wmo_quat_to_bevy(q.map(|c| c / len)) } else { [0.0, 0.0, 0.0, 1.0] };
     let scale = if doodad.scale.is_finite() && doodad.scale > 0.0 { doodad.scale } else { 1.0 };
     Placement { translation: wmo_to_bevy(doodad.position), rotation, scale }
-}
-
-/// Doodads shown for a chosen set: set 0 always, plus the selected one; indices into MODD.
-pub fn shown_doodads(root: &WmoRoot, selected_set: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    let sets = if selected_set == 0 { vec![0] } else { vec![0, selected_set] };
-    for set_index in sets {
-        if let Some(set) = root.doodad_sets.get(set_index) {
-            let start = set.first_doodad as usize;
-            let end = (start + set.doodad_count as usize).min(root.doodads.len());
-            out.extend(start.min(end)..end);
-        }
-    }
-    out
-}
-
-pub fn group_is_interior(header: &GroupHeader) -> bool {
-    header.has(GroupHeader::INTERIOR) && !header.is_exterior()
 }

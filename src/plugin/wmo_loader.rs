@@ -55,7 +55,7 @@ pub(super) async fn load_bytes(
     {
         let document = Arc::new(parse_document(&bytes).map_err(|e| FileError::parse(&path, e))?);
         let mut warnings: Vec<String> = document.warnings().iter().map(|w| format!("{}: {w}", display_name(&path))).collect();
-        let (root_doc, groups): (Option<Arc<Document>>, Vec<(usize, Option<LoadedFile>)>) = match &document.model {
+        let (root_doc, groups): (Option<LoadedFile>, Vec<(usize, Option<LoadedFile>)>) = match &document.model {
             Model::WmoRoot(root) => {
                 let mut group_bytes = Vec::new();
                 for (i, found) in group_file_paths(&path, root.group_infos.len()).into_iter().enumerate() {
@@ -78,7 +78,7 @@ pub(super) async fn load_bytes(
                         Err(e) => warnings.push(format!("{e}; the group is not shown")),
                     }
                 }
-                (Some(document.clone()), groups)
+                (Some(LoadedFile { path: path.clone(), document: document.clone() }), groups)
             }
             Model::WmoGroup(_) => {
                 let index = root_of_group_file(&path).map_or(0, |(_, i)| i);
@@ -86,7 +86,7 @@ pub(super) async fn load_bytes(
                     .and_then(|(root_name, _)| find_case_insensitive(path.parent()?, &root_name));
                 let root_doc = match root {
                     Some(root_path) => match std::fs::read(&root_path).map_err(|e| e.to_string()).and_then(|b| parse_document(&b).map_err(|e| e.to_string())) {
-                        Ok(doc) if matches!(doc.model, Model::WmoRoot(_)) => Some(Arc::new(doc)),
+                        Ok(doc) if matches!(doc.model, Model::WmoRoot(_)) => Some(LoadedFile { path: root_path.clone(), document: Arc::new(doc) }),
                         Ok(_) => None,
                         Err(e) => {
                             warnings.push(format!("root file {}: {e}; materials and portals are not shown", root_path.display()));
@@ -102,15 +102,11 @@ pub(super) async fn load_bytes(
             }
             Model::Lwo(_) => return Err(ModelLoadError::Other { file: path.display().to_string(), message: "not a WMO file".into() }),
         };
-        let root = root_doc.as_ref().and_then(|d| match &d.model {
+        let root = root_doc.as_ref().and_then(|f| match &f.document.model {
             Model::WmoRoot(r) => Some(r),
             _ => None,
         });
-        let mut files = Vec::new();
-        if let Some(d) = &root_doc {
-            let root_path = if matches!(document.model, Model::WmoRoot(_)) { path.clone() } else { PathBuf::from("(root)") };
-            files.push(LoadedFile { path: root_path, document: d.clone() });
-        }
+        let files: Vec<LoadedFile> = root_doc.iter().cloned().collect();
         let data_root = settings.data_root.clone().or_else(|| find_data_root(&path));
         Ok(build_asset(ctx, &path, root, groups, files, data_root.as_deref(), warnings))
     }
