@@ -9,7 +9,10 @@
 pub mod fixtures;
 pub mod formats;
 pub mod mesh;
+#[cfg(feature = "viewer")]
 pub mod plugin;
+#[cfg(feature = "viewer")]
 pub mod viewer;
 
+#[cfg(feature = "viewer")]
 pub use plugin::LwoWmoPlugin;

@@ -1,5 +1,6 @@
 //! Bytes → typed models, plus the chunk tree every parser builds on. Nothing here knows of Bevy.
 
+pub mod blp;
 pub mod chunk;
 pub mod error;
 pub mod fourcc;

@@ -10,6 +10,37 @@ pub mod subdivide;
 pub mod triangulate;
 pub mod wmo;
 
+/// What one file builds on its own (a WMO group without its root): the work the benchmark times and the
+/// fuzz target and mutation test run on every parsed input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StandaloneMeshes {
+    Lwo(lwo::LwoMeshes),
+    WmoRoot { portals: Vec<Option<MeshData>>, doodads: Vec<wmo::Placement> },
+    WmoGroup(wmo::GroupMeshes),
+}
+
+impl StandaloneMeshes {
+    pub fn build(model: &crate::formats::Model, options: lwo::BuildOptions) -> Self {
+        use crate::formats::Model;
+        match model {
+            Model::Lwo(object) => Self::Lwo(lwo::build(object, options)),
+            Model::WmoRoot(root) => Self::WmoRoot {
+                portals: wmo::portal_meshes(root),
+                doodads: root.doodads.iter().map(wmo::doodad_placement).collect(),
+            },
+            Model::WmoGroup(group) => Self::WmoGroup(wmo::build_group(group, None)),
+        }
+    }
+
+    pub fn rendered_triangles(&self) -> usize {
+        match self {
+            Self::Lwo(meshes) => meshes.rendered_triangles,
+            Self::WmoRoot { .. } => 0,
+            Self::WmoGroup(meshes) => meshes.rendered_triangles,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Topology {
     Triangles,

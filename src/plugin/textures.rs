@@ -58,32 +58,18 @@ pub fn decode_image(path: &Path, bytes: &[u8], sampler: ImageSampler) -> Result<
         .map_err(|e| e.to_string())
 }
 
-/// Decodes BLP1 or BLP2 (palettized or DXT) through `wow-blp`, with the file's own mip levels for as long
-/// as each halves the one before (the chain a GPU texture takes).
+/// A BLP file as a GPU texture with its mip chain ([`crate::formats::blp::decode`] does the work).
 pub fn decode_blp(bytes: &[u8], sampler: ImageSampler) -> Result<Image, String> {
-    let blp = wow_blp::parser::load_blp_from_buf(bytes).map_err(|e| e.to_string())?;
-    let top = wow_blp::convert::blp_to_image(&blp, 0).map_err(|e| e.to_string())?.to_rgba8();
-    let (width, height) = top.dimensions();
+    let texture = crate::formats::blp::decode(bytes)?;
+    let level_count = texture.levels.len() as u32;
+    let mut levels = texture.levels.into_iter();
+    let top = levels.next().unwrap_or_default();
+    let top = image::RgbaImage::from_raw(texture.width, texture.height, top).ok_or("BLP level 0 has the wrong size")?;
     let mut out = Image::from_dynamic(image::DynamicImage::ImageRgba8(top), true, RenderAssetUsages::default());
     let mut data = out.data.take().unwrap_or_default();
-    let (mut w, mut h) = (width, height);
-    let mut levels = 1;
-    for level in 1..blp.image_count() {
-        if w == 1 && h == 1 {
-            break;
-        }
-        let (next_w, next_h) = ((w / 2).max(1), (h / 2).max(1));
-        let Ok(mip) = wow_blp::convert::blp_to_image(&blp, level) else { break };
-        let mip = mip.to_rgba8();
-        if mip.dimensions() != (next_w, next_h) {
-            break;
-        }
-        data.extend_from_slice(mip.as_raw());
-        (w, h) = (next_w, next_h);
-        levels += 1;
-    }
+    levels.for_each(|level| data.extend_from_slice(&level));
     out.data = Some(data);
-    out.texture_descriptor.mip_level_count = levels;
+    out.texture_descriptor.mip_level_count = level_count;
     out.sampler = sampler;
     Ok(out)
 }

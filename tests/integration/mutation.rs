@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lwo_wmo_viewer::fixtures;
-use lwo_wmo_viewer::formats::{parse_document, Model};
+use lwo_wmo_viewer::formats::parse_document;
 use lwo_wmo_viewer::mesh;
 
 struct Rng(u64);
@@ -115,17 +115,7 @@ fn mutate(rng: &mut Rng, file: &[u8]) -> Vec<u8> {
 
 fn exercise(bytes: &[u8]) {
     if let Ok(doc) = parse_document(bytes) {
-        match &doc.model {
-            Model::Lwo(o) => {
-                let _ = mesh::lwo::build(o, mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 });
-            }
-            Model::WmoRoot(r) => {
-                let _ = mesh::wmo::portal_meshes(r);
-            }
-            Model::WmoGroup(g) => {
-                let _ = mesh::wmo::build_group(g, None);
-            }
-        }
+        let _ = mesh::StandaloneMeshes::build(&doc.model, mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 });
     }
 }
 

@@ -1,0 +1,119 @@
+//! BLP textures (BLP1 and BLP2: palettized, DXT1/3/5, JPEG) → RGBA8 pixels with their mip chain, through
+//! `wow-blp`. The header is checked here first because `wow-blp` sizes its buffers by the header's width
+//! and height: a 20-byte file claiming 65535×65535 DXT1 would otherwise ask for gigabytes.
+
+/// Largest side accepted; WoW's own textures stop at 4096.
+pub const MAX_SIDE: u32 = 8192;
+
+/// Decoded pixels may outgrow the file by at most this factor (DXT1 is 8:1 before mips), plus
+/// [`SMALL_IMAGE_BYTES`] so that tiny files with padded mips still decode.
+const MAX_EXPANSION: u64 = 16;
+const SMALL_IMAGE_BYTES: u64 = 1 << 20;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlpTexture {
+    pub width: u32,
+    pub height: u32,
+    /// RGBA8 rows, level 0 first; each following level halves the one before (down to 1×1).
+    pub levels: Vec<Vec<u8>>,
+}
+
+/// Width and height as the header states them, after checking every offset and size `wow-blp` will
+/// follow: it adds them in 32 bits and slices by them, so a hostile header must not reach it.
+pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), String> {
+    let magic = bytes.get(..4).ok_or("BLP file shorter than its 4-byte magic")?;
+    let header_end = match magic {
+        b"BLP1" => 156,
+        b"BLP2" => 148,
+        b"BLP0" => return Err("BLP0 keeps its mip levels in separate files, which this viewer does not read".into()),
+        _ => return Err(format!("not a BLP file (magic {:?})", String::from_utf8_lossy(magic))),
+    };
+    if bytes.len() < header_end {
+        return Err(format!("BLP header cut short at byte {} (it takes {header_end})", bytes.len()));
+    }
+    let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let (width, height) = (word(12), word(16));
+    if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+        return Err(format!("BLP size {width}×{height} at byte 12 is outside 1..={MAX_SIDE}"));
+    }
+    let decoded = u64::from(width) * u64::from(height) * 4;
+    let allowed = (bytes.len() as u64 * MAX_EXPANSION).max(SMALL_IMAGE_BYTES);
+    if decoded > allowed {
+        return Err(format!("BLP size {width}×{height} at byte 12 needs {decoded} bytes of pixels; a {}-byte file cannot hold them", bytes.len()));
+    }
+    let (has_mips, offsets_at) = if magic == b"BLP2" { (bytes[11] != 0, 20) } else { (word(24) != 0, 28) };
+    let levels = if has_mips { width.max(height).ilog2() as usize + 1 } else { 1 };
+    for level in 0..levels.min(16) {
+        let (offset, size) = (word(offsets_at + 4 * level), word(offsets_at + 64 + 4 * level));
+        if u64::from(offset) + u64::from(size) > bytes.len() as u64 {
+            return Err(format!(
+                "BLP mip level {level} (offset at byte {}) runs from byte {offset} for {size} bytes, past the end at {}",
+                offsets_at + 4 * level,
+                bytes.len()
+            ));
+        }
+    }
+    // Any content tag but 1 (direct) is read as JPEG.
+    let is_jpeg = word(4) != 1;
+    if is_jpeg {
+        let jpeg_header = bytes.get(header_end..header_end + 4).map(|_| word(header_end)).ok_or(format!("BLP JPEG header size missing at byte {header_end}"))?;
+        if u64::from(jpeg_header) + 6 > (bytes.len() - header_end) as u64 {
+            return Err(format!("BLP JPEG header of {jpeg_header} bytes at byte {header_end} runs past the end at {}", bytes.len()));
+        }
+    }
+    Ok((width, height))
+}
+
+/// Decodes level 0 and the file's mip levels for as long as each halves the one before (the chain a GPU
+/// texture takes); a level that breaks the chain ends it.
+pub fn decode(bytes: &[u8]) -> Result<BlpTexture, String> {
+    let (width, height) = checked_dimensions(bytes)?;
+    let blp = wow_blp::parser::load_blp_from_buf(bytes).map_err(|e| e.to_string())?;
+    let top = wow_blp::convert::blp_to_image(&blp, 0).map_err(|e| e.to_string())?.to_rgba8();
+    if top.dimensions() != (width, height) {
+        return Err(format!("BLP level 0 decoded as {:?}, the header says {width}×{height}", top.dimensions()));
+    }
+    let mut levels = vec![top.into_raw()];
+    let (mut w, mut h) = (width, height);
+    for level in 1..blp.image_count() {
+        if w == 1 && h == 1 {
+            break;
+        }
+        let (next_w, next_h) = ((w / 2).max(1), (h / 2).max(1));
+        let Ok(mip) = wow_blp::convert::blp_to_image(&blp, level) else { break };
+        let mip = mip.to_rgba8();
+        if mip.dimensions() != (next_w, next_h) {
+            break;
+        }
+        levels.push(mip.into_raw());
+        (w, h) = (next_w, next_h);
+    }
+    Ok(BlpTexture { width, height, levels })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_header_claiming_more_pixels_than_the_file_can_hold_is_refused_before_decoding() {
+        let mut bytes = b"BLP2".to_vec();
+        bytes.extend_from_slice(&[1, 0, 0, 0, 2, 0, 7, 0]);
+        bytes.extend_from_slice(&8192u32.to_le_bytes());
+        bytes.extend_from_slice(&8192u32.to_le_bytes());
+        bytes.resize(1172, 0);
+        let error = decode(&bytes).unwrap_err();
+        assert!(error.contains("8192×8192") && error.contains("1172-byte"), "{error}");
+        assert!(decode(b"BLP2").unwrap_err().contains("cut short"));
+        let mut past_end = bytes.clone();
+        past_end[12..16].copy_from_slice(&4u32.to_le_bytes());
+        past_end[16..20].copy_from_slice(&4u32.to_le_bytes());
+        past_end[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
+        past_end[84..88].copy_from_slice(&2u32.to_le_bytes());
+        assert!(decode(&past_end).unwrap_err().contains("mip level 0"), "{}", decode(&past_end).unwrap_err());
+        assert!(decode(b"PNG?....").unwrap_err().contains("not a BLP"));
+        let mut huge = bytes.clone();
+        huge[12..16].copy_from_slice(&65535u32.to_le_bytes());
+        assert!(decode(&huge).unwrap_err().contains("outside"));
+    }
+}

@@ -1,0 +1,44 @@
+//! Every input the coverage-guided fuzzers (fuzz/) found to crash, hang or over-allocate, replayed
+//! through the same entry point: each must now end in a value or an error.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use lwo_wmo_viewer::{formats, mesh};
+
+use crate::support::repo;
+
+fn entry_point(target: &str) -> fn(&[u8]) {
+    match target {
+        "lwo_parse" => |b| drop(formats::lwo::parse(b)),
+        "wmo_root_parse" => |b| drop(formats::wmo::parse_root(b)),
+        "wmo_group_parse" => |b| drop(formats::wmo::parse_group(b)),
+        "texture_decode" => |b| drop(lwo_wmo_viewer::plugin::textures::decode_blp(b, Default::default())),
+        "mesh_build" => |b| {
+            if let Ok(document) = formats::parse_document(b) {
+                let options = mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 };
+                drop(mesh::StandaloneMeshes::build(&document.model, options));
+            }
+        },
+        other => panic!("no fuzz target named {other}"),
+    }
+}
+
+#[test]
+fn every_fuzzer_finding_now_ends_in_a_value_or_an_error() {
+    let root = repo().join("tests/fuzz-regressions");
+    let mut replayed = 0;
+    for target in std::fs::read_dir(&root).unwrap().flatten() {
+        let name = target.file_name().to_string_lossy().into_owned();
+        let run = entry_point(&name);
+        for case in std::fs::read_dir(target.path()).unwrap().flatten() {
+            let bytes = std::fs::read(case.path()).unwrap();
+            let started = Instant::now();
+            let outcome = catch_unwind(AssertUnwindSafe(|| run(&bytes)));
+            assert!(outcome.is_ok(), "{name}: {} panics", case.path().display());
+            assert!(started.elapsed() < Duration::from_secs(1), "{name}: {} took {:?}", case.path().display(), started.elapsed());
+            replayed += 1;
+        }
+    }
+    assert!(replayed > 0, "the findings under {}", root.display());
+}
