@@ -3,6 +3,7 @@
 //! list for one-point polygons and metaballs.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
 
@@ -128,17 +129,22 @@ struct BuiltLayer {
 
 /// Per-corner lookups into the vertex maps a surface uses, or the projection that makes its UVs.
 struct CornerMaps<'a> {
-    uv: Option<MapLookup<'a>>,
+    uv: Option<Rc<MapLookup<'a>>>,
     projection: Option<&'a Block>,
     /// Another TXUV map of the layer, kept as the second UV set.
-    second_uv: Option<MapLookup<'a>>,
-    color: Option<MapLookup<'a>>,
+    second_uv: Option<Rc<MapLookup<'a>>>,
+    color: Option<Rc<MapLookup<'a>>>,
 }
 
-/// A VMAP by point, with the VMAD of the same name overriding it by (point, polygon).
+/// A VMAP by point, with the VMAD of the same name overriding it by (point, polygon): a dense table by
+/// point, and the VMAD's entries sorted for a binary search on the points that have any.
 struct MapLookup<'a> {
-    by_point: HashMap<u32, &'a [f32]>,
-    by_corner: HashMap<(u32, u32), &'a [f32]>,
+    vmap: Option<&'a VertexMap>,
+    entry_of_point: Vec<u32>,
+    vmad: Option<&'a VertexMap>,
+    /// (point, polygon, entry), sorted.
+    corners: Vec<(u32, u32, u32)>,
+    point_has_corners: Vec<bool>,
     dimension: usize,
 }
 
@@ -150,25 +156,57 @@ impl<'a> MapLookup<'a> {
         let vmap = find(false);
         let vmad = find(true);
         let dimension = usize::from(vmap.or(vmad)?.dimension);
-        let mut by_point = HashMap::new();
-        if let Some(m) = vmap {
-            for (i, &p) in m.points.iter().enumerate() {
-                by_point.insert(p, m.value(i));
+        let point_count = layer.points.len();
+        let mut entry_of_point = vec![NONE; if vmap.is_some() { point_count } else { 0 }];
+        for (i, &p) in vmap.iter().flat_map(|m| m.points.iter()).enumerate() {
+            if let Some(slot) = entry_of_point.get_mut(p as usize) {
+                *slot = i as u32;
             }
         }
-        let mut by_corner = HashMap::new();
-        if let Some(m) = vmad {
-            for (i, (&p, &poly)) in m.points.iter().zip(&m.polygons).enumerate() {
-                by_corner.insert((p, poly), m.value(i));
+        let mut corners: Vec<(u32, u32, u32)> =
+            vmad.iter().flat_map(|m| m.points.iter().zip(&m.polygons)).enumerate().map(|(i, (&p, &poly))| (p, poly, i as u32)).collect();
+        // A later entry for the same corner wins, as the file's order says.
+        corners.sort_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
+        corners.dedup_by_key(|&mut (p, poly, _)| (p, poly));
+        let mut point_has_corners = vec![false; if vmad.is_some() { point_count } else { 0 }];
+        for &(p, _, _) in &corners {
+            if let Some(flag) = point_has_corners.get_mut(p as usize) {
+                *flag = true;
             }
         }
-        Some(Self { by_point, by_corner, dimension })
+        Some(Self { vmap, entry_of_point, vmad, corners, point_has_corners, dimension })
     }
 
     fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
-        self.by_corner.get(&(point, polygon)).or_else(|| self.by_point.get(&point)).copied()
+        if let Some(vmad) = self.vmad.filter(|_| self.point_has_corners.get(point as usize).copied().unwrap_or(false)) {
+            if let Ok(at) = self.corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)) {
+                return Some(vmad.value(self.corners[at].2 as usize));
+            }
+        }
+        let entry = *self.entry_of_point.get(point as usize)?;
+        (entry != NONE).then(|| self.vmap.map(|m| m.value(entry as usize))).flatten()
     }
 }
+
+/// Lookups built once per map and shared by every surface that reads it.
+#[derive(Default)]
+struct MapLookups<'a> {
+    built: Vec<(&'static [&'static [u8; 4]], String, Option<Rc<MapLookup<'a>>>)>,
+}
+
+impl<'a> MapLookups<'a> {
+    fn get(&mut self, layer: &'a Layer, kinds: &'static [&'static [u8; 4]], name: &str) -> Option<Rc<MapLookup<'a>>> {
+        if let Some((_, _, lookup)) = self.built.iter().find(|(k, n, _)| std::ptr::eq(*k, kinds) && n == name) {
+            return lookup.clone();
+        }
+        let lookup = MapLookup::new(layer, kinds, name).map(Rc::new);
+        self.built.push((kinds, name.to_string(), lookup.clone()));
+        lookup
+    }
+}
+
+const UV_KINDS: &[&[u8; 4]] = &[b"TXUV"];
+const COLOR_KINDS: &[&[u8; 4]] = &[b"RGB ", b"RGBA"];
 
 /// The UV map a surface reads: its colour block's, else the layer's first — unless the colour block
 /// projects its own coordinates.
@@ -201,6 +239,11 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
     let mut degenerate = 0;
     let mut corner_base = 0usize;
     let mut cages: Vec<(u32, Cage, HashMap<u32, u32>)> = Vec::new();
+    let mut projected_uvs: Vec<[f32; 2]> = Vec::new();
+    let mut lookups = MapLookups::default();
+    let mut corner_vertex: Vec<u32> = Vec::new();
+    // Per point: the mesh slot and vertex its latest corner went to.
+    let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); layer.points.len()];
     for p in 0..polys.len() {
         let vertices = polys.vertices(p);
         let corner_start = corner_base;
@@ -265,67 +308,89 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         });
         let maps = maps_of.entry(surface_index).or_insert_with(|| {
             let surface = surfaces.get(surface_index as usize);
-            let uv = uv_map_name(layer, surface).and_then(|name| MapLookup::new(layer, &[b"TXUV"], name));
-            let color = surface
-                .and_then(|s| s.vertex_color.as_ref())
-                .and_then(|vc| MapLookup::new(layer, &[b"RGB ", b"RGBA"], &vc.map_name));
+            let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
+            let color = surface.and_then(|s| s.vertex_color.as_ref()).and_then(|vc| lookups.get(layer, COLOR_KINDS, &vc.map_name));
             let primary = uv_map_name(layer, surface);
             let second_uv = layer
                 .vertex_maps
                 .iter()
                 .find(|m| m.is_uv() && Some(m.name.as_str()) != primary)
-                .and_then(|m| MapLookup::new(layer, &[b"TXUV"], &m.name));
+                .and_then(|m| lookups.get(layer, UV_KINDS, &m.name));
             CornerMaps { uv, projection: projecting_block(surface), second_uv, color }
         });
         let mesh = &mut meshes[slot].mesh;
-        let base = mesh.positions.len() as u32;
+        projected_uvs.clear();
         if let Some(block) = maps.projection {
             let normal = polygon_normal(&layer.points, vertices);
-            let mut uvs: Vec<[f32; 2]> =
-                vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])).collect();
+            projected_uvs.extend(vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
-                unwrap_seam(&mut uvs);
+                unwrap_seam(&mut projected_uvs);
             }
-            if mesh.uv_sets.is_empty() {
-                mesh.uv_sets.push(Vec::new());
-            }
-            mesh.uv_sets[0].extend(uvs);
         }
+        let uv_set_count = usize::from(maps.uv.is_some() || maps.projection.is_some()) * (1 + usize::from(maps.second_uv.is_some()));
+        while mesh.uv_sets.len() < uv_set_count {
+            mesh.uv_sets.push(Vec::new());
+        }
+        corner_vertex.clear();
         for (k, &v) in vertices.iter().enumerate() {
-            mesh.positions.push(local(point_at(&layer.points, v)));
             let stored = stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
-            mesh.normals.push(lwo_to_bevy(stored.unwrap_or(normals[corner_start + k])));
+            let normal = lwo_to_bevy(stored.unwrap_or(normals[corner_start + k]));
             let to_uv = |value: &[f32]| [value.first().copied().unwrap_or(0.0), 1.0 - value.get(1).copied().unwrap_or(0.0)];
-            if let Some(uv) = &maps.uv {
-                if mesh.uv_sets.is_empty() {
-                    mesh.uv_sets.push(Vec::new());
-                }
-                mesh.uv_sets[0].push(to_uv(uv.get(v, p as u32).unwrap_or(&[0.0, 0.0])));
-            }
-            if let (Some(second), false) = (&maps.second_uv, mesh.uv_sets.is_empty()) {
-                if mesh.uv_sets.len() < 2 {
-                    mesh.uv_sets.push(Vec::new());
-                }
-                mesh.uv_sets[1].push(to_uv(second.get(v, p as u32).unwrap_or(&[0.0, 0.0])));
-            }
-            if let Some(color) = &maps.color {
+            let uv = match (&maps.uv, projected_uvs.get(k)) {
+                (_, Some(projected)) => Some(*projected),
+                (Some(uv), None) => Some(to_uv(uv.get(v, p as u32).unwrap_or(&[0.0, 0.0]))),
+                (None, None) => None,
+            };
+            let second_uv = maps.second_uv.as_ref().filter(|_| uv.is_some()).map(|m| to_uv(m.get(v, p as u32).unwrap_or(&[0.0, 0.0])));
+            let color = maps.color.as_ref().map(|color| {
                 let value = color.get(v, p as u32).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
                 let c = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(1.0));
-                let c = if color.dimension < 4 { [c[0], c[1], c[2], 1.0] } else { c };
-                mesh.colors.get_or_insert_with(Vec::new).push(c);
-            }
+                if color.dimension < 4 { [c[0], c[1], c[2], 1.0] } else { c }
+            });
+            // Corners of one point that agree on every attribute share a vertex (smooth shading makes that
+            // the common case), which keeps large objects' meshes near their point count.
+            let attributes = |mesh: &MeshData, i: usize| {
+                mesh.normals[i] == normal
+                    && uv.is_none_or(|uv| mesh.uv_sets[0][i] == uv)
+                    && second_uv.is_none_or(|uv| mesh.uv_sets[1][i] == uv)
+                    && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
+            };
+            let previous = last_vertex_of_point.get(v as usize).copied().filter(|&(s, i)| s == slot as u32 && attributes(mesh, i as usize));
+            let index = match previous {
+                Some((_, i)) => i,
+                None => {
+                    let i = mesh.positions.len() as u32;
+                    mesh.positions.push(local(point_at(&layer.points, v)));
+                    mesh.normals.push(normal);
+                    if let Some(uv) = uv {
+                        mesh.uv_sets[0].push(uv);
+                    }
+                    if let Some(uv) = second_uv {
+                        mesh.uv_sets[1].push(uv);
+                    }
+                    if let Some(c) = color {
+                        mesh.colors.get_or_insert_with(Vec::new).push(c);
+                    }
+                    if let Some(last) = last_vertex_of_point.get_mut(v as usize) {
+                        *last = (slot as u32, i);
+                    }
+                    i
+                }
+            };
+            corner_vertex.push(index);
         }
         for crossing in triangulator.crossings() {
-            push_crossing(mesh, base, crossing);
+            corner_vertex.push(mesh.positions.len() as u32);
+            push_crossing(mesh, &corner_vertex, crossing);
         }
         for t in &tris {
-            let [a, b, c] = t.map(|i| base + i);
+            let [a, b, c] = t.map(|i| corner_vertex[i as usize]);
             mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
         }
     }
     for (surface_index, mut cage, remap) in cages {
         let surface = surfaces.get(surface_index as usize);
-        let uv = uv_map_name(layer, surface).and_then(|name| MapLookup::new(layer, &[b"TXUV"], name));
+        let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
         let projection = projecting_block(surface);
         let has_uv = uv.is_some() || projection.is_some();
         if has_uv {
@@ -383,8 +448,8 @@ fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f
 
 /// A corner the triangulator added where the outline crosses itself: every attribute interpolated along
 /// the edge between the two polygon corners it lies on.
-fn push_crossing(mesh: &mut MeshData, base: u32, crossing: &Crossing) {
-    let (a, b, t) = ((base + crossing.from) as usize, (base + crossing.to) as usize, crossing.t);
+fn push_crossing(mesh: &mut MeshData, corner_vertex: &[u32], crossing: &Crossing) {
+    let (a, b, t) = (corner_vertex[crossing.from as usize] as usize, corner_vertex[crossing.to as usize] as usize, crossing.t);
     fn lerp<const N: usize>(values: &[[f32; N]], a: usize, b: usize, t: f32) -> [f32; N] {
         std::array::from_fn(|k| values[a][k] + (values[b][k] - values[a][k]) * t)
     }

@@ -120,6 +120,13 @@ impl Triangulator {
         let Some(normal) = normalize(newell_normal(points)) else {
             return 0;
         };
+        if is_convex_fan(points, normal) {
+            // Most polygons of real meshes are convex: a fan from the first corner covers them, in
+            // their own winding, without projecting them.
+            let before = out.len();
+            out.extend((1..n as u32 - 1).map(|k| [0, k, k + 1]));
+            return out.len() - before;
+        }
         // An orthonormal basis (u, v) of the plane with u × v = normal, so projected winding matches.
         let helper = if normal[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
         let Some(u) = normalize(cross(helper, normal)) else {
@@ -280,4 +287,24 @@ mod tests {
         let mut tris = Vec::new();
         assert_eq!(Triangulator::new().triangulate(&bad, &mut tris), 0);
     }
+}
+
+/// True when every corner turns the same way about `normal` and the outline goes round once, so the
+/// fan from corner 0 is a triangulation. Stricter than needed: near-straight corners send the polygon on
+/// to the general path.
+fn is_convex_fan(points: &[[f32; 3]], normal: [f32; 3]) -> bool {
+    let n = points.len();
+    let mut total_turn = 0.0f32;
+    for k in 0..n {
+        let (a, b, c) = (points[k], points[(k + 1) % n], points[(k + 2) % n]);
+        let (e1, e2) = (sub(b, a), sub(c, b));
+        let turn = dot(cross(e1, e2), normal);
+        let scale = (dot(e1, e1) * dot(e2, e2)).sqrt();
+        if !(turn > 1e-4 * scale) {
+            return false;
+        }
+        total_turn += turn.atan2(dot(e1, e2));
+    }
+    // A star polygon turns every corner the same way too, but goes round more than once.
+    (total_turn - std::f32::consts::TAU).abs() < 0.1
 }

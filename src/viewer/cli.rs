@@ -38,6 +38,11 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub doodad_set: u32,
 
+    /// With --output: once the model is on screen, render N more frames and print, as JSON lines on
+    /// stdout, when the first frame showing it was drawn and the time each frame took (benchmarks)
+    #[arg(long, value_name = "N", requires = "output")]
+    pub measure_frames: Option<usize>,
+
     /// Folder that holds `World\…`, for WMO textures (default: walk up from the file)
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,

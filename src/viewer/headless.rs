@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::camera::RenderTarget;
@@ -31,6 +31,69 @@ struct RenderProgress(Arc<(AtomicUsize, AtomicUsize)>);
 fn report_render_progress(cache: Res<PipelineCache>, progress: Res<RenderProgress>) {
     progress.0 .0.store(cache.waiting_pipelines().count(), Ordering::Relaxed);
     progress.0 .1.fetch_add(1, Ordering::Relaxed);
+}
+
+/// `--measure-frames`: per frame, the CPU spans of the main world (First → Last), of the render world's
+/// preparation (extract → bind groups ready) and of its render graph (encoding and submission, where
+/// lavapipe also rasterizes), and the wall time between frames from Bevy's frame-time diagnostics.
+#[derive(Resource, Default)]
+struct FrameMeasurement {
+    wanted: usize,
+    main_started: Option<Instant>,
+    main_spans: Vec<f64>,
+    render_spans: Arc<Mutex<RenderSpans>>,
+    first_frame_reported: bool,
+    measuring: bool,
+}
+
+#[derive(Default)]
+struct RenderSpans {
+    started: Option<Instant>,
+    prepared: Option<Instant>,
+    prepare: Vec<f64>,
+    graph: Vec<f64>,
+}
+
+#[derive(Resource, Clone)]
+struct SharedRenderSpans(Arc<Mutex<RenderSpans>>);
+
+fn render_span_start(spans: Res<SharedRenderSpans>) {
+    if let Ok(mut spans) = spans.0.lock() {
+        spans.started = Some(Instant::now());
+    }
+}
+
+fn render_span_prepared(spans: Res<SharedRenderSpans>) {
+    if let Ok(mut spans) = spans.0.lock() {
+        if let Some(started) = spans.started.take() {
+            spans.prepare.push(started.elapsed().as_secs_f64() * 1e3);
+            spans.prepared = Some(Instant::now());
+        }
+    }
+}
+
+fn render_span_end(spans: Res<SharedRenderSpans>) {
+    if let Ok(mut spans) = spans.0.lock() {
+        if let Some(prepared) = spans.prepared.take() {
+            spans.graph.push(prepared.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+}
+
+fn main_span_start(mut measurement: ResMut<FrameMeasurement>) {
+    measurement.main_started = Some(Instant::now());
+}
+
+fn main_span_end(mut measurement: ResMut<FrameMeasurement>) {
+    if let Some(started) = measurement.main_started.take() {
+        if measurement.measuring {
+            measurement.main_spans.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 }
 }
 
 #[derive(Resource)]
@@ -70,6 +133,21 @@ pub fn run(args: Args) -> ExitCode {
     app.insert_resource(progress.clone());
     if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
         render_app.insert_resource(progress).add_systems(Render, report_render_progress.after(RenderSystems::Render));
+    }
+    if let Some(wanted) = args.measure_frames {
+        let measurement = FrameMeasurement { wanted, ..default() };
+        let spans = SharedRenderSpans(measurement.render_spans.clone());
+        app.add_plugins(bevy::diagnostic::FrameTimeDiagnosticsPlugin::new(wanted.max(1)))
+            .insert_resource(measurement)
+            .add_systems(First, main_span_start)
+            .add_systems(Last, main_span_end);
+        if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+            render_app
+                .insert_resource(spans)
+                .add_systems(Render, render_span_start.in_set(RenderSystems::ExtractCommands))
+                .add_systems(Render, render_span_prepared.after(RenderSystems::PrepareBindGroups).before(RenderSystems::Render))
+                .add_systems(Render, render_span_end.after(RenderSystems::Render));
+        }
     }
     app.world_mut().insert_resource(Capture { args, target: Handle::default(), ready_at: None, requested: false });
     match app.run() {
@@ -130,11 +208,54 @@ fn scene_ready(ready: On<WorldInstanceReady>, shown: Query<(), With<ShownScene>>
     }
 }
 
-fn count_frames(mut commands: Commands, mut capture: ResMut<Capture>, progress: Res<RenderProgress>) {
+fn count_frames(
+    mut commands: Commands,
+    mut capture: ResMut<Capture>,
+    progress: Res<RenderProgress>,
+    measurement: Option<ResMut<FrameMeasurement>>,
+    diagnostics: Res<bevy::diagnostic::DiagnosticsStore>,
+) {
     let Some(ready_at) = capture.ready_at else { return };
     let rendered = progress.0 .1.load(Ordering::Relaxed).saturating_sub(ready_at);
     let compiling = progress.0 .0.load(Ordering::Relaxed);
-    if rendered >= SETTLE_FRAMES && compiling == 0 && !capture.requested {
+    if let Some(mut m) = measurement {
+        if rendered >= 1 && !m.first_frame_reported {
+            m.first_frame_reported = true;
+            println!("{}", serde_json::json!({ "event": "first_frame" }));
+        }
+        let settled = rendered >= SETTLE_FRAMES && compiling == 0;
+        if settled && !m.measuring {
+            m.measuring = true;
+            if let Ok(mut spans) = m.render_spans.lock() {
+                spans.prepare.clear();
+                spans.graph.clear();
+            }
+        }
+        if !m.measuring || m.main_spans.len() < m.wanted {
+            return;
+        }
+        if !capture.requested {
+            let (prepare, graph) = m.render_spans.lock().map(|s| (mean(&s.prepare), mean(&s.graph))).unwrap_or_default();
+            let frame_time = diagnostics
+                .get(&bevy::diagnostic::FrameTimeDiagnosticsPlugin::FRAME_TIME)
+                .and_then(|d| d.average())
+                .unwrap_or(0.0);
+            println!(
+                "{}",
+                serde_json::json!({
+                    "event": "frames",
+                    "frames": m.main_spans.len(),
+                    "frame_time_ms": frame_time,
+                    "main_cpu_ms": mean(&m.main_spans),
+                    "render_prepare_ms": prepare,
+                    "render_graph_ms": graph,
+                })
+            );
+        }
+    } else if rendered < SETTLE_FRAMES || compiling != 0 {
+        return;
+    }
+    if !capture.requested {
         capture.requested = true;
         let path = capture.args.output.clone().expect("--output is set in this mode");
         commands.spawn(Screenshot::image(capture.target.clone())).observe(save_to_disk(path)).observe(

@@ -1,0 +1,324 @@
+//! Side-by-side benchmark: this project's parse + mesh build against assimp (C API, loaded at run time)
+//! on every assimp-testmodels LWO file and on a generated scan-sized LWO, and against the `wow-wmo`
+//! crate on a generated zone-sized WMO; peak memory of each; the viewer's time to its first frame and
+//! its frame times with the large files on screen.
+//!
+//!     cargo build && cargo run --example bench            # the numbers in the README
+//!     cargo run --example bench -- --quick                 # small generated files, a smoke run
+//!
+//! Every measurement runs in a child process of its own (this binary with `--child`), so that each peak
+//! resident set is its own; times are the median of several runs inside the child.
+
+use std::ffi::{c_char, c_uint, c_void, CStr, CString};
+use std::io::{BufRead, BufReader, Cursor};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use lwo_wmo_viewer::{fixtures, formats, mesh};
+use serde_json::{json, Value};
+
+const CORPUS: &str = "/usr/share/assimp/models/LWO";
+
+/// One measured run: what it produced (triangles) and how long it took.
+type Run = fn(&Path) -> Result<usize, String>;
+
+fn ours_lwo(path: &Path) -> Result<usize, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let document = formats::parse_document(&bytes).map_err(|e| e.to_string())?;
+    Ok(mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default()).rendered_triangles())
+}
+
+/// Root and every group, parsed; with `build`, each group's meshes too (with the root, as the loader does).
+fn ours_wmo(path: &Path, build: bool) -> Result<usize, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let (_, root) = formats::wmo::parse_root(&bytes).map_err(|e| e.to_string())?;
+    let mut triangles = 0;
+    for group_path in formats::wmo::group_file_paths(path, root.group_infos.len()) {
+        let group_bytes = std::fs::read(group_path?).map_err(|e| e.to_string())?;
+        let (_, group) = formats::wmo::parse_group(&group_bytes).map_err(|e| e.to_string())?;
+        triangles += if build { mesh::wmo::build_group(&group, Some(&root)).rendered_triangles } else { group.indices.len() / 3 };
+    }
+    Ok(triangles)
+}
+
+fn wow_wmo(path: &Path) -> Result<usize, String> {
+    let parse = |p: &Path| -> Result<wow_wmo::api::ParsedWmo, String> {
+        let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
+        wow_wmo::api::parse_wmo(&mut Cursor::new(&bytes)).map_err(|e| e.to_string())
+    };
+    let wow_wmo::api::ParsedWmo::Root(root) = parse(path)? else { return Err("not a root".into()) };
+    let mut triangles = 0;
+    for group_path in formats::wmo::group_file_paths(path, root.n_groups as usize) {
+        if let wow_wmo::api::ParsedWmo::Group(group) = parse(&group_path?)? {
+            triangles += group.vertex_indices.len() / 3;
+        }
+    }
+    Ok(triangles)
+}
+
+#[repr(C)]
+struct AiScene {
+    flags: c_uint,
+    root_node: *const c_void,
+    mesh_count: c_uint,
+    meshes: *const *const AiMesh,
+}
+
+#[repr(C)]
+struct AiMesh {
+    primitive_types: c_uint,
+    vertex_count: c_uint,
+    face_count: c_uint,
+}
+
+const AI_PROCESS_TRIANGULATE: c_uint = 0x8;
+const AI_PROCESS_GEN_SMOOTH_NORMALS: c_uint = 0x40;
+
+/// assimp's `aiImportFile` with triangulation and smooth normals, through `libassimp.so.5`.
+fn assimp(path: &Path) -> Result<usize, String> {
+    // SAFETY: the symbols are assimp's C API, declared with the signatures of <assimp/cimport.h>; the
+    // scene is only read through the leading fields of aiScene and aiMesh that assimp 5 lays out so.
+    unsafe {
+        let library = libloading::Library::new("libassimp.so.5").map_err(|e| format!("assimp not found: {e}"))?;
+        let import: libloading::Symbol<unsafe extern "C" fn(*const c_char, c_uint) -> *const AiScene> =
+            library.get(b"aiImportFile\0").map_err(|e| e.to_string())?;
+        let release: libloading::Symbol<unsafe extern "C" fn(*const AiScene)> = library.get(b"aiReleaseImport\0").map_err(|e| e.to_string())?;
+        let error: libloading::Symbol<unsafe extern "C" fn() -> *const c_char> = library.get(b"aiGetErrorString\0").map_err(|e| e.to_string())?;
+        let name = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+        let scene = import(name.as_ptr(), AI_PROCESS_TRIANGULATE | AI_PROCESS_GEN_SMOOTH_NORMALS);
+        if scene.is_null() {
+            return Err(CStr::from_ptr(error()).to_string_lossy().into_owned());
+        }
+        let meshes = std::slice::from_raw_parts((*scene).meshes, (*scene).mesh_count as usize);
+        let triangles = meshes.iter().map(|&m| (*m).face_count as usize).sum();
+        release(scene);
+        Ok(triangles)
+    }
+}
+
+fn status_kb(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()))
+        .unwrap_or(0)
+}
+
+/// `--child KIND PATH RUNS`: the median of RUNS runs and the peak resident set, as one JSON line.
+fn child(kind: &str, path: &Path, runs: usize) -> Value {
+    let run: Run = match kind {
+        "ours-lwo" => ours_lwo,
+        "assimp" => assimp,
+        "ours-wmo" => |p| ours_wmo(p, true),
+        "ours-wmo-parse" => |p| ours_wmo(p, false),
+        "wow-wmo" => wow_wmo,
+        other => return json!({ "error": format!("unknown kind {other}") }),
+    };
+    let baseline_kb = status_kb("VmRSS:");
+    let mut times = Vec::new();
+    let mut triangles = 0;
+    for _ in 0..runs.max(1) {
+        let started = Instant::now();
+        match run(path) {
+            Ok(t) => triangles = t,
+            Err(e) => return json!({ "error": e }),
+        }
+        times.push(started.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    json!({ "seconds": times[times.len() / 2], "triangles": triangles, "peak_kb": status_kb("VmHWM:"), "baseline_kb": baseline_kb })
+}
+
+fn measure(kind: &str, path: &Path, runs: usize) -> Value {
+    let output = Command::new(std::env::current_exe().expect("own path"))
+        .args(["--child", kind, &path.to_string_lossy(), &runs.to_string()])
+        .output();
+    match output {
+        Ok(out) => serde_json::from_slice(&out.stdout).unwrap_or_else(|_| json!({ "error": format!("child failed: {}", String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")) })),
+        Err(e) => json!({ "error": e.to_string() }),
+    }
+}
+
+fn input_bytes(path: &Path) -> u64 {
+    let mut total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if path.extension().is_some_and(|e| e == "wmo") {
+        if let Ok((_, root)) = std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| formats::wmo::parse_root(&b).map_err(|e| e.to_string())) {
+            for group in formats::wmo::group_file_paths(path, root.group_infos.len()).into_iter().flatten() {
+                total += std::fs::metadata(group).map(|m| m.len()).unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+fn seconds(v: &Value) -> Option<f64> {
+    v["seconds"].as_f64()
+}
+
+/// Extra resident memory the work took, in MB (the peak less the process before it started).
+fn working_mb(v: &Value) -> f64 {
+    (v["peak_kb"].as_f64().unwrap_or(0.0) - v["baseline_kb"].as_f64().unwrap_or(0.0)) / 1024.0
+}
+
+fn describe(v: &Value) -> String {
+    match seconds(v) {
+        Some(s) => format!("{:.1} ms", s * 1e3),
+        None => format!("failed: {}", v["error"].as_str().unwrap_or("?")),
+    }
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "meets" } else { "misses" }
+}
+
+/// Side by side on one file: time, MB/s, triangles and working memory of both, and our speed-up.
+fn compare(label: &str, path: &Path, ours: &str, theirs: &str, runs: usize) -> (Value, Value) {
+    let bytes = input_bytes(path);
+    let (a, b) = (measure(ours, path, runs), measure(theirs, path, runs));
+    let mb = bytes as f64 / (1 << 20) as f64;
+    let rate = |v: &Value| seconds(v).map(|s| format!("{:.0}", mb / s)).unwrap_or_else(|| "–".into());
+    let ratio = match (seconds(&a), seconds(&b)) {
+        (Some(x), Some(y)) => format!("{:.1}×", y / x),
+        _ => "–".into(),
+    };
+    println!(
+        "| {label} | {:.2} | {} | {} | {} | {} | {ratio} | {} / {} | {:.0} / {:.0} |",
+        mb,
+        describe(&a),
+        rate(&a),
+        describe(&b),
+        rate(&b),
+        a["triangles"],
+        b["triangles"],
+        working_mb(&a),
+        working_mb(&b),
+    );
+    (a, b)
+}
+
+/// The viewer, windowless: time from its start to the first frame with the model, then frame times.
+fn viewer_frames(path: &Path, frames: usize) -> Result<(f64, Value), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let viewer = exe.parent().and_then(Path::parent).map(|d| d.join("lwo-wmo-viewer")).filter(|p| p.exists()).ok_or("build the viewer first: cargo build")?;
+    let png = std::env::temp_dir().join(format!("lwo-wmo-viewer-bench-{}.png", std::process::id()));
+    let started = Instant::now();
+    let mut child = Command::new(viewer)
+        .arg(path)
+        .args(["--output", &png.to_string_lossy(), "--resolution", "1280x720", "--measure-frames", &frames.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut first_frame = None;
+    let mut timings = Value::Null;
+    for line in BufReader::new(child.stdout.take().ok_or("no stdout")?).lines().map_while(Result::ok) {
+        let Ok(event) = serde_json::from_str::<Value>(&line) else { continue };
+        match event["event"].as_str() {
+            Some("first_frame") => first_frame = Some(started.elapsed().as_secs_f64()),
+            Some("frames") => timings = event,
+            _ => {}
+        }
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&png);
+    match first_frame {
+        Some(s) if status.success() => Ok((s, timings)),
+        _ => Err(format!("the viewer exited with {status} before showing the model")),
+    }
+}
+
+fn generated_files(dir: &Path, quick: bool) -> std::io::Result<(PathBuf, PathBuf)> {
+    std::fs::create_dir_all(dir)?;
+    let (lwo_side, groups, per_group) = if quick { (200, 12, 2000) } else { (1060, 300, 7000) };
+    let lwo = dir.join(format!("terrain-{lwo_side}.lwo"));
+    if !lwo.exists() {
+        std::fs::write(&lwo, fixtures::lwo::large_object(lwo_side, lwo_side))?;
+    }
+    let zone = dir.join(format!("zone{groups}"));
+    let root = zone.join(format!("zone{groups}.wmo"));
+    if !root.exists() {
+        fixtures::wmo::large_scene(groups, per_group).write_to(&zone, &format!("zone{groups}"))?;
+        for (name, bytes) in fixtures::wmo::sample_textures() {
+            let path = zone.join(name.replace('\\', "/"));
+            std::fs::create_dir_all(path.parent().unwrap_or(&zone))?;
+            std::fs::write(path, bytes)?;
+        }
+    }
+    Ok((lwo, root))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--child") {
+        let (kind, path, runs) = (&args[2], Path::new(&args[3]), args[4].parse().unwrap_or(1));
+        println!("{}", child(kind, path, runs));
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let data = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target")).join("bench-data");
+    let (large_lwo, large_wmo) = generated_files(&data, quick).expect("write the generated files");
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| c.lines().find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())));
+    println!("machine: {} × {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), cpu.unwrap_or_default());
+
+    println!("\n| file | MB | ours | ours MB/s | peer | peer MB/s | speed-up | triangles ours / peer | working MB ours / peer |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut corpus: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![PathBuf::from(CORPUS)];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("lwo") || e.eq_ignore_ascii_case("lxo")) {
+                corpus.push(p);
+            }
+        }
+    }
+    corpus.sort();
+    let (mut ours_total, mut theirs_total) = (0.0, 0.0);
+    for path in &corpus {
+        let label = path.strip_prefix(CORPUS).unwrap_or(path).display().to_string();
+        let (a, b) = compare(&label, path, "ours-lwo", "assimp", 5);
+        if let (Some(x), Some(y)) = (seconds(&a), seconds(&b)) {
+            ours_total += x;
+            theirs_total += y;
+        }
+    }
+    println!("| corpus, files both read | | {:.1} ms | | {:.1} ms | | {:.1}× | | |", ours_total * 1e3, theirs_total * 1e3, theirs_total / ours_total);
+
+    let runs = 3;
+    let (a, b) = compare(&format!("generated {}", large_lwo.file_name().unwrap().to_string_lossy()), &large_lwo, "ours-lwo", "assimp", runs);
+    let lwo_mb = input_bytes(&large_lwo) as f64 / (1 << 20) as f64;
+    let (wa, wb) = compare(&format!("generated {} (parse + meshes)", large_wmo.file_name().unwrap().to_string_lossy()), &large_wmo, "ours-wmo", "wow-wmo", runs);
+    let (wp, _) = compare(&format!("generated {} (parse only)", large_wmo.file_name().unwrap().to_string_lossy()), &large_wmo, "ours-wmo-parse", "wow-wmo", runs);
+    let wmo_mb = input_bytes(&large_wmo) as f64 / (1 << 20) as f64;
+
+    println!("\ntargets:");
+    if let (Some(x), Some(y)) = (seconds(&a), seconds(&b)) {
+        println!("- large LWO parse + mesh {:.0} MB/s (target ≥ 200): {}", lwo_mb / x, verdict(lwo_mb / x >= 200.0));
+        println!("- large LWO vs assimp {:.1}× (target ≥ 5×): {}", y / x, verdict(y / x >= 5.0));
+    }
+    println!("- large LWO working memory {:.0} MB = {:.2}× the {:.0} MB input (target ≤ 3×): {}", working_mb(&a), working_mb(&a) / lwo_mb, lwo_mb, verdict(working_mb(&a) <= 3.0 * lwo_mb));
+    if let (Some(x), Some(p), Some(y)) = (seconds(&wa), seconds(&wp), seconds(&wb)) {
+        println!("- large WMO vs wow-wmo: parse + meshes {:.1}×, parse only {:.1}× (target ≥ 3×): {}", y / x, y / p, verdict(y / x >= 3.0));
+    }
+    println!("- large WMO working memory {:.0} MB = {:.2}× the {:.0} MB input (target ≤ 3×): {}", working_mb(&wa), working_mb(&wa) / wmo_mb, wmo_mb, verdict(working_mb(&wa) <= 3.0 * wmo_mb));
+
+    println!("\nviewer (windowless, 1280×720, lavapipe):");
+    for path in [&large_lwo, &large_wmo] {
+        match viewer_frames(path, 120) {
+            Ok((first, t)) => println!(
+                "- {}: first frame with the model after {:.2} s; over {} frames: frame time {:.1} ms (Bevy FrameTimeDiagnostics); CPU: main world {:.2} ms, render world preparing {:.2} ms, render graph with lavapipe's rasterizing {:.1} ms",
+                path.file_name().unwrap().to_string_lossy(),
+                first,
+                t["frames"],
+                t["frame_time_ms"].as_f64().unwrap_or(0.0),
+                t["main_cpu_ms"].as_f64().unwrap_or(0.0),
+                t["render_prepare_ms"].as_f64().unwrap_or(0.0),
+                t["render_graph_ms"].as_f64().unwrap_or(0.0),
+            ),
+            Err(e) => println!("- {}: {e}", path.display()),
+        }
+    }
+}
