@@ -5,6 +5,7 @@ pub mod chunk;
 pub mod error;
 pub mod fourcc;
 pub mod lwo;
+pub mod m2;
 pub mod reader;
 pub mod wmo;
 
@@ -20,6 +21,7 @@ pub enum Format {
     Lwo(lwo::LwoKind),
     WmoRoot,
     WmoGroup,
+    M2,
 }
 
 impl Format {
@@ -29,6 +31,7 @@ impl Format {
             Self::Lwo(kind) => kind.name(),
             Self::WmoRoot => "WMO-root",
             Self::WmoGroup => "WMO-group",
+            Self::M2 => "M2",
         }
     }
 }
@@ -38,6 +41,7 @@ pub enum Model {
     Lwo(lwo::LwoObject),
     WmoRoot(wmo::WmoRoot),
     WmoGroup(wmo::WmoGroup),
+    M2(m2::M2Model),
 }
 
 /// A parsed file: its format, its chunk tree and its model.
@@ -54,12 +58,13 @@ impl Document {
             Model::Lwo(o) => &o.warnings,
             Model::WmoRoot(r) => &r.warnings,
             Model::WmoGroup(g) => &g.warnings,
+            Model::M2(m) => &m.warnings,
         }
     }
 }
 
 /// The extensions the viewer opens.
-pub const EXTENSIONS: &[&str] = &["lwo", "lxo", "wmo"];
+pub const EXTENSIONS: &[&str] = &["lwo", "lxo", "wmo", "m2"];
 
 pub fn is_supported_path(path: &Path) -> bool {
     path.extension()
@@ -67,7 +72,8 @@ pub fn is_supported_path(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.iter().any(|s| s.eq_ignore_ascii_case(e)))
 }
 
-/// Parses a file by its content: `FORM` is IFF (LightWave), `REVM` (MVER reversed) is WMO.
+/// Parses a file by its content: `FORM` is IFF (LightWave), `REVM` (MVER reversed) is WMO, `MD20` (or
+/// the later, refused `MD21`) is M2. An M2 has no chunks: its tree is empty and its header arrays stand in.
 pub fn parse_document(bytes: &[u8]) -> Result<Document, ParseError> {
     match bytes.get(..4) {
         Some(b"FORM") => {
@@ -78,10 +84,14 @@ pub fn parse_document(bytes: &[u8]) -> Result<Document, ParseError> {
             (tree, wmo::WmoFile::Root(root)) => Ok(Document { format: Format::WmoRoot, tree, model: Model::WmoRoot(root) }),
             (tree, wmo::WmoFile::Group(group)) => Ok(Document { format: Format::WmoGroup, tree, model: Model::WmoGroup(group) }),
         },
+        Some(b"MD20" | b"MD21") => {
+            let model = m2::parse(bytes)?;
+            Ok(Document { format: Format::M2, tree: ChunkTree::default(), model: Model::M2(model) })
+        }
         Some(other) => Err(ParseError::new(
             0,
             ErrorKind::BadMagic {
-                expected: "FORM (LightWave) or REVM (WMO)",
+                expected: "FORM (LightWave), REVM (WMO) or MD20 (M2)",
                 found: FourCc([other[0], other[1], other[2], other[3]]).to_string(),
             },
         )),

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
 
 use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
-use super::normals::{corner_normals, polygon_normal};
+use super::normals::{polygon_normal, CornerNormals};
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
 use super::triangulate::{Crossing, Triangulator};
@@ -224,20 +224,21 @@ fn projecting_block(surface: Option<&Surface>) -> Option<&Block> {
 
 fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, triangulator: &mut Triangulator) -> BuiltLayer {
     let polys = &layer.polygons;
-    let normals = corner_normals(layer, surfaces, options.smoothing);
+    let normals = CornerNormals::new(layer, surfaces, options.smoothing);
     // modo writes its own vertex normals as a NORM map; where one is present it wins.
     let stored_normals = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
     let local = |p: [f32; 3]| lwo_to_bevy(sub(p, layer.pivot));
     let mut meshes: Vec<SurfaceMesh> = Vec::new();
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
-    let mut maps_of: HashMap<u32, CornerMaps<'_>> = HashMap::new();
+    let mut maps_of: HashMap<u32, usize> = HashMap::new();
+    let mut corner_maps: Vec<CornerMaps<'_>> = Vec::new();
+    let mut last_mesh: Option<((u32, bool), (usize, usize))> = None;
     let mut lines = MeshData::new(Topology::Lines);
     let mut points = MeshData::new(Topology::Points);
     let mut corner_points: Vec<[f32; 3]> = Vec::new();
     let mut tris: Vec<[u32; 3]> = Vec::new();
     let mut triangles = 0;
     let mut degenerate = 0;
-    let mut corner_base = 0usize;
     let mut cages: Vec<(u32, Cage, HashMap<u32, u32>)> = Vec::new();
     let mut projected_uvs: Vec<[f32; 2]> = Vec::new();
     let mut lookups = MapLookups::default();
@@ -246,8 +247,6 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
     let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); layer.points.len()];
     for p in 0..polys.len() {
         let vertices = polys.vertices(p);
-        let corner_start = corner_base;
-        corner_base += vertices.len();
         let kind = polys.kind[p];
         let surface_index = polys.surface[p];
         let n = vertices.len();
@@ -302,22 +301,33 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
             continue;
         }
         let detail = polys.detail_of[p] != NONE;
-        let slot = *mesh_of.entry((surface_index, detail)).or_insert_with(|| {
-            meshes.push(SurfaceMesh { surface: surface_index, detail, mesh: MeshData::new(Topology::Triangles) });
-            meshes.len() - 1
-        });
-        let maps = maps_of.entry(surface_index).or_insert_with(|| {
-            let surface = surfaces.get(surface_index as usize);
-            let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
-            let color = surface.and_then(|s| s.vertex_color.as_ref()).and_then(|vc| lookups.get(layer, COLOR_KINDS, &vc.map_name));
-            let primary = uv_map_name(layer, surface);
-            let second_uv = layer
-                .vertex_maps
-                .iter()
-                .find(|m| m.is_uv() && Some(m.name.as_str()) != primary)
-                .and_then(|m| lookups.get(layer, UV_KINDS, &m.name));
-            CornerMaps { uv, projection: projecting_block(surface), second_uv, color }
-        });
+        let key = (surface_index, detail);
+        // Polygons come in runs of one surface: the previous polygon's mesh is usually this one's.
+        let (slot, maps_slot) = match last_mesh {
+            Some((last_key, slots)) if last_key == key => slots,
+            _ => {
+                let maps_slot = *maps_of.entry(surface_index).or_insert_with(|| {
+                    let surface = surfaces.get(surface_index as usize);
+                    let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
+                    let color = surface.and_then(|s| s.vertex_color.as_ref()).and_then(|vc| lookups.get(layer, COLOR_KINDS, &vc.map_name));
+                    let primary = uv_map_name(layer, surface);
+                    let second_uv = layer
+                        .vertex_maps
+                        .iter()
+                        .find(|m| m.is_uv() && Some(m.name.as_str()) != primary)
+                        .and_then(|m| lookups.get(layer, UV_KINDS, &m.name));
+                    corner_maps.push(CornerMaps { uv, projection: projecting_block(surface), second_uv, color });
+                    corner_maps.len() - 1
+                });
+                let slot = *mesh_of.entry(key).or_insert_with(|| {
+                    meshes.push(SurfaceMesh { surface: surface_index, detail, mesh: MeshData::new(Topology::Triangles) });
+                    meshes.len() - 1
+                });
+                last_mesh = Some((key, (slot, maps_slot)));
+                (slot, maps_slot)
+            }
+        };
+        let maps = &corner_maps[maps_slot];
         let mesh = &mut meshes[slot].mesh;
         projected_uvs.clear();
         if let Some(block) = maps.projection {
@@ -334,7 +344,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         corner_vertex.clear();
         for (k, &v) in vertices.iter().enumerate() {
             let stored = stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
-            let normal = lwo_to_bevy(stored.unwrap_or(normals[corner_start + k]));
+            let normal = lwo_to_bevy(stored.unwrap_or_else(|| normals.at(p, v)));
             let to_uv = |value: &[f32]| [value.first().copied().unwrap_or(0.0), 1.0 - value.get(1).copied().unwrap_or(0.0)];
             let uv = match (&maps.uv, projected_uvs.get(k)) {
                 (_, Some(projected)) => Some(*projected),

@@ -4,6 +4,7 @@
 
 pub mod coords;
 pub mod lwo;
+pub mod m2;
 pub mod normals;
 pub mod projection;
 pub mod subdivide;
@@ -17,6 +18,8 @@ pub enum StandaloneMeshes {
     Lwo(lwo::LwoMeshes),
     WmoRoot { portals: Vec<Option<MeshData>>, doodads: Vec<wmo::Placement> },
     WmoGroup(wmo::GroupMeshes),
+    /// Built from the embedded view 0; a version-264 model's `.skin` is another file, so it builds nothing here.
+    M2(Option<m2::M2Meshes>),
 }
 
 impl StandaloneMeshes {
@@ -29,6 +32,7 @@ impl StandaloneMeshes {
                 doodads: root.doodads.iter().map(wmo::doodad_placement).collect(),
             },
             Model::WmoGroup(group) => Self::WmoGroup(wmo::build_group(group, None)),
+            Model::M2(model) => Self::M2(model.view(None).map(|view| m2::build(model, view, m2::Geosets::All))),
         }
     }
 
@@ -37,6 +41,7 @@ impl StandaloneMeshes {
             Self::Lwo(meshes) => meshes.rendered_triangles,
             Self::WmoRoot { .. } => 0,
             Self::WmoGroup(meshes) => meshes.rendered_triangles,
+            Self::M2(meshes) => meshes.as_ref().map_or(0, |m| m.triangles),
         }
     }
 }

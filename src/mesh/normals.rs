@@ -23,57 +23,73 @@ pub fn polygon_normal(points: &[[f32; 3]], vertices: &[u32]) -> [f32; 3] {
     normalize(super::triangulate::newell_normal(&corners)).unwrap_or([0.0, 0.0, 0.0])
 }
 
-/// One normal per polygon corner, aligned with `layer.polygons.indices`, in the file's frame.
-/// `smooth` false gives flat shading everywhere.
-pub fn corner_normals(layer: &Layer, surfaces: &[Surface], smooth: bool) -> Vec<[f32; 3]> {
-    let polys = &layer.polygons;
-    let face_normals: Vec<[f32; 3]> = (0..polys.len()).map(|p| polygon_normal(&layer.points, polys.vertices(p))).collect();
-    // Point → polygons, as a compressed list.
-    let point_count = layer.points.len();
-    let mut counts = vec![0u32; point_count + 1];
-    for &v in &polys.indices {
-        if let Some(c) = counts.get_mut(v as usize + 1) {
-            *c += 1;
-        }
-    }
-    for i in 1..counts.len() {
-        counts[i] += counts[i - 1];
-    }
-    let mut fill = counts.clone();
-    let mut incident = vec![0u32; polys.indices.len()];
-    for p in 0..polys.len() {
-        for &v in polys.vertices(p) {
-            if let Some(slot) = fill.get_mut(v as usize) {
-                incident[*slot as usize] = p as u32;
-                *slot += 1;
+/// Corner normals computed when asked, from each polygon's normal and the polygons around each point,
+/// in the file's frame; `smooth` false gives flat shading everywhere. Asking per corner, rather than
+/// storing a normal for every corner up front, keeps large objects' peak memory down.
+pub struct CornerNormals<'a> {
+    layer: &'a Layer,
+    face_normals: Vec<[f32; 3]>,
+    /// Point → the polygons that use it, as a compressed list: `incident[first[v]..first[v + 1]]`.
+    first: Vec<u32>,
+    incident: Vec<u32>,
+    /// Per polygon: the cosine of its surface's smoothing angle, or `None` when it is shaded flat.
+    cos_limit: Vec<Option<f32>>,
+}
+
+impl<'a> CornerNormals<'a> {
+    pub fn new(layer: &'a Layer, surfaces: &[Surface], smooth: bool) -> Self {
+        let polys = &layer.polygons;
+        let face_normals: Vec<[f32; 3]> = (0..polys.len()).map(|p| polygon_normal(&layer.points, polys.vertices(p))).collect();
+        let cos_limit: Vec<Option<f32>> = (0..polys.len())
+            .map(|p| {
+                let angle = surfaces.get(polys.surface[p] as usize).map_or(0.0, |s| s.max_smoothing_angle);
+                (smooth && angle > 0.0).then(|| angle.min(std::f32::consts::PI).cos())
+            })
+            .collect();
+        let point_count = layer.points.len();
+        let mut first = vec![0u32; point_count + 1];
+        let mut incident = Vec::new();
+        if cos_limit.iter().any(Option::is_some) {
+            for &v in &polys.indices {
+                if let Some(c) = first.get_mut(v as usize + 1) {
+                    *c += 1;
+                }
+            }
+            for i in 1..first.len() {
+                first[i] += first[i - 1];
+            }
+            let mut fill = first.clone();
+            incident = vec![0u32; polys.indices.len()];
+            for p in 0..polys.len() {
+                for &v in polys.vertices(p) {
+                    if let Some(slot) = fill.get_mut(v as usize) {
+                        incident[*slot as usize] = p as u32;
+                        *slot += 1;
+                    }
+                }
             }
         }
+        Self { layer, face_normals, first, incident, cos_limit }
     }
-    let mut out = Vec::with_capacity(polys.indices.len());
-    for p in 0..polys.len() {
-        let own = face_normals[p];
-        let angle = surfaces.get(polys.surface[p] as usize).map_or(0.0, |s| s.max_smoothing_angle);
-        let flat = !smooth || angle <= 0.0;
-        let cos_limit = angle.min(std::f32::consts::PI).cos();
-        for &v in polys.vertices(p) {
-            if flat {
-                out.push(own);
+
+    /// The normal at point `v` of polygon `p`.
+    pub fn at(&self, p: usize, v: u32) -> [f32; 3] {
+        let own = self.face_normals[p];
+        let Some(cos_limit) = self.cos_limit[p] else { return own };
+        let polys = &self.layer.polygons;
+        let v = v as usize;
+        let (Some(&from), Some(&to)) = (self.first.get(v), self.first.get(v + 1)) else { return own };
+        let mut sum = own;
+        for &q in &self.incident[from as usize..to as usize] {
+            let q = q as usize;
+            if q == p || polys.smoothing_group[q] != polys.smoothing_group[p] {
                 continue;
             }
-            let v = v as usize;
-            let mut sum = own;
-            for &q in &incident[counts[v] as usize..counts[v + 1] as usize] {
-                let q = q as usize;
-                if q == p || polys.smoothing_group[q] != polys.smoothing_group[p] {
-                    continue;
-                }
-                let other = face_normals[q];
-                if dot(own, other) >= cos_limit - 1e-6 {
-                    sum = [sum[0] + other[0], sum[1] + other[1], sum[2] + other[2]];
-                }
+            let other = self.face_normals[q];
+            if dot(own, other) >= cos_limit - 1e-6 {
+                sum = [sum[0] + other[0], sum[1] + other[1], sum[2] + other[2]];
             }
-            out.push(normalize(sum).unwrap_or(own));
         }
+        normalize(sum).unwrap_or(own)
     }
-    out
 }

@@ -6,7 +6,7 @@
 use earcut::Earcut;
 use lyon_tessellation::geom::point;
 use lyon_tessellation::path::Polygon;
-use lyon_tessellation::{BuffersBuilder, FillOptions, FillRule, FillTessellator, FillVertex, VertexBuffers};
+use lyon_tessellation::{BuffersBuilder, FillOptions, FillRule, FillTessellator, FillVertex, VertexBuffers, VertexSource};
 
 use super::{cross, dot, normalize, sub};
 
@@ -169,46 +169,93 @@ impl Triangulator {
 
     /// Tessellates a self-crossing outline into `local`, recording the corners lyon adds as crossings
     /// along the polygon's own edges. False when lyon gives up on the outline.
+    /// The outline edge nearest `v`, and where along it `v` lies.
+    fn nearest_edge(&self, v: [f64; 2]) -> (u32, u32, f32) {
+        let n = self.projected.len();
+        let mut best = (f64::MAX, 0usize, 0.0f64);
+        for i in 0..n {
+            let (a, b) = (self.projected[i], self.projected[(i + 1) % n]);
+            let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+            let len2 = dx * dx + dy * dy;
+            if len2 == 0.0 {
+                continue;
+            }
+            let t = (((v[0] - a[0]) * dx + (v[1] - a[1]) * dy) / len2).clamp(0.0, 1.0);
+            let d = (a[0] + dx * t - v[0]).powi(2) + (a[1] + dy * t - v[1]).powi(2);
+            if d < best.0 {
+                best = (d, i, t);
+            }
+        }
+        let (_, i, t) = best;
+        (i as u32, ((i + 1) % n) as u32, t as f32)
+    }
+
     fn fill_crossing_outline(&mut self) -> bool {
+        /// Where lyon says an output vertex comes from: a corner of the outline, or a point on one of
+        /// its edges (a crossing). Asking lyon, rather than searching the outline, keeps this linear.
+        #[derive(Clone, Copy)]
+        enum Source {
+            Corner(u32),
+            OnEdge { from: u32, to: u32, t: f32 },
+            /// lyon gives no source at some crossings: found by position, nearest edge.
+            At([f32; 2]),
+        }
         let outline: Vec<_> = self.projected.iter().map(|p| point(p[0] as f32, p[1] as f32)).collect();
-        let mut buffers: VertexBuffers<[f32; 2], u32> = VertexBuffers::new();
+        let mut buffers: VertexBuffers<Source, u32> = VertexBuffers::new();
         let options = FillOptions::default().with_fill_rule(FillRule::NonZero).with_tolerance(1e-4);
         let result = self.fill.tessellate_polygon(
             Polygon { points: &outline, closed: true },
             &options,
-            &mut BuffersBuilder::new(&mut buffers, |v: FillVertex| v.position().to_array()),
+            &mut BuffersBuilder::new(&mut buffers, |v: FillVertex| {
+                // A vertex may list several sources (the two edges of a crossing); any valid one places it.
+                let valid = |id: lyon_tessellation::path::EndpointId| id != lyon_tessellation::path::EndpointId::INVALID;
+                v.sources()
+                    .find_map(|source| match source {
+                        VertexSource::Endpoint { id } if valid(id) => Some(Source::Corner(id.0)),
+                        VertexSource::Edge { from, to, t } if valid(from) && valid(to) => Some(if t <= 0.0 {
+                            Source::Corner(from.0)
+                        } else if t >= 1.0 {
+                            Source::Corner(to.0)
+                        } else {
+                            Source::OnEdge { from: from.0, to: to.0, t }
+                        }),
+                        _ => None,
+                    })
+                    .unwrap_or(Source::At(v.position().to_array()))
+            }),
         );
         if result.is_err() {
             return false;
         }
-        let n = self.projected.len();
+        let n = self.projected.len() as u32;
+        // Each unplaced vertex costs a pass over the edges; a hostile outline with thousands of crossings
+        // is given up (no triangles, counted as degenerate) rather than stalling the load.
+        let unplaced = buffers.vertices.iter().filter(|s| matches!(s, Source::At(_))).count();
+        if unplaced.saturating_mul(n as usize) > MAX_CROSSING_SEARCH {
+            return false;
+        }
         let scale = self.projected.iter().fold(0.0f64, |m, p| m.max(p[0].abs()).max(p[1].abs())).max(1e-12);
         let mut remap = Vec::with_capacity(buffers.vertices.len());
-        for v in &buffers.vertices {
-            let v = [f64::from(v[0]), f64::from(v[1])];
-            let near = |p: &[f64; 2]| ((p[0] - v[0]).powi(2) + (p[1] - v[1]).powi(2)).sqrt() <= scale * 1e-5;
-            if let Some(k) = self.projected.iter().position(near) {
-                remap.push(k as u32);
-                continue;
-            }
-            // Not a corner: a crossing, on the edge it lies closest to.
-            let mut best = (f64::MAX, 0usize, 0.0f64);
-            for i in 0..n {
-                let (a, b) = (self.projected[i], self.projected[(i + 1) % n]);
-                let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-                let len2 = dx * dx + dy * dy;
-                if len2 == 0.0 {
+        for source in &buffers.vertices {
+            let (from, to, t) = match *source {
+                Source::Corner(k) if k < n => {
+                    remap.push(k);
                     continue;
                 }
-                let t = (((v[0] - a[0]) * dx + (v[1] - a[1]) * dy) / len2).clamp(0.0, 1.0);
-                let d = (a[0] + dx * t - v[0]).powi(2) + (a[1] + dy * t - v[1]).powi(2);
-                if d < best.0 {
-                    best = (d, i, t);
+                Source::OnEdge { from, to, t } if from < n && to < n => (from, to, t),
+                Source::At([x, y]) => {
+                    let v = [f64::from(x), f64::from(y)];
+                    let near = |p: &[f64; 2]| ((p[0] - v[0]).powi(2) + (p[1] - v[1]).powi(2)).sqrt() <= scale * 1e-5;
+                    if let Some(k) = self.projected.iter().position(near) {
+                        remap.push(k as u32);
+                        continue;
+                    }
+                    self.nearest_edge(v)
                 }
-            }
-            let (_, i, t) = best;
-            self.crossings.push(Crossing { from: i as u32, to: ((i + 1) % n) as u32, t: t as f32 });
-            remap.push((n + self.crossings.len() - 1) as u32);
+                _ => return false,
+            };
+            self.crossings.push(Crossing { from, to, t });
+            remap.push(n + self.crossings.len() as u32 - 1);
         }
         self.local.clear();
         self.local.extend(buffers.indices.iter().map(|&i| remap[i as usize]));
@@ -289,6 +336,9 @@ mod tests {
     }
 }
 
+/// Work allowed for placing crossings that lyon gives no source for (vertices × edges).
+const MAX_CROSSING_SEARCH: usize = 1 << 20;
+
 /// True when every corner turns the same way about `normal` and the outline goes round once, so the
 /// fan from corner 0 is a triangulation. Stricter than needed: near-straight corners send the polygon on
 /// to the general path.
@@ -303,8 +353,11 @@ fn is_convex_fan(points: &[[f32; 3]], normal: [f32; 3]) -> bool {
         if !(turn > 1e-4 * scale) {
             return false;
         }
-        total_turn += turn.atan2(dot(e1, e2));
+        if n > 4 {
+            total_turn += turn.atan2(dot(e1, e2));
+        }
     }
-    // A star polygon turns every corner the same way too, but goes round more than once.
-    (total_turn - std::f32::consts::TAU).abs() < 0.1
+    // A star polygon (five corners or more) turns every corner the same way too, but goes round more
+    // than once.
+    n <= 4 || (total_turn - std::f32::consts::TAU).abs() < 0.1
 }

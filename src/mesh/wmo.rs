@@ -133,7 +133,8 @@ fn batch_mesh(
         return None;
     }
     let mut mesh = MeshData::new(Topology::Triangles);
-    let mut remap: std::collections::HashMap<u16, u32> = std::collections::HashMap::new();
+    // Group vertex → batch vertex; MOVI indices are u16, so the table is small and dense.
+    let mut remap = vec![u32::MAX; positions.len()];
     mesh.uv_sets = vec![Vec::new(); uv_sets.len()];
     if colors.is_some() {
         mesh.colors = Some(Vec::new());
@@ -144,8 +145,9 @@ fn batch_mesh(
         }
         let Some(tri) = triangle_ok(t) else { continue };
         for v in tri {
-            let index = *remap.entry(v).or_insert_with(|| {
-                let i = usize::from(v);
+            let i = usize::from(v);
+            if remap[i] == u32::MAX {
+                remap[i] = mesh.positions.len() as u32;
                 mesh.positions.push(positions[i]);
                 mesh.normals.push(normals.map_or([0.0, 1.0, 0.0], |n| n[i]));
                 for (set, uvs) in mesh.uv_sets.iter_mut().zip(uv_sets) {
@@ -154,9 +156,8 @@ fn batch_mesh(
                 if let (Some(out), Some(c)) = (mesh.colors.as_mut(), colors) {
                     out.push(c[i].map(|x| f32::from(x) / 255.0));
                 }
-                (mesh.positions.len() - 1) as u32
-            });
-            mesh.indices.push(index);
+            }
+            mesh.indices.push(remap[i]);
         }
     }
     if normals.is_none() {

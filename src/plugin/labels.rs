@@ -18,6 +18,10 @@ pub enum ModelLabel {
     Placeholder,
     OverlayMaterial(&'static str),
     DoodadMarkerMesh,
+    /// An M2 model's parts: the model itself is 0, a WMO's doodad models are numbered in MODN order.
+    M2Unit { model: usize, unit: usize },
+    M2Material { model: usize, material: usize },
+    M2Texture { model: usize, texture: usize },
 }
 
 impl fmt::Display for ModelLabel {
@@ -38,6 +42,9 @@ impl fmt::Display for ModelLabel {
             Self::Placeholder => write!(f, "Placeholder"),
             Self::OverlayMaterial(name) => write!(f, "Overlay/{name}"),
             Self::DoodadMarkerMesh => write!(f, "DoodadMarker"),
+            Self::M2Unit { model, unit } => write!(f, "M2Model{model}/Unit{unit}"),
+            Self::M2Material { model, material } => write!(f, "M2Model{model}/Material{material}"),
+            Self::M2Texture { model, texture } => write!(f, "M2Model{model}/Texture{texture}"),
         }
     }
 }

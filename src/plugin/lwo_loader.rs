@@ -47,6 +47,8 @@ pub(super) fn load_bytes(
     settings: &ModelLoaderSettings,
 ) -> Result<ModelAsset, ModelLoadError> {
     let document = parse_document(&bytes).map_err(|e| FileError::parse(&path, e))?;
+    // The model owns its data; the file's bytes need not stay through mesh building.
+    drop(bytes);
     Ok(build_asset(ctx, path, Arc::new(document), settings))
 }
 

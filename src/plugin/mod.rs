@@ -1,9 +1,11 @@
-//! The Bevy plugin: asset loaders for `.lwo`/`.lxo` and `.wmo` that turn a file into meshes, materials
+//! The Bevy plugin: asset loaders for `.lwo`/`.lxo`, `.wmo` and `.m2` that turn a file into meshes, materials
 //! and one scene ([`WorldAsset`]), in the manner of `bevy_gltf`.
 
 mod convert;
 pub mod labels;
 mod lwo_loader;
+pub mod m2_blend;
+mod m2_loader;
 pub mod textures;
 mod wmo_loader;
 pub mod wmo_material;
@@ -19,10 +21,11 @@ use crate::mesh::Bounds;
 
 pub use labels::ModelLabel;
 pub use lwo_loader::LwoLoader;
+pub use m2_loader::M2Loader;
 pub use wmo_loader::WmoLoader;
 pub use wmo_material::{WmoExtension, WmoMaterial};
 
-/// Registers the [`ModelAsset`] type and the LightWave and WMO loaders.
+/// Registers the [`ModelAsset`] type and the LightWave, WMO and M2 loaders.
 #[derive(Default)]
 pub struct LwoWmoPlugin;
 
@@ -34,7 +37,8 @@ impl Plugin for LwoWmoPlugin {
             .register_type::<ModelPart>()
             .register_type::<Overlay>()
             .register_asset_loader(LwoLoader)
-            .register_asset_loader(WmoLoader);
+            .register_asset_loader(WmoLoader)
+            .register_asset_loader(M2Loader);
     }
 }
 
@@ -128,14 +132,14 @@ pub enum Overlay {
     Portals,
     Liquid,
     Collision,
-    /// A doodad marker of the given MODS set.
-    DoodadMarker(u32),
+    /// A doodad of the given MODS set: its model, or its marker where the model is missing.
+    Doodad(u32),
 }
 
 impl Overlay {
     /// Whether the overlay shows before the user toggles anything: liquids and the default doodad set.
     pub fn shown_by_default(self) -> bool {
-        matches!(self, Self::Liquid | Self::DoodadMarker(0))
+        matches!(self, Self::Liquid | Self::Doodad(0))
     }
 }
 
@@ -151,6 +155,8 @@ async fn load_by_content(
     reader.read_to_end(&mut bytes).await.map_err(|source| crate::formats::FileError::Io { file: path.clone(), source })?;
     if bytes.starts_with(b"REVM") {
         wmo_loader::load_bytes(ctx, path, bytes, settings).await
+    } else if bytes.starts_with(b"MD20") || bytes.starts_with(b"MD21") {
+        m2_loader::load_bytes(ctx, path, bytes, settings)
     } else {
         lwo_loader::load_bytes(ctx, path, bytes, settings)
     }

@@ -10,19 +10,18 @@ use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy::world_serialization::WorldAsset;
 
-use crate::formats::wmo::{group_file_paths, root_of_group_file, BlendMode, Material, WmoGroup, WmoRoot};
+use crate::formats::m2::model_file_name;
+use crate::formats::wmo::{group_file_paths, root_of_group_file, Material, WmoGroup, WmoRoot};
 use crate::formats::{find_case_insensitive, parse_document, Document, FileError, Model};
 use crate::mesh::wmo::{build_group, doodad_placement, portal_meshes, GroupMeshes};
 use crate::mesh::{Bounds, MeshData, Topology};
 
 use super::convert::{placeholder_image, sampler, to_bevy_mesh};
-use super::textures::{decode_blp, find_blp, find_data_root};
-use super::wmo_material::{WmoExtension, WmoMaterial};
+use super::m2_loader;
+use super::textures::{decode_blp, find_blp, find_data_root, resolve_case_insensitive};
+use super::wmo_material::{PassBlend, WmoExtension, WmoMaterial};
 use super::{DoodadInfo, LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, Overlay, PartInfo};
 
-/// Alpha-key materials (blend mode 1) discard below this alpha; readers use 1/255 to 0.878, and about a
-/// half is the common choice.
-const ALPHA_KEY_CUTOFF: f32 = 0.5;
 
 #[derive(Default, TypePath)]
 pub struct WmoLoader;
@@ -100,7 +99,7 @@ pub(super) async fn load_bytes(
                 };
                 (root_doc, vec![(index, Some(LoadedFile { path: path.clone(), document: document.clone() }))])
             }
-            Model::Lwo(_) => return Err(ModelLoadError::Other { file: path.display().to_string(), message: "not a WMO file".into() }),
+            Model::Lwo(_) | Model::M2(_) => return Err(ModelLoadError::Other { file: path.display().to_string(), message: "not a WMO file".into() }),
         };
         let root = root_doc.as_ref().and_then(|f| match &f.document.model {
             Model::WmoRoot(r) => Some(r),
@@ -155,7 +154,7 @@ fn build_asset(
     let (materials, material_infos) = build_materials(ctx, root, data_root, &mut placeholder, &mut warnings);
     let default_material = ctx.add_labeled_asset(
         ModelLabel::OverlayMaterial("Default").to_string(),
-        WmoMaterial { base: StandardMaterial { base_color: Color::srgb(0.75, 0.75, 0.75), ..default() }, extension: WmoExtension { vertex_color_scale: 2.0, blend_mode: 0 } },
+        WmoMaterial { base: StandardMaterial { base_color: Color::srgb(0.75, 0.75, 0.75), ..default() }, extension: WmoExtension::new(2.0, PassBlend::Opaque, 0) },
     );
     let overlay = |ctx: &mut LoadContext<'_>, name: &'static str, color: Color| {
         ctx.add_labeled_asset(
@@ -218,6 +217,7 @@ fn build_asset(
     }
     let mut doodad_sets = Vec::new();
     let mut doodads = Vec::new();
+    let mut extra_materials = Vec::new();
     let mut portal_count = 0;
     if let Some(root) = root {
         for (p, mesh) in portal_meshes(root).into_iter().enumerate() {
@@ -229,6 +229,8 @@ fn build_asset(
         }
         let marker = ctx.add_labeled_asset(ModelLabel::DoodadMarkerMesh.to_string(), to_bevy_mesh(&doodad_marker_mesh()));
         mesh_handles.push(marker.clone());
+        // Each distinct MODN model is read and built once; its instances share the meshes and materials.
+        let mut doodad_models: Vec<(u32, Option<m2_loader::BuiltModel>)> = Vec::new();
         for (s, set) in root.doodad_sets.iter().enumerate() {
             doodad_sets.push(set.name.clone());
             let start = set.first_doodad as usize;
@@ -237,15 +239,37 @@ fn build_asset(
                 let doodad = &root.doodads[d];
                 let placement = doodad_placement(doodad);
                 let name = root.doodad_names.get(doodad.name_offset).unwrap_or_else(|| format!("doodad {d}"));
+                let slot = match doodad_models.iter().position(|(offset, _)| *offset == doodad.name_offset) {
+                    Some(slot) => slot,
+                    None => {
+                        let built = load_doodad_model(ctx, doodad_models.len(), &name, data_root, &mut placeholder, &mut warnings);
+                        if let Some(model) = &built {
+                            mesh_handles.extend(model.meshes.iter().cloned());
+                            extra_materials.extend(model.materials.iter().cloned());
+                        }
+                        doodad_models.push((doodad.name_offset, built));
+                        doodad_models.len() - 1
+                    }
+                };
                 let transform = Transform {
                     translation: Vec3::from_array(placement.translation),
                     rotation: Quat::from_array(placement.rotation),
                     scale: Vec3::splat(placement.scale),
                 };
                 doodads.push(DoodadInfo { set: s as u32, model: name.clone(), position: placement.translation, scale: placement.scale });
-                let overlay = Overlay::DoodadMarker(s as u32);
+                let overlay = Overlay::Doodad(s as u32);
                 let visibility = if overlay.shown_by_default() { Visibility::Inherited } else { Visibility::Hidden };
-                world.spawn((Mesh3d(marker.clone()), MeshMaterial3d(marker_material.clone()), transform, visibility, Name::new(name), overlay, ChildOf(root_entity)));
+                let entity = world.spawn((transform, visibility, Name::new(name), overlay, ChildOf(root_entity))).id();
+                match &doodad_models[slot].1 {
+                    Some(model) => {
+                        for unit in &model.units {
+                            world.spawn((Mesh3d(unit.mesh.clone()), MeshMaterial3d(unit.material.clone()), Transform::default(), Visibility::Inherited, ChildOf(entity)));
+                        }
+                    }
+                    None => {
+                        world.entity_mut(entity).insert((Mesh3d(marker.clone()), MeshMaterial3d(marker_material.clone())));
+                    }
+                }
             }
         }
     }
@@ -261,10 +285,39 @@ fn build_asset(
         materials: material_infos,
         meshes: mesh_handles,
         standard_materials: Vec::new(),
-        wmo_materials: materials,
+        wmo_materials: materials.into_iter().chain(extra_materials).collect(),
         bounds,
         stats,
         warnings,
+    }
+}
+
+/// A doodad's M2 under the data root (MODN's `.mdx` names end in `.m2` on disk), or `None` with a
+/// warning: the doodad then keeps its marker.
+fn load_doodad_model(
+    ctx: &mut LoadContext<'_>,
+    index: usize,
+    name: &str,
+    data_root: Option<&Path>,
+    placeholder: &mut Option<Handle<Image>>,
+    warnings: &mut Vec<String>,
+) -> Option<m2_loader::BuiltModel> {
+    let file_name = model_file_name(name);
+    let result = data_root
+        .ok_or_else(|| "no data root (a folder holding World) was found or given".to_owned())
+        .and_then(|root| resolve_case_insensitive(root, &file_name).ok_or_else(|| "not found under the data root".to_owned()))
+        .and_then(|path| {
+            let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+            let model = crate::formats::m2::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            warnings.extend(model.warnings.iter().map(|w| format!("doodad {name}: {w}")));
+            m2_loader::build_model(ctx, index, &path, &model, data_root, placeholder, warnings)
+        });
+    match result {
+        Ok(model) => Some(model),
+        Err(reason) => {
+            warnings.push(format!("doodad {name}: {reason}; a marker is shown"));
+            None
+        }
     }
 }
 
@@ -313,11 +366,8 @@ fn build_materials(
                 .clone()
         });
         let blend = m.blend();
-        let alpha_mode = match blend {
-            BlendMode::Opaque => AlphaMode::Opaque,
-            BlendMode::AlphaKey => AlphaMode::Mask(ALPHA_KEY_CUTOFF),
-            _ => AlphaMode::Blend,
-        };
+        let pass = PassBlend::from_wmo(blend);
+        let alpha_mode = pass.alpha_mode();
         let [r, g, b, a] = m.diffuse.rgba_f32();
         let (found, texture_handle) = match &texture {
             Some((h, found)) => (*found, Some(h.clone())),
@@ -343,7 +393,7 @@ fn build_materials(
             reflectance: 0.2,
             ..default()
         };
-        let material = WmoMaterial { base: material, extension: WmoExtension { vertex_color_scale: 2.0, blend_mode: blend.code() } };
+        let material = WmoMaterial { base: material, extension: WmoExtension::new(2.0, pass, 0) };
         handles.push(ctx.add_labeled_asset(ModelLabel::Material(i).to_string(), material));
         let mut parameters = vec![
             ("blend mode".to_owned(), format!("{} ({})", blend.code(), blend.name())),

@@ -1,6 +1,7 @@
-//! The WMO material: `StandardMaterial` extended with the WMO blend modes 0–7 (the spec's source and
-//! destination factors, set on the pipeline per mode, with depth writes off for the blended ones) and the
-//! doubled vertex-colour modulation (`shaders/wmo_material.wgsl`).
+//! The WMO material, also used for M2 doodads: `StandardMaterial` extended with the WMO blend modes 0–7
+//! and the M2 modes 0–6 (the spec's source and destination factors, set on the pipeline per mode, with
+//! depth writes off for the blended ones), the M2 depth flags, and the doubled vertex-colour modulation
+//! (`shaders/wmo_material.wgsl`).
 
 use bevy::asset::uuid_handle;
 use bevy::mesh::MeshVertexBufferLayoutRef;
@@ -23,34 +24,125 @@ pub struct WmoExtension {
     /// 2 where vertex colours carry baked lighting at half intensity.
     #[uniform(100)]
     pub vertex_color_scale: f32,
-    /// The MOMT blend mode; picks the pipeline's blend state.
-    pub blend_mode: u32,
+    /// A [`PassBlend`] code; picks the pipeline's blend state.
+    pub blend: u32,
+    /// [`WmoExtension::NO_DEPTH_WRITE`], [`WmoExtension::NO_DEPTH_TEST`] (M2 material flags 0x10, 0x08).
+    pub depth_flags: u32,
+}
+
+impl WmoExtension {
+    pub const NO_DEPTH_WRITE: u32 = 0x1;
+    pub const NO_DEPTH_TEST: u32 = 0x2;
+
+    pub fn new(vertex_color_scale: f32, blend: PassBlend, depth_flags: u32) -> Self {
+        Self { vertex_color_scale, blend: blend.code(), depth_flags }
+    }
 }
 
 #[repr(C)]
 #[derive(Eq, PartialEq, Hash, Copy, Clone)]
 pub struct WmoMaterialKey {
-    blend_mode: u32,
+    blend: u32,
+    depth_flags: u32,
 }
 
 impl From<&WmoExtension> for WmoMaterialKey {
     fn from(extension: &WmoExtension) -> Self {
-        Self { blend_mode: extension.blend_mode }
+        Self { blend: extension.blend, depth_flags: extension.depth_flags }
     }
 }
 
-/// The blend state of a WMO blend mode, `None` for the opaque ones (spec: "Blend modes").
-pub fn blend_state(mode: BlendMode) -> Option<BlendState> {
+/// How a pass combines with what is behind it: the WMO and the M2 blend modes, which number the same
+/// factors differently, on one scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassBlend {
+    Opaque,
+    AlphaKey,
+    /// SRC_ALPHA, ONE_MINUS_SRC_ALPHA
+    Alpha,
+    /// ONE, ONE (M2 "NoAlphaAdd")
+    OneOne,
+    /// SRC_ALPHA, ONE (WMO 3, M2 4)
+    Add,
+    /// DST_COLOR, ZERO
+    Mod,
+    /// DST_COLOR, SRC_COLOR
+    Mod2x,
+    /// DST_COLOR, ONE
+    ModAdd,
+    /// ONE_MINUS_SRC_ALPHA, ONE
+    InvSrcAlphaAdd,
+}
+
+impl PassBlend {
+    const ALL: [PassBlend; 9] =
+        [Self::Opaque, Self::AlphaKey, Self::Alpha, Self::OneOne, Self::Add, Self::Mod, Self::Mod2x, Self::ModAdd, Self::InvSrcAlphaAdd];
+
+    pub fn from_wmo(mode: BlendMode) -> Self {
+        match mode {
+            BlendMode::Opaque => Self::Opaque,
+            BlendMode::AlphaKey => Self::AlphaKey,
+            BlendMode::Alpha | BlendMode::Other(_) => Self::Alpha,
+            BlendMode::Add => Self::Add,
+            BlendMode::Mod => Self::Mod,
+            BlendMode::Mod2x => Self::Mod2x,
+            BlendMode::ModAdd => Self::ModAdd,
+            BlendMode::InvSrcAlphaAdd => Self::InvSrcAlphaAdd,
+        }
+    }
+
+    /// M2 blending modes 0–6 (`m2.md` §4); later ones are drawn as alpha.
+    pub fn from_m2(mode: u16) -> Self {
+        match mode {
+            0 => Self::Opaque,
+            1 => Self::AlphaKey,
+            3 => Self::OneOne,
+            4 => Self::Add,
+            5 => Self::Mod,
+            6 => Self::Mod2x,
+            7 => Self::InvSrcAlphaAdd,
+            _ => Self::Alpha,
+        }
+    }
+
+    pub fn code(self) -> u32 {
+        Self::ALL.iter().position(|&b| b == self).unwrap_or(0) as u32
+    }
+
+    pub fn from_code(code: u32) -> Self {
+        Self::ALL.get(code as usize).copied().unwrap_or(Self::Opaque)
+    }
+
+    pub fn is_blended(self) -> bool {
+        !matches!(self, Self::Opaque | Self::AlphaKey)
+    }
+
+    pub fn alpha_mode(self) -> AlphaMode {
+        match self {
+            Self::Opaque => AlphaMode::Opaque,
+            Self::AlphaKey => AlphaMode::Mask(ALPHA_KEY_CUTOFF),
+            _ => AlphaMode::Blend,
+        }
+    }
+}
+
+/// Alpha-key materials discard below this alpha; readers use 1/255 to 0.878 (M2: 128/255 to 224/255),
+/// and about a half is the common choice.
+pub const ALPHA_KEY_CUTOFF: f32 = 0.5;
+
+/// The blend state of a pass, `None` for the opaque ones.
+pub fn blend_state(blend: PassBlend) -> Option<BlendState> {
     let color = |src_factor, dst_factor| BlendComponent { src_factor, dst_factor, operation: BlendOperation::Add };
     let keep_alpha = BlendComponent { src_factor: BlendFactor::Zero, dst_factor: BlendFactor::One, operation: BlendOperation::Add };
-    let (src, dst) = match mode {
-        BlendMode::Opaque | BlendMode::AlphaKey => return None,
-        BlendMode::Alpha | BlendMode::Other(_) => (BlendFactor::SrcAlpha, BlendFactor::OneMinusSrcAlpha),
-        BlendMode::Add => (BlendFactor::SrcAlpha, BlendFactor::One),
-        BlendMode::Mod => (BlendFactor::Dst, BlendFactor::Zero),
-        BlendMode::Mod2x => (BlendFactor::Dst, BlendFactor::Src),
-        BlendMode::ModAdd => (BlendFactor::Dst, BlendFactor::One),
-        BlendMode::InvSrcAlphaAdd => (BlendFactor::OneMinusSrcAlpha, BlendFactor::One),
+    let (src, dst) = match blend {
+        PassBlend::Opaque | PassBlend::AlphaKey => return None,
+        PassBlend::Alpha => (BlendFactor::SrcAlpha, BlendFactor::OneMinusSrcAlpha),
+        PassBlend::OneOne => (BlendFactor::One, BlendFactor::One),
+        PassBlend::Add => (BlendFactor::SrcAlpha, BlendFactor::One),
+        PassBlend::Mod => (BlendFactor::Dst, BlendFactor::Zero),
+        PassBlend::Mod2x => (BlendFactor::Dst, BlendFactor::Src),
+        PassBlend::ModAdd => (BlendFactor::Dst, BlendFactor::One),
+        PassBlend::InvSrcAlphaAdd => (BlendFactor::OneMinusSrcAlpha, BlendFactor::One),
     };
     Some(BlendState { color: color(src, dst), alpha: keep_alpha })
 }
@@ -66,15 +158,21 @@ impl MaterialExtension for WmoExtension {
         _layout: &MeshVertexBufferLayoutRef,
         key: MaterialExtensionKey<Self>,
     ) -> Result<(), SpecializedMeshPipelineError> {
-        let mode = BlendMode::from_code(key.bind_group_data.blend_mode);
-        if let Some(blend) = blend_state(mode) {
+        let flags = key.bind_group_data.depth_flags;
+        let blend = blend_state(PassBlend::from_code(key.bind_group_data.blend));
+        if let Some(blend) = blend {
             if let Some(fragment) = descriptor.fragment.as_mut() {
                 for target in fragment.targets.iter_mut().flatten() {
                     target.blend = Some(blend);
                 }
             }
-            if let Some(depth) = descriptor.depth_stencil.as_mut() {
+        }
+        if let Some(depth) = descriptor.depth_stencil.as_mut() {
+            if blend.is_some() || flags & WmoExtension::NO_DEPTH_WRITE != 0 {
                 depth.depth_write_enabled = Some(false);
+            }
+            if flags & WmoExtension::NO_DEPTH_TEST != 0 {
+                depth.depth_compare = Some(bevy::render::render_resource::CompareFunction::Always);
             }
         }
         Ok(())

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 
 #[derive(Parser, Debug, Clone)]
-#[command(name = "lwo-wmo-viewer", version, about = "View and inspect LightWave objects (.lwo, .lxo) and World of Warcraft WMO files")]
+#[command(name = "lwo-wmo-viewer", version, about = "View and inspect LightWave objects (.lwo, .lxo) and World of Warcraft WMO and M2 files")]
 pub struct Args {
-    /// File to open (.lwo, .lxo, .wmo root or group)
+    /// File to open (.lwo, .lxo, .wmo root or group, .m2)
     pub file: Option<PathBuf>,
 
     /// Print the format, the chunk tree and a summary, and exit without opening a window

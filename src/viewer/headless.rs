@@ -127,7 +127,7 @@ pub fn run(args: Args) -> ExitCode {
     .add_plugins(ViewerScenePlugin { data_root: args.data.clone() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
     .add_systems(Startup, setup)
-    .add_systems(Update, (frame_camera, apply_overlay_flags, count_frames, report_failure))
+    .add_systems(Update, (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure))
     .add_observer(scene_ready);
     let progress = RenderProgress::default();
     app.insert_resource(progress.clone());
@@ -190,6 +190,18 @@ fn frame_camera(
         *transform = orbit_transform(focus, distance, yaw, pitch);
         if let Projection::Perspective(p) = &mut *projection {
             (p.near, p.far) = near_far(distance);
+        }
+    }
+}
+
+/// What the loader noticed (a missing group, texture or doodad model) goes to stderr, one line each.
+fn report_warnings(mut shown: MessageReader<ModelShown>, viewer: Res<Viewer>, models: Res<Assets<ModelAsset>>) {
+    if shown.read().count() == 0 {
+        return;
+    }
+    if let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) {
+        for warning in &model.warnings {
+            eprintln!("warning: {warning}");
         }
     }
 }

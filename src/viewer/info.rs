@@ -7,7 +7,8 @@ use serde_json::{json, Map, Value};
 
 use crate::formats::lwo::LwoObject;
 use crate::formats::wmo::{group_file_paths, WmoGroup, WmoRoot};
-use crate::formats::{read_document, ChunkNode, Document, FileError, Model};
+use crate::formats::m2::{self, M2Model};
+use crate::formats::{find_case_insensitive, read_document, ChunkNode, Document, FileError, Model};
 use crate::mesh;
 
 /// Everything `--info` reports about one file.
@@ -40,8 +41,52 @@ pub fn gather(path: &Path) -> Result<Info, FileError> {
             warnings.push("a group file opened alone: materials, portals and doodads live in the root".into());
             wmo_summary(None, std::slice::from_ref(group))
         }
+        Model::M2(model) => m2_summary(path, model, &mut warnings),
     };
     Ok(Info { document, summary, warnings })
+}
+
+/// The model and its view (embedded view 0, or `Name00.skin` beside the file for version 264).
+fn m2_summary(path: &Path, model: &M2Model, warnings: &mut Vec<String>) -> Map<String, Value> {
+    let skin = if model.version >= 264 {
+        let wanted = m2::skin_path(path);
+        let name = wanted.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let found = path.parent().and_then(|dir| find_case_insensitive(dir, &name));
+        match found.map(|p| std::fs::read(&p).map_err(|e| e.to_string()).and_then(|b| m2::parse_skin(&b).map_err(|e| format!("{}: {e}", p.display())))) {
+            Some(Ok(skin)) => Some(skin),
+            Some(Err(e)) => {
+                warnings.push(e);
+                None
+            }
+            None => {
+                warnings.push(format!("{name} is missing beside the model: no submeshes or triangles to count"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let view = model.view(skin.as_ref());
+    let meshes = view.map(|v| mesh::m2::build(model, v, mesh::m2::Geosets::All));
+    let mut out = Map::new();
+    out.insert("version".into(), json!(model.version));
+    out.insert("name".into(), json!(model.name));
+    out.insert("vertices".into(), json!(model.vertices.len()));
+    out.insert("triangles".into(), json!(meshes.as_ref().map_or(0, |m| m.triangles)));
+    out.insert("submeshes".into(), json!(view.map_or(0, |v| v.submeshes.len())));
+    out.insert("texture_units".into(), json!(view.map_or(0, |v| v.texture_units.len())));
+    out.insert("textures".into(), json!(model.textures.iter().map(|t| if t.kind == 0 { t.file_name.clone() } else { format!("replaceable type {}", t.kind) }).collect::<Vec<_>>()));
+    out.insert(
+        "materials".into(),
+        json!(model
+            .materials
+            .iter()
+            .map(|m| json!({ "render_flags": m.flags, "render_flag_names": crate::plugin::m2_blend::flag_names(m.flags), "blend_mode": m.blend_mode, "blend_mode_name": crate::plugin::m2_blend::blend_name(m.blend_mode) }))
+            .collect::<Vec<_>>()),
+    );
+    let arrays: Vec<&m2::HeaderArray> = model.arrays.iter().chain(skin.iter().flat_map(|s| s.arrays.iter())).collect();
+    out.insert("header_arrays".into(), json!(arrays.iter().map(|a| json!({ "name": a.name, "count": a.count, "offset": a.offset, "entry_size": a.entry_size })).collect::<Vec<_>>()));
+    out
 }
 
 fn lwo_summary(object: &LwoObject) -> Map<String, Value> {

@@ -333,12 +333,35 @@ fn chunks_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, act
         for (f, file) in model.files.iter().enumerate() {
             let name = file.path.file_name().map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned());
             egui::CollapsingHeader::new(name).id_salt(("file", f)).default_open(f == 0).show(ui, |ui| {
+                if let Model::M2(m2) = &file.document.model {
+                    m2_arrays(ui, f, m2, state, actions);
+                }
                 for (path, node) in file.document.tree.paths() {
                     chunk_node(ui, f, &file.document, &path, node, state, actions);
                 }
             });
         }
     });
+}
+
+/// An M2 has no chunks: its header arrays (name, count, offset) stand in for them, each selectable to
+/// show its bytes.
+fn m2_arrays(ui: &mut egui::Ui, file: usize, model: &crate::formats::m2::M2Model, state: &PanelState, actions: &mut Vec<PanelAction>) {
+    ui.label(format!("MD20 version {}, header arrays:", model.version));
+    for array in &model.arrays {
+        let selected = state.selected.as_ref().is_some_and(|(f, p)| *f == file && p == array.name);
+        let length = array.count as usize * array.entry_size;
+        let text = format!("{:<22} {:>6} × {:<3} @0x{:X}", array.name, array.count, array.entry_size, array.offset);
+        if ui.add(egui::Button::selectable(selected, egui::RichText::new(text).monospace()).wrap_mode(egui::TextWrapMode::Extend)).clicked() {
+            actions.push(PanelAction::SelectChunk { file, path: array.name.to_owned(), data_offset: array.offset as usize, length });
+        }
+        if selected {
+            egui::Frame::group(ui.style()).show(ui, |ui| {
+                ui.label(format!("header field at 0x{:X}: count {}, offset 0x{:X}", array.header_offset, array.count, array.offset));
+                ui.label(egui::RichText::new(hex_dump(&state.hex, array.offset as usize)).monospace().small());
+            });
+        }
+    }
 }
 
 fn chunk_node(
@@ -413,6 +436,7 @@ pub fn chunk_fields(document: &Document, path: &str, node: &ChunkNode) -> Vec<(S
         Model::Lwo(object) => lwo_fields(object, id, index, &mut out),
         Model::WmoRoot(root) => wmo_root_fields(root, id, &mut out),
         Model::WmoGroup(group) => wmo_group_fields(group, id, &mut out),
+        Model::M2(_) => {}
     }
     out
 }

@@ -97,7 +97,7 @@ impl ViewToggles {
             Overlay::Portals => self.portals,
             Overlay::Liquid => self.liquids,
             Overlay::Collision => self.collision,
-            Overlay::DoodadMarker(set) => self.doodads && (set == 0 || set == self.doodad_set),
+            Overlay::Doodad(set) => self.doodads && (set == 0 || set == self.doodad_set),
         }
     }
 }

@@ -72,7 +72,7 @@ impl FileDialog {
         let task = AsyncComputeTaskPool::get().spawn(async move {
             let mut dialog = rfd::AsyncFileDialog::new()
                 .set_title("Open a LightWave or WMO file")
-                .add_filter("LightWave and WMO", &["lwo", "lxo", "wmo", "LWO", "LXO", "WMO"])
+                .add_filter("LightWave, WMO and M2", &["lwo", "lxo", "wmo", "m2", "LWO", "LXO", "WMO", "M2"])
                 .add_filter("All files", &["*"]);
             if let Some(dir) = start_dir {
                 dialog = dialog.set_directory(dir);

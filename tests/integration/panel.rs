@@ -9,7 +9,7 @@ use bevy_egui::egui;
 use lwo_wmo_viewer::fixtures::wmo::sample_scene;
 use lwo_wmo_viewer::formats::parse_document;
 use lwo_wmo_viewer::mesh::Bounds;
-use lwo_wmo_viewer::plugin::{DoodadInfo, LoadedFile, ModelAsset, ModelPart, ModelStats, PartInfo};
+use lwo_wmo_viewer::plugin::{DoodadInfo, LoadedFile, ModelAsset, ModelPart, ModelStats, Overlay, PartInfo};
 use lwo_wmo_viewer::viewer::overlays::ViewOptions;
 use lwo_wmo_viewer::viewer::panel::{inspector, PanelInput, PanelState};
 use lwo_wmo_viewer::viewer::scene::{apply_visibility, ViewToggles};
@@ -99,4 +99,39 @@ fn unticking_a_group_hides_its_entity() {
     world.run_system_once(apply_visibility).unwrap();
     assert_eq!(world.get::<Visibility>(hall), Some(&Visibility::Hidden));
     assert_eq!(world.get::<Visibility>(yard), Some(&Visibility::Inherited));
+}
+
+/// Choosing another doodad set in the panel swaps the instances shown (set 0 stays) without reloading:
+/// the doodad entities of the other sets are only hidden.
+#[test]
+fn choosing_a_doodad_set_swaps_the_instances_shown() {
+    let mut world = World::new();
+    world.insert_resource(ViewToggles::default());
+    let always = world.spawn((Overlay::Doodad(0), Visibility::Inherited)).id();
+    let furniture = world.spawn((Overlay::Doodad(1), Visibility::Hidden)).id();
+    let other = world.spawn((Overlay::Doodad(2), Visibility::Hidden)).id();
+    world.run_system_once(apply_visibility).unwrap();
+    world.resource_mut::<ViewToggles>().doodad_set = 1;
+    world.run_system_once(apply_visibility).unwrap();
+    let visibility = |world: &World, e| *world.get::<Visibility>(e).unwrap();
+    assert_eq!([always, furniture, other].map(|e| visibility(&world, e)), [Visibility::Inherited, Visibility::Inherited, Visibility::Hidden]);
+    world.resource_mut::<ViewToggles>().doodad_set = 2;
+    world.run_system_once(apply_visibility).unwrap();
+    assert_eq!([always, furniture, other].map(|e| visibility(&world, e)), [Visibility::Inherited, Visibility::Hidden, Visibility::Inherited]);
+}
+
+#[test]
+fn an_m2_lists_its_header_arrays_in_place_of_chunks_and_its_texture_units_as_parts() {
+    let (_, barrel) = &lwo_wmo_viewer::fixtures::m2::sample_doodads()[0];
+    let document = Arc::new(parse_document(&lwo_wmo_viewer::fixtures::m2::write_model(barrel)).unwrap());
+    let mut model = sample_model();
+    model.files = vec![LoadedFile { path: PathBuf::from("Barrel.m2"), document }];
+    model.parts = (0..3).map(|u| PartInfo { name: format!("Unit {u}: submesh {u} (geoset {u})"), description: "blend 0".into(), parent: None, visible: true }).collect();
+    model.doodad_sets.clear();
+    model.doodads.clear();
+    let text = draw(&model, "vertices");
+    assert!(text.contains("MD20 version 264"), "{text}");
+    assert!(text.contains("vertices") && text.contains("texture lookup") && text.contains("materials"), "{text}");
+    assert!(text.contains("header field at 0x3C: count 52"), "the selected array's fields: {text}");
+    assert!(text.contains("Unit 2: submesh 2"), "{text}");
 }

@@ -135,11 +135,64 @@ fn wmo_blend_modes_two_sided_and_liquid_match_baseline() {
 }
 
 /// From above with the portal overlay and both doodad sets: the portals at the doorways, and the
-/// markers turned by their quaternions (a quarter turn, a tilt, a half turn at twice the size).
+/// doodad models turned by their quaternions (a quarter turn, a tilt, a half turn at twice the size).
 #[test]
-fn wmo_portals_and_turned_doodad_markers_match_baseline() {
+fn wmo_portals_and_turned_doodads_match_baseline() {
     let dir = scratch("render-wmo-top");
     let out = dir.join("courtyard-top-portals.png");
     render(&asset("courtyard.wmo"), &out, &["--view", "top", "--portals", "--doodad-set", "1"]);
     compare_with_baseline("courtyard-top-portals.png", &out);
+}
+
+/// An M2 on its own, from the front: the opaque stone crate, the two-sided alpha banner beside it and
+/// the additive cap whose replaceable texture shows the placeholder.
+#[test]
+fn m2_model_on_its_own_matches_baseline() {
+    let dir = scratch("render-m2");
+    let out = dir.join("barrel-m2.png");
+    render(&asset("World/Generic/Barrel.m2"), &out, &["--view", "front"]);
+    compare_with_baseline("barrel-m2.png", &out);
+}
+
+/// The courtyard's doodads drawn as their M2 models: set 0 alone (a barrel and a lamp turned a quarter),
+/// then set 0 with set 1 (a tilted barrel at ¾ size, a lamp turned half round at twice the size).
+#[test]
+fn wmo_doodad_models_follow_the_chosen_set() {
+    let dir = scratch("render-doodads");
+    let (default_set, both_sets) = (dir.join("courtyard-doodads-set0.png"), dir.join("courtyard-doodads-set1.png"));
+    render(&asset("courtyard.wmo"), &default_set, &["--doodad-set", "0"]);
+    render(&asset("courtyard.wmo"), &both_sets, &["--doodad-set", "1"]);
+    compare_with_baseline("courtyard-doodads-set0.png", &default_set);
+    compare_with_baseline("courtyard-doodads-set1.png", &both_sets);
+    let (a, b) = (image::open(&default_set).unwrap().to_rgb8(), image::open(&both_sets).unwrap().to_rgb8());
+    let changed = a.pixels().zip(b.pixels()).filter(|(p, q)| p.0.iter().zip(q.0.iter()).any(|(x, y)| x.abs_diff(*y) > 40)).count();
+    // The two added models cover about 340 pixels at this size.
+    assert!(changed > 200, "switching the doodad set changes what is drawn ({changed} pixels)");
+}
+
+/// Without the M2 files under the data root each doodad keeps its marker (the same picture as before
+/// doodads had models) and the loader says which model it could not find.
+#[test]
+fn doodads_whose_models_are_missing_keep_their_markers_with_a_warning() {
+    let dir = scratch("render-doodads-missing");
+    for (name, bytes) in lwo_wmo_viewer::fixtures::wmo::sample_scene().files("courtyard") {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    for (name, bytes) in lwo_wmo_viewer::fixtures::wmo::sample_textures() {
+        let path = dir.join(name.replace('\\', "/"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let out = dir.join("courtyard-top-markers.png");
+    let run = Command::new(bin())
+        .arg(dir.join("courtyard.wmo"))
+        .args(["--output", &out.to_string_lossy(), "--resolution", "640x400", "--view", "top", "--portals", "--doodad-set", "1"])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("doodad World\\Generic\\Barrel.m2: not found under the data root; a marker is shown"), "{stderr}");
+    assert!(stderr.contains("doodad World\\Generic\\Lamp.m2"), "{stderr}");
+    compare_with_baseline("courtyard-top-markers.png", &out);
 }

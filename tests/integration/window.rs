@@ -56,8 +56,11 @@ fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
         move |s: &serde_json::Value| s["shown"].as_str() == Some(path.as_str()) && s["loading"] == false
     };
     wait_for(&dir, "the LWO to show", minute, shown(&lwo));
+    let m2 = asset("World/Generic/Barrel.m2");
+    send(&dir, &format!("drop {}", m2.display()));
+    wait_for(&dir, "the dropped M2 to replace the LWO", minute, shown(&m2));
     send(&dir, &format!("drop {}", wmo.display()));
-    wait_for(&dir, "the dropped WMO to replace the LWO", minute, shown(&wmo));
+    wait_for(&dir, "the dropped WMO to replace the M2", minute, shown(&wmo));
     send(&dir, &format!("drop {}", corrupt.display()));
     let s = wait_for(&dir, "the error panel", minute, |s| s["error"].is_string());
     let error = s["error"].as_str().unwrap();

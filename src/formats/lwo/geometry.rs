@@ -138,10 +138,9 @@ impl ObjectBuilder {
             warn(&mut self.warnings, path, offset, "a second PNTS in one layer replaces the first");
             points.clear();
         }
+        let be_f32 = |b: &[u8], at: usize| f32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
         points.reserve_exact(count);
-        for _ in 0..count {
-            points.push(r.vec3()?);
-        }
+        points.extend(r.bytes(count * 12)?.chunks_exact(12).map(|p| [be_f32(p, 0), be_f32(p, 4), be_f32(p, 8)]));
         Ok(())
     }
 

@@ -8,7 +8,7 @@ use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
 
 use super::model::*;
-use super::{check_version, read_bgra, read_box, read_entries, read_u16s, read_vec3s};
+use super::{check_version, decode_entries, read_bgras, read_box, read_entries, read_u16s, read_vec2s, read_vec3s};
 
 pub const MOGP_HEADER_SIZE: usize = 68;
 const LIQUID_HEADER_SIZE: usize = 30;
@@ -27,13 +27,13 @@ pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
         let path = child_path("MOGP", node.id, &mut counts);
         match &node.id.0 {
             b"MOPY" => {
-                let pairs = read_entries(bytes, node, &path, 2, |r| Ok((r.u8()?, r.u8()?)))?;
+                let pairs = decode_entries(bytes, node, &path, |[flags, material]: [u8; 2]| (flags, material))?;
                 (group.triangle_flags, group.triangle_materials) = pairs.into_iter().unzip();
             }
             b"MOVI" => group.indices = read_u16s(bytes, node, &path)?,
             b"MOVT" => group.positions = read_vec3s(bytes, node, &path)?,
             b"MONR" => group.normals = read_vec3s(bytes, node, &path)?,
-            b"MOTV" => group.uv_sets.push(read_entries(bytes, node, &path, 8, |r| r.vec2())?),
+            b"MOTV" => group.uv_sets.push(read_vec2s(bytes, node, &path)?),
             b"MOBA" => group.batches = read_entries(bytes, node, &path, 24, |r| {
                 Ok(Batch {
                     bounding_box: [r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?],
@@ -58,7 +58,7 @@ pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
                 })
             })?,
             b"MOBR" => group.bsp_faces = read_u16s(bytes, node, &path)?,
-            b"MOCV" => group.color_sets.push(read_entries(bytes, node, &path, 4, read_bgra)?),
+            b"MOCV" => group.color_sets.push(read_bgras(bytes, node, &path)?),
             b"MLIQ" => group.liquid = Some(read_liquid(&mut node.reader(bytes, Endian::Little)).within(&path)?),
             b"MORI" => group.triangle_strip_indices = read_u16s(bytes, node, &path)?,
             b"MORB" => group.triangle_strips = read_u16s(bytes, node, &path)?,

@@ -94,12 +94,40 @@ pub(crate) fn read_entries<'a, T>(
     Ok(out)
 }
 
+/// Entries of `N` bytes whose decoding cannot fail (the bulk of a group: positions, normals, UVs,
+/// indices, colours), decoded straight from the chunk's bytes after one size check.
+pub(crate) fn decode_entries<T, const N: usize>(bytes: &[u8], node: &ChunkNode, path: &str, decode: impl Fn([u8; N]) -> T) -> Result<Vec<T>> {
+    let mut r = node.body(bytes, Endian::Little);
+    let count = entry_count(r.remaining(), N, r.offset()).within(path)?;
+    let body = r.bytes(count * N).within(path)?;
+    Ok(body
+        .chunks_exact(N)
+        .map(|chunk| {
+            let mut entry = [0u8; N];
+            entry.copy_from_slice(chunk);
+            decode(entry)
+        })
+        .collect())
+}
+
+fn le_f32(b: &[u8], at: usize) -> f32 {
+    f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
 pub(crate) fn read_vec3s(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<[f32; 3]>> {
-    read_entries(bytes, node, path, 12, |r| r.vec3())
+    decode_entries(bytes, node, path, |e: [u8; 12]| [le_f32(&e, 0), le_f32(&e, 4), le_f32(&e, 8)])
+}
+
+pub(crate) fn read_vec2s(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<[f32; 2]>> {
+    decode_entries(bytes, node, path, |e: [u8; 8]| [le_f32(&e, 0), le_f32(&e, 4)])
 }
 
 pub(crate) fn read_u16s(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<u16>> {
-    read_entries(bytes, node, path, 2, |r| r.u16())
+    decode_entries(bytes, node, path, u16::from_le_bytes)
+}
+
+pub(crate) fn read_bgras(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<Bgra>> {
+    decode_entries(bytes, node, path, Bgra)
 }
 
 pub(crate) fn read_bgra(r: &mut Reader<'_>) -> Result<Bgra> {

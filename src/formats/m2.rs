@@ -1,0 +1,370 @@
+//! M2 models (magic MD20, versions 256–264): the static geometry, as `m2.md` lays it out. Little-endian;
+//! every header array is a (count, offset) pair into the file, checked against the file's length before
+//! anything is read or allocated. Version 264 keeps its views in `NameNN.skin` files ([`parse_skin`]);
+//! 256–263 embed them.
+
+use super::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
+use super::reader::Reader;
+
+pub const MAGIC: &[u8; 4] = b"MD20";
+pub const SKIN_MAGIC: &[u8; 4] = b"SKIN";
+pub const SUPPORTED: &str = "256–264 (MD20)";
+
+/// One header array as the file states it: the inspector's counterpart of a chunk.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct HeaderArray {
+    pub name: &'static str,
+    /// Where the (count, offset) pair sits in the header.
+    pub header_offset: usize,
+    pub count: u32,
+    pub offset: u32,
+    pub entry_size: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Vertex {
+    pub position: [f32; 3],
+    pub bone_weights: [u8; 4],
+    pub bone_indices: [u8; 4],
+    pub normal: [f32; 3],
+    pub uv: [[f32; 2]; 2],
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Texture {
+    /// 0: the file named here; others are replaceable (skins, capes, monster skins) and have no name.
+    pub kind: u32,
+    /// 0x1 wrap S, 0x2 wrap T.
+    pub flags: u32,
+    pub file_name: String,
+}
+
+impl Texture {
+    pub fn wraps(&self) -> [bool; 2] {
+        [self.flags & 0x1 != 0, self.flags & 0x2 != 0]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Material {
+    pub flags: u16,
+    pub blend_mode: u16,
+}
+
+impl Material {
+    pub const UNLIT: u16 = 0x01;
+    pub const UNFOGGED: u16 = 0x02;
+    pub const TWO_SIDED: u16 = 0x04;
+    pub const NO_DEPTH_TEST: u16 = 0x08;
+    pub const NO_DEPTH_WRITE: u16 = 0x10;
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Submesh {
+    pub id: u16,
+    pub level: u16,
+    pub vertex_start: u16,
+    pub vertex_count: u16,
+    pub index_start: u16,
+    pub index_count: u16,
+    pub center: [f32; 3],
+}
+
+impl Submesh {
+    /// First position in the skin's triangle indices: the level holds bits 16–31.
+    pub fn first_index(&self) -> usize {
+        usize::from(self.index_start) | (usize::from(self.level) << 16)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextureUnit {
+    pub flags: u8,
+    pub priority_plane: i8,
+    pub shader_id: u16,
+    pub submesh: u16,
+    pub geoset: u16,
+    pub color_index: i16,
+    pub material: u16,
+    pub material_layer: u16,
+    pub texture_count: u16,
+    pub texture_combo: u16,
+    pub coord_combo: u16,
+    pub weight_combo: u16,
+    pub transform_combo: u16,
+}
+
+/// A view: which vertices, in which triangles, grouped into submeshes and drawn by texture units.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Skin {
+    pub vertex_lookup: Vec<u16>,
+    pub triangle_indices: Vec<u16>,
+    pub submeshes: Vec<Submesh>,
+    pub texture_units: Vec<TextureUnit>,
+    pub max_bones: u32,
+    pub arrays: Vec<HeaderArray>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct M2Model {
+    pub version: u32,
+    pub name: String,
+    pub global_flags: u32,
+    pub vertices: Vec<Vertex>,
+    /// Version 264: how many `.skin` files exist. Earlier versions: the embedded views.
+    pub skin_file_count: u32,
+    pub embedded_views: Vec<Skin>,
+    pub textures: Vec<Texture>,
+    pub replaceable_lookup: Vec<i16>,
+    pub materials: Vec<Material>,
+    pub texture_lookup: Vec<u16>,
+    pub texture_unit_lookup: Vec<i16>,
+    pub transparency_lookup: Vec<u16>,
+    pub bounding_box: [[f32; 3]; 2],
+    pub bounding_radius: f32,
+    pub arrays: Vec<HeaderArray>,
+    pub warnings: Vec<Warning>,
+}
+
+impl M2Model {
+    /// The view meshes are built from: the embedded view 0 (≤ 263), or `skin_00` for 264.
+    pub fn view<'a>(&'a self, skin_00: Option<&'a Skin>) -> Option<&'a Skin> {
+        if self.version >= 264 { skin_00 } else { self.embedded_views.first() }
+    }
+}
+
+/// Header positions that differ between 264 and 256–263 (which add three fields, +0x14).
+struct Layout {
+    vertices: usize,
+    views: usize,
+    textures: usize,
+    replaceable: usize,
+    materials: usize,
+    texture_lookup: usize,
+    unit_lookup: usize,
+    transparency_lookup: usize,
+    bounds: usize,
+    header_len: usize,
+}
+
+const LAYOUT_264: Layout = Layout {
+    vertices: 0x3C,
+    views: 0x44,
+    textures: 0x50,
+    replaceable: 0x68,
+    materials: 0x70,
+    texture_lookup: 0x80,
+    unit_lookup: 0x88,
+    transparency_lookup: 0x90,
+    bounds: 0xA0,
+    header_len: 0x130,
+};
+
+const LAYOUT_OLD: Layout = Layout {
+    vertices: 0x44,
+    views: 0x4C,
+    textures: 0x5C,
+    replaceable: 0x7C,
+    materials: 0x84,
+    texture_lookup: 0x94,
+    unit_lookup: 0x9C,
+    transparency_lookup: 0xA4,
+    bounds: 0xB4,
+    header_len: 0x144,
+};
+
+/// Reads the (count, offset) pair at `at` and checks that `count × entry_size` bytes at `offset` lie
+/// inside `file`. `base` is where the structure that holds offsets starts (the .m2 or the .skin).
+fn header_array(file: &[u8], at: usize, name: &'static str, entry_size: usize) -> Result<HeaderArray> {
+    let mut r = Reader::little(file.get(at..).unwrap_or(&[]), at);
+    let count = r.u32().within(name)?;
+    let offset = r.u32().within(name)?;
+    let end = u64::from(offset) + u64::from(count) * entry_size as u64;
+    if count > 0 && end > file.len() as u64 {
+        return Err(ParseError::new(
+            at,
+            ErrorKind::Invalid(format!(
+                "{count} entries of {entry_size} bytes at offset {offset} end at byte {end}, past the end of the file ({} bytes)",
+                file.len()
+            )),
+        )
+        .within(name));
+    }
+    Ok(HeaderArray { name, header_offset: at, count, offset, entry_size })
+}
+
+/// The entries of a checked array, each read by `read` from its own bytes.
+fn entries<T>(file: &[u8], array: &HeaderArray, read: impl Fn(&mut Reader<'_>) -> Result<T>) -> Result<Vec<T>> {
+    let start = array.offset as usize;
+    let mut out = Vec::with_capacity(array.count as usize);
+    for i in 0..array.count as usize {
+        let at = start + i * array.entry_size;
+        let mut r = Reader::little(&file[at..at + array.entry_size], at);
+        out.push(read(&mut r).within(array.name)?);
+    }
+    Ok(out)
+}
+
+fn string(file: &[u8], array: &HeaderArray) -> String {
+    if array.count == 0 {
+        return String::new();
+    }
+    let start = array.offset as usize;
+    let bytes = &file[start..start + array.count as usize];
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+pub fn parse(file: &[u8]) -> Result<M2Model> {
+    let magic = file.get(..4).ok_or(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: file.len() }))?;
+    if magic == b"MD21" {
+        return Err(ParseError::invalid(0, "MD21-chunked M2 files (Legion and later) are not supported; this reader takes MD20, versions 256–264").within("header"));
+    }
+    if magic != MAGIC {
+        return Err(ParseError::new(0, ErrorKind::BadMagic { expected: "MD20", found: String::from_utf8_lossy(magic).into_owned() }).within("header"));
+    }
+    let version = Reader::little(file.get(4..).unwrap_or(&[]), 4).u32().within("header")?;
+    if !(256..=264).contains(&version) {
+        return Err(ParseError::new(4, ErrorKind::UnsupportedVersion { what: "M2", version, supported: SUPPORTED }).within("header"));
+    }
+    let layout = if version >= 264 { &LAYOUT_264 } else { &LAYOUT_OLD };
+    if file.len() < layout.header_len {
+        return Err(ParseError::new(file.len(), ErrorKind::Truncated { needed: layout.header_len, available: file.len() }).within("header"));
+    }
+    let word = |at: usize| u32::from_le_bytes([file[at], file[at + 1], file[at + 2], file[at + 3]]);
+    let name_array = header_array(file, 0x08, "name", 1)?;
+    let vertices_array = header_array(file, layout.vertices, "vertices", 48)?;
+    let textures_array = header_array(file, layout.textures, "textures", 16)?;
+    let replaceable_array = header_array(file, layout.replaceable, "replaceable texture lookup", 2)?;
+    let materials_array = header_array(file, layout.materials, "materials", 4)?;
+    let texture_lookup_array = header_array(file, layout.texture_lookup, "texture lookup", 2)?;
+    let unit_lookup_array = header_array(file, layout.unit_lookup, "texture unit lookup", 2)?;
+    let transparency_array = header_array(file, layout.transparency_lookup, "transparency lookup", 2)?;
+
+    let vertices = entries(file, &vertices_array, |r| {
+        let position = r.vec3()?;
+        let bone_weights = r.array::<4>()?;
+        let bone_indices = r.array::<4>()?;
+        let normal = r.vec3()?;
+        Ok(Vertex { position, bone_weights, bone_indices, normal, uv: [r.vec2()?, r.vec2()?] })
+    })?;
+    let texture_entries = entries(file, &textures_array, |r| Ok((r.u32()?, r.u32()?, r.offset())))?;
+    let mut textures = Vec::with_capacity(texture_entries.len());
+    for (kind, flags, name_at) in texture_entries {
+        let name = header_array(file, name_at, "texture names", 1)?;
+        textures.push(Texture { kind, flags, file_name: string(file, &name) });
+    }
+    let i16s = |array: &HeaderArray| entries(file, array, |r| r.i16());
+    let u16s = |array: &HeaderArray| entries(file, array, |r| r.u16());
+    let materials = entries(file, &materials_array, |r| Ok(Material { flags: r.u16()?, blend_mode: r.u16()? }))?;
+    let mut bounds = Reader::little(&file[layout.bounds..layout.bounds + 28], layout.bounds);
+    let bounding_box = [bounds.vec3().within("bounding box")?, bounds.vec3().within("bounding box")?];
+    let bounding_radius = bounds.f32().within("bounding box")?;
+
+    let mut arrays = vec![name_array.clone(), vertices_array.clone()];
+    let (skin_file_count, embedded_views) = if version >= 264 {
+        (word(layout.views), Vec::new())
+    } else {
+        let views_array = header_array(file, layout.views, "views", 44)?;
+        arrays.push(views_array.clone());
+        let submesh_size = if version >= 260 { 48 } else { 32 };
+        let mut views = Vec::new();
+        for i in 0..views_array.count as usize {
+            views.push(read_view(file, views_array.offset as usize + i * 44, submesh_size)?);
+        }
+        (0, views)
+    };
+    arrays.extend([textures_array, replaceable_array.clone(), materials_array, texture_lookup_array.clone(), unit_lookup_array.clone(), transparency_array.clone()]);
+    let mut warnings = Vec::new();
+    if version >= 264 && skin_file_count == 0 {
+        warnings.push(Warning::new("header", layout.views, "the model names no .skin file, so it has nothing to draw"));
+    }
+    Ok(M2Model {
+        version,
+        name: string(file, &name_array),
+        global_flags: word(0x10),
+        vertices,
+        skin_file_count,
+        embedded_views,
+        textures,
+        replaceable_lookup: i16s(&replaceable_array)?,
+        materials,
+        texture_lookup: u16s(&texture_lookup_array)?,
+        texture_unit_lookup: i16s(&unit_lookup_array)?,
+        transparency_lookup: u16s(&transparency_array)?,
+        bounding_box,
+        bounding_radius,
+        arrays,
+        warnings,
+    })
+}
+
+/// A `.skin` file (version 264): "SKIN", then the view header with offsets from the file's start.
+pub fn parse_skin(file: &[u8]) -> Result<Skin> {
+    let magic = file.get(..4).ok_or(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: file.len() }))?;
+    if magic != SKIN_MAGIC {
+        return Err(ParseError::new(0, ErrorKind::BadMagic { expected: "SKIN", found: String::from_utf8_lossy(magic).into_owned() }).within("skin header"));
+    }
+    read_view(file, 4, 48)
+}
+
+fn read_view(file: &[u8], at: usize, submesh_size: usize) -> Result<Skin> {
+    if file.len() < at + 44 {
+        return Err(ParseError::new(file.len(), ErrorKind::Truncated { needed: at + 44, available: file.len() }).within("view header"));
+    }
+    let lookup = header_array(file, at, "vertex lookup", 2)?;
+    let indices = header_array(file, at + 0x08, "triangle indices", 2)?;
+    let palette = header_array(file, at + 0x10, "bone palette", 4)?;
+    let submeshes_array = header_array(file, at + 0x18, "submeshes", submesh_size)?;
+    let units_array = header_array(file, at + 0x20, "texture units", 24)?;
+    let max_bones = u32::from_le_bytes([file[at + 0x28], file[at + 0x29], file[at + 0x2A], file[at + 0x2B]]);
+    let u16s = |array: &HeaderArray| entries(file, array, |r| r.u16());
+    let submeshes = entries(file, &submeshes_array, |r| {
+        let [id, level, vertex_start, vertex_count, index_start, index_count] = [r.u16()?, r.u16()?, r.u16()?, r.u16()?, r.u16()?, r.u16()?];
+        r.skip(8)?;
+        Ok(Submesh { id, level, vertex_start, vertex_count, index_start, index_count, center: r.vec3()? })
+    })?;
+    let texture_units = entries(file, &units_array, |r| {
+        Ok(TextureUnit {
+            flags: r.u8()?,
+            priority_plane: r.u8()? as i8,
+            shader_id: r.u16()?,
+            submesh: r.u16()?,
+            geoset: r.u16()?,
+            color_index: r.i16()?,
+            material: r.u16()?,
+            material_layer: r.u16()?,
+            texture_count: r.u16()?,
+            texture_combo: r.u16()?,
+            coord_combo: r.u16()?,
+            weight_combo: r.u16()?,
+            transform_combo: r.u16()?,
+        })
+    })?;
+    if indices.count % 3 != 0 {
+        return Err(ParseError::invalid(at + 0x08, format!("{} triangle indices are not a multiple of 3", indices.count)).within("triangle indices"));
+    }
+    Ok(Skin {
+        vertex_lookup: u16s(&lookup)?,
+        triangle_indices: u16s(&indices)?,
+        submeshes,
+        texture_units,
+        max_bones,
+        arrays: vec![lookup, indices, palette, submeshes_array, units_array],
+    })
+}
+
+/// `Name.m2` → `Name00.skin` (LOD 0), beside it.
+pub fn skin_path(model_path: &std::path::Path) -> std::path::PathBuf {
+    let stem = model_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    model_path.with_file_name(format!("{stem}00.skin"))
+}
+
+/// A MODN name (`World\Generic\Barrel.MDX`) → the archive path of its .m2 (`world\generic\barrel.m2`).
+pub fn model_file_name(doodad_name: &str) -> String {
+    let lower = doodad_name.to_ascii_lowercase();
+    match lower.rsplit_once('.') {
+        Some((stem, "mdx" | "mdl" | "m2")) => format!("{stem}.m2"),
+        _ => lower,
+    }
+}

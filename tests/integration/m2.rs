@@ -1,0 +1,133 @@
+//! M2 models and skins: the fixture writer read back, the version and bound checks, mesh building, the
+//! doodad transform chain, `--info`, and doodads drawn in a WMO.
+
+use std::process::Command;
+
+use bevy::prelude::{Quat, Transform, Vec3};
+use lwo_wmo_viewer::fixtures::m2::{sample_doodads, write_model, write_skin};
+use lwo_wmo_viewer::formats::m2::{parse, parse_skin};
+use lwo_wmo_viewer::formats::wmo::{Bgra, Doodad};
+use lwo_wmo_viewer::mesh::coords::wmo_to_bevy;
+use lwo_wmo_viewer::mesh::m2::{build, Geosets};
+use lwo_wmo_viewer::mesh::wmo::doodad_placement;
+
+use crate::support::{asset, bin};
+
+#[test]
+fn fixture_models_and_skins_read_back_to_what_was_written() {
+    for (name, parts) in sample_doodads() {
+        let model = parse(&write_model(&parts)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(model.version, 264);
+        assert_eq!(model.name, parts.name);
+        assert_eq!(model.vertices, parts.vertices, "{name}");
+        assert_eq!(model.textures, parts.textures, "{name}");
+        assert_eq!(model.materials, parts.materials, "{name}");
+        assert_eq!(model.texture_lookup, parts.texture_lookup);
+        assert_eq!(model.texture_unit_lookup, parts.texture_unit_lookup);
+        assert_eq!(model.transparency_lookup, parts.transparency_lookup);
+        assert_eq!(model.replaceable_lookup, parts.replaceable_lookup);
+        assert_eq!(model.skin_file_count, 1);
+        let skin = parse_skin(&write_skin(&parts)).unwrap_or_else(|e| panic!("{name} skin: {e}"));
+        assert_eq!(skin.vertex_lookup, parts.vertex_lookup);
+        assert_eq!(skin.triangle_indices, parts.triangle_indices);
+        assert_eq!(skin.submeshes, parts.submeshes);
+        assert_eq!(skin.texture_units, parts.texture_units);
+        // Every texture unit's triangles reach real vertices through both index arrays.
+        for unit in &skin.texture_units {
+            let submesh = &skin.submeshes[usize::from(unit.submesh)];
+            let range = submesh.first_index()..submesh.first_index() + usize::from(submesh.index_count);
+            for &k in &skin.triangle_indices[range] {
+                let lookup = usize::from(k);
+                assert!(lookup < skin.vertex_lookup.len(), "{name}: triangle index {lookup}");
+                assert!(usize::from(skin.vertex_lookup[lookup]) < model.vertices.len(), "{name}: vertex lookup {lookup}");
+            }
+        }
+        let meshes = build(&model, &skin, Geosets::All);
+        assert_eq!(meshes.units.len(), skin.texture_units.len(), "{name}: one mesh per texture unit");
+        assert_eq!(meshes.triangles, parts.triangle_indices.len() / 3);
+        assert_eq!(meshes.dropped_triangles, 0);
+    }
+}
+
+#[test]
+fn several_submeshes_two_textures_and_distinct_blend_modes_with_a_two_sided_flag() {
+    let (_, barrel) = &sample_doodads()[0];
+    assert!(barrel.submeshes.len() >= 3);
+    assert!(barrel.textures.iter().filter(|t| t.kind == 0).count() >= 2);
+    let modes: std::collections::BTreeSet<u16> = barrel.materials.iter().map(|m| m.blend_mode).collect();
+    assert_eq!(modes.len(), barrel.materials.len(), "each material its own blend mode");
+    assert!(barrel.materials.iter().any(|m| m.flags & 0x04 != 0), "a two-sided material");
+}
+
+#[test]
+fn later_and_broken_files_are_refused_naming_the_array_and_offset() {
+    let (_, parts) = &sample_doodads()[0];
+    let good = write_model(parts);
+    let mut md21 = good.clone();
+    md21[..4].copy_from_slice(b"MD21");
+    assert!(parse(&md21).unwrap_err().to_string().contains("not supported"));
+    let mut old = good.clone();
+    old[4..8].copy_from_slice(&255u32.to_le_bytes());
+    assert!(parse(&old).unwrap_err().to_string().contains("version 255 is not supported"));
+    // Vertex count inflated past the file: refused before anything is allocated.
+    let mut inflated = good.clone();
+    inflated[0x3C..0x40].copy_from_slice(&0x0FFF_FFFFu32.to_le_bytes());
+    let error = parse(&inflated).unwrap_err().to_string();
+    assert!(error.starts_with("vertices at byte 60 (0x3C)") && error.contains("past the end of the file"), "{error}");
+    for cut in [0, 3, 7, 0x100, good.len() - 1] {
+        assert!(parse(&good[..cut]).is_err(), "cut at {cut}");
+    }
+    let skin = write_skin(parts);
+    let mut odd = skin.clone();
+    odd[0x0C..0x10].copy_from_slice(&7u32.to_le_bytes());
+    assert!(parse_skin(&odd).unwrap_err().to_string().contains("not a multiple of 3"));
+    assert!(parse_skin(&skin[..20]).is_err());
+}
+
+/// A model vertex at local (1, 0, 0), placed by a doodad turned 90° about WMO Z and scaled 2 at
+/// (10, 20, 30): in WMO space it lands at (10, 22, 30), which is (10, 30, −22) in Bevy's frame.
+#[test]
+fn a_doodad_vertex_goes_through_scale_rotation_translation_and_the_axis_change() {
+    let half = std::f32::consts::FRAC_PI_4;
+    let doodad = Doodad {
+        name_offset: 0,
+        flags: 0,
+        position: [10.0, 20.0, 30.0],
+        rotation: [0.0, 0.0, half.sin(), half.cos()],
+        scale: 2.0,
+        color: Bgra([0, 0, 0, 255]),
+    };
+    let placement = doodad_placement(&doodad);
+    let transform = Transform {
+        translation: Vec3::from_array(placement.translation),
+        rotation: Quat::from_array(placement.rotation),
+        scale: Vec3::splat(placement.scale),
+    };
+    let local = Vec3::from_array(wmo_to_bevy([1.0, 0.0, 0.0]));
+    let placed = transform.transform_point(local);
+    let expected = Vec3::new(10.0, 30.0, -22.0);
+    assert!((placed - expected).length() < 1e-5, "{placed} vs {expected}");
+    assert_eq!(Vec3::from_array(wmo_to_bevy([10.0, 22.0, 30.0])), expected);
+}
+
+#[test]
+fn info_json_on_an_m2() {
+    let path = asset("World/Generic/Barrel.m2");
+    let out = Command::new(bin()).arg(&path).args(["--info", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["format"], "M2");
+    assert_eq!(json["version"], 264);
+    assert_eq!(json["vertices"], 52);
+    assert_eq!(json["triangles"], 26);
+    assert_eq!(json["submeshes"], 3);
+    assert_eq!(json["texture_units"], 3);
+    assert_eq!(json["textures"][0], "World\\wmo\\Sample\\Stone.blp");
+    assert_eq!(json["textures"][2], "replaceable type 11");
+    assert_eq!(json["materials"][1]["render_flags"], 4);
+    assert_eq!(json["materials"][1]["blend_mode"], 2);
+    assert_eq!(json["materials"][2]["blend_mode_name"], "Add");
+    let arrays = json["header_arrays"].as_array().unwrap();
+    assert!(arrays.iter().any(|a| a["name"] == "vertices" && a["count"] == 52 && a["entry_size"] == 48));
+    assert!(arrays.iter().any(|a| a["name"] == "texture units" && a["count"] == 3));
+}
