@@ -233,6 +233,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
     let mut maps_of: HashMap<u32, usize> = HashMap::new();
     let mut corner_maps: Vec<CornerMaps<'_>> = Vec::new();
     let mut last_mesh: Option<((u32, bool), (usize, usize))> = None;
+    let expected = expected_sizes(layer, options);
     let mut lines = MeshData::new(Topology::Lines);
     let mut points = MeshData::new(Topology::Points);
     let mut corner_points: Vec<[f32; 3]> = Vec::new();
@@ -320,7 +321,15 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                     corner_maps.len() - 1
                 });
                 let slot = *mesh_of.entry(key).or_insert_with(|| {
-                    meshes.push(SurfaceMesh { surface: surface_index, detail, mesh: MeshData::new(Topology::Triangles) });
+                    let mut mesh = MeshData::new(Topology::Triangles);
+                    // Sized up front: growing by doubling would hold old and new buffers at once.
+                    if let Some(&(corners, triangles)) = expected.get(&key) {
+                        let vertices = corners.min(layer.points.len());
+                        mesh.positions.reserve_exact(vertices);
+                        mesh.normals.reserve_exact(vertices);
+                        mesh.indices.reserve_exact(3 * triangles);
+                    }
+                    meshes.push(SurfaceMesh { surface: surface_index, detail, mesh });
                     meshes.len() - 1
                 });
                 last_mesh = Some((key, (slot, maps_slot)));
@@ -429,6 +438,40 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         triangles,
         degenerate,
     }
+}
+
+/// Per (surface, detail) mesh: the corners and the triangles its simple polygons will give (n − 2 each).
+fn expected_sizes(layer: &Layer, options: BuildOptions) -> HashMap<(u32, bool), (usize, usize)> {
+    let polys = &layer.polygons;
+    let mut sizes: HashMap<(u32, bool), (usize, usize)> = HashMap::new();
+    let mut run: Option<((u32, bool), usize, usize)> = None;
+    let mut flush = |run: &mut Option<((u32, bool), usize, usize)>| {
+        if let Some((key, corners, triangles)) = run.take() {
+            let entry = sizes.entry(key).or_default();
+            entry.0 += corners;
+            entry.1 += triangles;
+        }
+    };
+    for p in 0..polys.len() {
+        let n = polys.vertices(p).len();
+        let kind = polys.kind[p];
+        if !kind.is_surface() || n < 3 || (kind == PolygonKind::Patch && options.subdivision_level > 0) {
+            continue;
+        }
+        let key = (polys.surface[p], polys.detail_of[p] != NONE);
+        match &mut run {
+            Some((k, corners, triangles)) if *k == key => {
+                *corners += n;
+                *triangles += n - 2;
+            }
+            _ => {
+                flush(&mut run);
+                run = Some((key, n, n - 2));
+            }
+        }
+    }
+    flush(&mut run);
+    sizes
 }
 
 /// Triangles of a subdivided cage, shaded smooth: each point's normal is the sum of its quads' normals.

@@ -32,7 +32,7 @@ pub struct CornerNormals<'a> {
     /// Point → the polygons that use it, as a compressed list: `incident[first[v]..first[v + 1]]`.
     first: Vec<u32>,
     incident: Vec<u32>,
-    /// Per polygon: the cosine of its surface's smoothing angle, or `None` when it is shaded flat.
+    /// Per surface: the cosine of its smoothing angle, or `None` when it is shaded flat.
     cos_limit: Vec<Option<f32>>,
 }
 
@@ -40,11 +40,9 @@ impl<'a> CornerNormals<'a> {
     pub fn new(layer: &'a Layer, surfaces: &[Surface], smooth: bool) -> Self {
         let polys = &layer.polygons;
         let face_normals: Vec<[f32; 3]> = (0..polys.len()).map(|p| polygon_normal(&layer.points, polys.vertices(p))).collect();
-        let cos_limit: Vec<Option<f32>> = (0..polys.len())
-            .map(|p| {
-                let angle = surfaces.get(polys.surface[p] as usize).map_or(0.0, |s| s.max_smoothing_angle);
-                (smooth && angle > 0.0).then(|| angle.min(std::f32::consts::PI).cos())
-            })
+        let cos_limit: Vec<Option<f32>> = surfaces
+            .iter()
+            .map(|s| (smooth && s.max_smoothing_angle > 0.0).then(|| s.max_smoothing_angle.min(std::f32::consts::PI).cos()))
             .collect();
         let point_count = layer.points.len();
         let mut first = vec![0u32; point_count + 1];
@@ -75,7 +73,7 @@ impl<'a> CornerNormals<'a> {
     /// The normal at point `v` of polygon `p`.
     pub fn at(&self, p: usize, v: u32) -> [f32; 3] {
         let own = self.face_normals[p];
-        let Some(cos_limit) = self.cos_limit[p] else { return own };
+        let Some(cos_limit) = self.cos_limit.get(self.layer.polygons.surface[p] as usize).copied().flatten() else { return own };
         let polys = &self.layer.polygons;
         let v = v as usize;
         let (Some(&from), Some(&to)) = (self.first.get(v), self.first.get(v + 1)) else { return own };

@@ -20,6 +20,14 @@ fn entry_point(target: &str) -> fn(&[u8]) {
                 drop(mesh::StandaloneMeshes::build(&document.model, options));
             }
         },
+        "m2_parse" => |b| {
+            drop(formats::m2::parse_skin(b));
+            if let Ok(model) = formats::m2::parse(b) {
+                if let Some(view) = model.view(None) {
+                    drop(mesh::m2::build(&model, view, mesh::m2::Geosets::DefaultVariants));
+                }
+            }
+        },
         other => panic!("no fuzz target named {other}"),
     }
 }

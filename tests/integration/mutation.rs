@@ -28,6 +28,7 @@ impl Rng {
 fn corpus() -> Vec<Vec<u8>> {
     let mut files = vec![fixtures::lwo::seed_square_with_detail()];
     files.extend(fixtures::wmo::sample_scene().files("m").into_iter().map(|(_, b)| b));
+    files.extend(fixtures::m2::sample_doodad_files().into_iter().map(|(_, b)| b));
     fn walk(dir: &Path, out: &mut Vec<Vec<u8>>) {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
@@ -114,6 +115,9 @@ fn mutate(rng: &mut Rng, file: &[u8]) -> Vec<u8> {
 }
 
 fn exercise(bytes: &[u8]) {
+    if bytes.starts_with(b"SKIN") {
+        let _ = lwo_wmo_viewer::formats::m2::parse_skin(bytes);
+    }
     if let Ok(doc) = parse_document(bytes) {
         let _ = mesh::StandaloneMeshes::build(&doc.model, mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 });
     }
