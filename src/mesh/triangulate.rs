@@ -263,6 +263,34 @@ impl Triangulator {
     }
 }
 
+/// Work allowed for placing crossings that lyon gives no source for (vertices × edges).
+const MAX_CROSSING_SEARCH: usize = 1 << 20;
+
+/// True when every corner turns the same way about `normal` and the outline goes round once, so the
+/// fan from corner 0 is a triangulation. Stricter than needed: near-straight corners send the polygon on
+/// to the general path.
+fn is_convex_fan(points: &[[f32; 3]], normal: [f32; 3]) -> bool {
+    let n = points.len();
+    let mut total_turn = 0.0f32;
+    for k in 0..n {
+        let (a, b, c) = (points[k], points[(k + 1) % n], points[(k + 2) % n]);
+        let (e1, e2) = (sub(b, a), sub(c, b));
+        let turn = dot(cross(e1, e2), normal);
+        let scale = (dot(e1, e1) * dot(e2, e2)).sqrt();
+        // Written as "not greater" so that a NaN turn also sends the polygon to the general path.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if !(turn > 1e-4 * scale) {
+            return false;
+        }
+        if n > 4 {
+            total_turn += turn.atan2(dot(e1, e2));
+        }
+    }
+    // A star polygon (five corners or more) turns every corner the same way too, but goes round more
+    // than once.
+    n <= 4 || (total_turn - std::f32::consts::TAU).abs() < 0.1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,30 +362,4 @@ mod tests {
         let mut tris = Vec::new();
         assert_eq!(Triangulator::new().triangulate(&bad, &mut tris), 0);
     }
-}
-
-/// Work allowed for placing crossings that lyon gives no source for (vertices × edges).
-const MAX_CROSSING_SEARCH: usize = 1 << 20;
-
-/// True when every corner turns the same way about `normal` and the outline goes round once, so the
-/// fan from corner 0 is a triangulation. Stricter than needed: near-straight corners send the polygon on
-/// to the general path.
-fn is_convex_fan(points: &[[f32; 3]], normal: [f32; 3]) -> bool {
-    let n = points.len();
-    let mut total_turn = 0.0f32;
-    for k in 0..n {
-        let (a, b, c) = (points[k], points[(k + 1) % n], points[(k + 2) % n]);
-        let (e1, e2) = (sub(b, a), sub(c, b));
-        let turn = dot(cross(e1, e2), normal);
-        let scale = (dot(e1, e1) * dot(e2, e2)).sqrt();
-        if !(turn > 1e-4 * scale) {
-            return false;
-        }
-        if n > 4 {
-            total_turn += turn.atan2(dot(e1, e2));
-        }
-    }
-    // A star polygon (five corners or more) turns every corner the same way too, but goes round more
-    // than once.
-    n <= 4 || (total_turn - std::f32::consts::TAU).abs() < 0.1
 }
