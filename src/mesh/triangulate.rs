@@ -117,14 +117,16 @@ impl Triangulator {
             out.push([0, 1, 2]);
             return 1;
         }
-        let Some(normal) = normalize(newell_normal(points)) else {
+        let area_normal = newell_normal(points);
+        let Some(normal) = normalize(area_normal) else {
             return 0;
         };
-        if is_convex_fan(points, normal) {
-            // Most polygons of real meshes are convex: a fan from the first corner covers them, in
-            // their own winding, without projecting them.
+        if let Some(apex) = fan_apex(points, normal, dot(area_normal, normal)) {
+            // Most polygons of real meshes are convex or have one notch: a fan from the right corner
+            // covers them, in their own winding, without projecting them.
             let before = out.len();
-            out.extend((1..n as u32 - 1).map(|k| [0, k, k + 1]));
+            let n = n as u32;
+            out.extend((1..n - 1).map(|j| [apex, (apex + j) % n, (apex + j + 1) % n]));
             return out.len() - before;
         }
         // An orthonormal basis (u, v) of the plane with u × v = normal, so projected winding matches.
@@ -266,29 +268,37 @@ impl Triangulator {
 /// Work allowed for placing crossings that lyon gives no source for (vertices × edges).
 const MAX_CROSSING_SEARCH: usize = 1 << 20;
 
-/// True when every corner turns the same way about `normal` and the outline goes round once, so the
-/// fan from corner 0 is a triangulation. Stricter than needed: near-straight corners send the polygon on
-/// to the general path.
-fn is_convex_fan(points: &[[f32; 3]], normal: [f32; 3]) -> bool {
+/// The corner a fan triangulation can start from, if one can: the only reflex corner, or corner 0 when
+/// there is none. The fan is accepted only when every triangle turns with the polygon and their areas add
+/// up to the polygon's (`double_area`, from Newell's normal): positive triangles that overlap would add
+/// up to more, so equality means they cover the polygon exactly once.
+fn fan_apex(points: &[[f32; 3]], normal: [f32; 3], double_area: f32) -> Option<u32> {
     let n = points.len();
-    let mut total_turn = 0.0f32;
+    let mut apex = None;
     for k in 0..n {
-        let (a, b, c) = (points[k], points[(k + 1) % n], points[(k + 2) % n]);
-        let (e1, e2) = (sub(b, a), sub(c, b));
-        let turn = dot(cross(e1, e2), normal);
-        let scale = (dot(e1, e1) * dot(e2, e2)).sqrt();
-        // Written as "not greater" so that a NaN turn also sends the polygon to the general path.
-        #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        if !(turn > 1e-4 * scale) {
-            return false;
-        }
-        if n > 4 {
-            total_turn += turn.atan2(dot(e1, e2));
+        let (a, b, c) = (points[(k + n - 1) % n], points[k], points[(k + 1) % n]);
+        let turn = dot(cross(sub(b, a), sub(c, b)), normal);
+        if turn < 0.0 {
+            if apex.is_some() {
+                return None;
+            }
+            apex = Some(k);
         }
     }
-    // A star polygon (five corners or more) turns every corner the same way too, but goes round more
-    // than once.
-    n <= 4 || (total_turn - std::f32::consts::TAU).abs() < 0.1
+    let apex = apex.unwrap_or(0);
+    let origin = points[apex];
+    let mut sum = 0.0f32;
+    for j in 1..n - 1 {
+        let (b, c) = (sub(points[(apex + j) % n], origin), sub(points[(apex + j + 1) % n], origin));
+        let twice_area = dot(cross(b, c), normal);
+        // Written as "not greater" so that NaN also sends the polygon to the general path.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if !(twice_area > 1e-4 * (dot(b, b) * dot(c, c)).sqrt()) {
+            return None;
+        }
+        sum += twice_area;
+    }
+    ((sum - double_area).abs() <= 1e-4 * double_area).then_some(apex as u32)
 }
 
 #[cfg(test)]
@@ -354,6 +364,23 @@ mod tests {
                 assert_eq!(covered, expected, "at {p:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_polygon_with_one_notch_is_fanned_from_the_notch() {
+        // An L: one reflex corner (index 3), which a fan from corner 0 would cross.
+        let l = [[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [2.0, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 2.0, 0.0]];
+        let mut t = Triangulator::new();
+        let mut tris = Vec::new();
+        assert_eq!(t.triangulate(&l, &mut tris), 4);
+        assert!(tris.iter().all(|tri| tri[0] == 3), "{tris:?}");
+        assert!(tris.iter().all(|tri| area(&l, &[*tri]) > 0.0));
+        assert!((area(&l, &tris) - 3.0).abs() < 1e-5);
+        // Two notches: not a fan, the general path (earcut) still covers it.
+        let u = [[0.0, 0.0, 0.0], [3.0, 0.0, 0.0], [3.0, 2.0, 0.0], [2.0, 2.0, 0.0], [2.0, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 2.0, 0.0]];
+        tris.clear();
+        assert_eq!(t.triangulate(&u, &mut tris), 6);
+        assert!((area(&u, &tris) - 5.0).abs() < 1e-5);
     }
 
     #[test]
