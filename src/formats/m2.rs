@@ -360,6 +360,20 @@ pub fn skin_path(model_path: &std::path::Path) -> std::path::PathBuf {
     model_path.with_file_name(format!("{stem}00.skin"))
 }
 
+/// The skin a version-264 model at `model_path` draws: `Name00.skin` beside it, found ignoring case,
+/// read and parsed. `Ok(None)` for earlier versions, whose views are embedded.
+pub fn read_skin_beside(model_path: &std::path::Path, model: &M2Model) -> std::result::Result<Option<Skin>, String> {
+    if model.version < 264 {
+        return Ok(None);
+    }
+    let wanted = skin_path(model_path);
+    let name = wanted.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = model_path.parent().unwrap_or(std::path::Path::new("."));
+    let found = super::find_case_insensitive(dir, &name).ok_or_else(|| format!("{name} is missing beside the model"))?;
+    let bytes = std::fs::read(&found).map_err(|e| format!("{}: {e}", found.display()))?;
+    parse_skin(&bytes).map(Some).map_err(|e| format!("{}: {e}", found.display()))
+}
+
 /// A MODN name (`World\Generic\Barrel.MDX`) → the archive path of its .m2 (`world\generic\barrel.m2`).
 pub fn model_file_name(doodad_name: &str) -> String {
     let lower = doodad_name.to_ascii_lowercase();

@@ -3,8 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bevy::asset::io::Reader;
-use bevy::asset::{AssetLoader, LoadContext};
+use bevy::asset::LoadContext;
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
 
@@ -17,28 +16,6 @@ use crate::mesh::Bounds;
 use super::convert::{placeholder_image, sampler, to_bevy_mesh};
 use super::textures::{decode_image, find_lightwave_image};
 use super::{LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, PartInfo};
-
-#[derive(Default, TypePath)]
-pub struct LwoLoader;
-
-impl AssetLoader for LwoLoader {
-    type Asset = ModelAsset;
-    type Settings = ModelLoaderSettings;
-    type Error = ModelLoadError;
-
-    async fn load(
-        &self,
-        reader: &mut dyn Reader,
-        settings: &ModelLoaderSettings,
-        ctx: &mut LoadContext<'_>,
-    ) -> Result<ModelAsset, ModelLoadError> {
-        super::load_by_content(reader, settings, ctx).await
-    }
-
-    fn extensions(&self) -> &[&str] {
-        &["lwo", "lxo", "LWO", "LXO"]
-    }
-}
 
 pub(super) fn load_bytes(
     ctx: &mut LoadContext<'_>,

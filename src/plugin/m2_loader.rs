@@ -4,13 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bevy::asset::io::Reader;
-use bevy::asset::{AssetLoader, LoadContext};
+use bevy::asset::LoadContext;
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
 
-use crate::formats::m2::{parse_skin, skin_path, M2Model, Material, Skin};
-use crate::formats::{find_case_insensitive, parse_document, FileError, Model};
+use crate::formats::m2::{read_skin_beside, M2Model, Material};
+use crate::formats::{parse_document, FileError, Model};
 use crate::mesh::m2::{build, Geosets};
 use crate::mesh::Bounds;
 
@@ -20,23 +19,6 @@ use super::textures::{decode_blp, find_blp, find_data_root};
 use super::m2_blend::{blend_name, flag_names};
 use super::wmo_material::{PassBlend, WmoExtension, WmoMaterial};
 use super::{LoadedFile, MaterialInfo, ModelAsset, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, PartInfo};
-
-#[derive(Default, TypePath)]
-pub struct M2Loader;
-
-impl AssetLoader for M2Loader {
-    type Asset = ModelAsset;
-    type Settings = ModelLoaderSettings;
-    type Error = ModelLoadError;
-
-    async fn load(&self, reader: &mut dyn Reader, settings: &ModelLoaderSettings, ctx: &mut LoadContext<'_>) -> Result<ModelAsset, ModelLoadError> {
-        super::load_by_content(reader, settings, ctx).await
-    }
-
-    fn extensions(&self) -> &[&str] {
-        &["m2", "M2"]
-    }
-}
 
 /// One drawable of a built model: a texture unit's mesh and the material it is drawn with.
 #[derive(Clone)]
@@ -56,20 +38,6 @@ pub(super) struct BuiltModel {
     pub stats: ModelStats,
 }
 
-/// The view a model draws: embedded view 0, or `Name00.skin` beside the file (found ignoring case).
-fn load_view(path: &Path, model: &M2Model) -> Result<Option<Skin>, String> {
-    if model.version < 264 {
-        return Ok(None);
-    }
-    let wanted = skin_path(path);
-    let name = wanted.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let found = find_case_insensitive(dir, &name).ok_or_else(|| format!("{name} is missing beside the model"))?;
-    let bytes = std::fs::read(&found).map_err(|e| format!("{}: {e}", found.display()))?;
-    let skin = parse_skin(&bytes).map_err(|e| format!("{}: {e}", found.display()))?;
-    Ok(Some(skin))
-}
-
 /// Builds `model` (read from `path`) into sub-assets labeled `M2Model{index}/…`.
 pub(super) fn build_model(
     ctx: &mut LoadContext<'_>,
@@ -80,7 +48,7 @@ pub(super) fn build_model(
     placeholder: &mut Option<Handle<Image>>,
     warnings: &mut Vec<String>,
 ) -> Result<BuiltModel, String> {
-    let skin = load_view(path, model)?;
+    let skin = read_skin_beside(path, model)?;
     let view = model.view(skin.as_ref()).ok_or("the model has no view (skin) to draw")?;
     let meshes = build(model, view, Geosets::for_path(&path.to_string_lossy()));
     let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -90,10 +58,11 @@ pub(super) fn build_model(
     if meshes.dropped_units > 0 {
         warnings.push(format!("{file}: {} texture units name a submesh that does not exist and were dropped", meshes.dropped_units));
     }
-    let mut textures: Vec<Option<Handle<Image>>> = vec![None; model.textures.len()];
-    let mut texture_handle = |ctx: &mut LoadContext<'_>, t: usize, warnings: &mut Vec<String>| -> Handle<Image> {
-        if let Some(handle) = &textures[t] {
-            return handle.clone();
+    // Per texture: its handle and whether the file was found (else the placeholder).
+    let mut textures: Vec<Option<(Handle<Image>, bool)>> = vec![None; model.textures.len()];
+    let mut texture_handle = |ctx: &mut LoadContext<'_>, t: usize, warnings: &mut Vec<String>| -> (Handle<Image>, bool) {
+        if let Some(known) = &textures[t] {
+            return known.clone();
         }
         let texture = &model.textures[t];
         let decoded = if texture.kind != 0 {
@@ -105,15 +74,15 @@ pub(super) fn build_model(
                 .and_then(|p| std::fs::read(&p).map_err(|e| e.to_string()))
                 .and_then(|bytes| decode_blp(&bytes, sampler(texture.wraps(), false)))
         };
-        let handle = match decoded {
-            Ok(image) => ctx.add_labeled_asset(ModelLabel::M2Texture { model: index, texture: t }.to_string(), image),
+        let known = match decoded {
+            Ok(image) => (ctx.add_labeled_asset(ModelLabel::M2Texture { model: index, texture: t }.to_string(), image), true),
             Err(reason) => {
                 warnings.push(format!("{file}: {reason}; a placeholder is shown"));
-                placeholder.get_or_insert_with(|| ctx.add_labeled_asset(ModelLabel::Placeholder.to_string(), placeholder_image())).clone()
+                (placeholder.get_or_insert_with(|| ctx.add_labeled_asset(ModelLabel::Placeholder.to_string(), placeholder_image())).clone(), false)
             }
         };
-        textures[t] = Some(handle.clone());
-        handle
+        textures[t] = Some(known.clone());
+        known
     };
 
     let mut built = BuiltModel {
@@ -132,15 +101,18 @@ pub(super) fn build_model(
             Some((_, handle)) => handle.clone(),
             None => {
                 let state = unit.material.map_or(Material { flags: 0, blend_mode: 0 }, |m| model.materials[m]);
-                let texture = unit.texture.map(|t| texture_handle(ctx, t, warnings));
-                let handle = ctx.add_labeled_asset(ModelLabel::M2Material { model: index, material: made.len() }.to_string(), unit_material(state, texture));
+                let texture = unit.texture.map(|t| (t, texture_handle(ctx, t, warnings)));
+                let handle = ctx.add_labeled_asset(
+                    ModelLabel::M2Material { model: index, material: made.len() }.to_string(),
+                    unit_material(state, texture.as_ref().map(|(_, (h, _))| h.clone())),
+                );
                 built.material_infos.push(MaterialInfo {
                     name: format!("{file} material {}", unit.material.map_or("–".into(), |m| m.to_string())),
                     parameters: material_parameters(state),
-                    texture: unit.texture.map(|t| {
+                    texture: texture.map(|(t, (_, found))| {
                         let texture = &model.textures[t];
                         let name = if texture.file_name.is_empty() { format!("replaceable type {}", texture.kind) } else { texture.file_name.clone() };
-                        (name, texture.kind == 0 && data_root.and_then(|r| find_blp(r, &texture.file_name)).is_some())
+                        (name, found)
                     }),
                 });
                 built.materials.push(handle.clone());

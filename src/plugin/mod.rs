@@ -1,4 +1,4 @@
-//! The Bevy plugin: asset loaders for `.lwo`/`.lxo`, `.wmo` and `.m2` that turn a file into meshes, materials
+//! The Bevy plugin: one asset loader for `.lwo`/`.lxo`, `.wmo` and `.m2` that turns a file into meshes, materials
 //! and one scene ([`WorldAsset`]), in the manner of `bevy_gltf`.
 
 mod convert;
@@ -20,12 +20,9 @@ use crate::formats::Document;
 use crate::mesh::Bounds;
 
 pub use labels::ModelLabel;
-pub use lwo_loader::LwoLoader;
-pub use m2_loader::M2Loader;
-pub use wmo_loader::WmoLoader;
 pub use wmo_material::{WmoExtension, WmoMaterial};
 
-/// Registers the [`ModelAsset`] type and the LightWave, WMO and M2 loaders.
+/// Registers the [`ModelAsset`] type and its loader for LightWave, WMO and M2 files.
 #[derive(Default)]
 pub struct LwoWmoPlugin;
 
@@ -36,14 +33,11 @@ impl Plugin for LwoWmoPlugin {
         app.init_asset::<ModelAsset>()
             .register_type::<ModelPart>()
             .register_type::<Overlay>()
-            .register_asset_loader(LwoLoader)
-            .register_asset_loader(WmoLoader)
-            .register_asset_loader(M2Loader);
+            .register_asset_loader(ModelLoader);
     }
 }
 
-/// Settings shared by both loaders, since each hands a file of the other format to the other loader (an
-/// extension-less or misnamed file still opens by its content).
+/// Settings of the loader, for every format it reads.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct ModelLoaderSettings {
@@ -143,8 +137,30 @@ impl Overlay {
     }
 }
 
-/// What both loaders do: read the bytes and hand them to the format their content shows, so an
-/// extension-less or misnamed file still opens.
+/// One loader for every format: it reads the bytes and hands them to the format their content shows
+/// (`REVM` WMO, `MD20`/`MD21` M2, else IFF LightWave), so an extension-less or misnamed file still opens.
+#[derive(Default, TypePath)]
+pub struct ModelLoader;
+
+impl bevy::asset::AssetLoader for ModelLoader {
+    type Asset = ModelAsset;
+    type Settings = ModelLoaderSettings;
+    type Error = ModelLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn bevy::asset::io::Reader,
+        settings: &ModelLoaderSettings,
+        ctx: &mut bevy::asset::LoadContext<'_>,
+    ) -> Result<ModelAsset, ModelLoadError> {
+        load_by_content(reader, settings, ctx).await
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["lwo", "lxo", "wmo", "m2", "LWO", "LXO", "WMO", "M2"]
+    }
+}
+
 async fn load_by_content(
     reader: &mut dyn bevy::asset::io::Reader,
     settings: &ModelLoaderSettings,

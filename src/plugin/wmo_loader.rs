@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bevy::asset::io::Reader;
-use bevy::asset::{AssetLoader, AssetPath, LoadContext};
+use bevy::asset::{AssetPath, LoadContext};
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy::world_serialization::WorldAsset;
@@ -22,28 +21,6 @@ use super::textures::{decode_blp, find_blp, find_data_root, resolve_case_insensi
 use super::wmo_material::{PassBlend, WmoExtension, WmoMaterial};
 use super::{DoodadInfo, LoadedFile, MaterialInfo, ModelAsset, ModelLabel, ModelLoadError, ModelLoaderSettings, ModelPart, ModelStats, Overlay, PartInfo};
 
-
-#[derive(Default, TypePath)]
-pub struct WmoLoader;
-
-impl AssetLoader for WmoLoader {
-    type Asset = ModelAsset;
-    type Settings = ModelLoaderSettings;
-    type Error = ModelLoadError;
-
-    async fn load(
-        &self,
-        reader: &mut dyn Reader,
-        settings: &ModelLoaderSettings,
-        ctx: &mut LoadContext<'_>,
-    ) -> Result<ModelAsset, ModelLoadError> {
-        super::load_by_content(reader, settings, ctx).await
-    }
-
-    fn extensions(&self) -> &[&str] {
-        &["wmo", "WMO"]
-    }
-}
 
 pub(super) async fn load_bytes(
     ctx: &mut LoadContext<'_>,

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use crate::formats::lwo::LwoObject;
 use crate::formats::wmo::{group_file_paths, WmoGroup, WmoRoot};
 use crate::formats::m2::{self, M2Model};
-use crate::formats::{find_case_insensitive, read_document, ChunkNode, Document, FileError, Model};
+use crate::formats::{read_document, ChunkNode, Document, FileError, Model};
 use crate::mesh;
 
 /// Everything `--info` reports about one file.
@@ -48,24 +48,10 @@ pub fn gather(path: &Path) -> Result<Info, FileError> {
 
 /// The model and its view (embedded view 0, or `Name00.skin` beside the file for version 264).
 fn m2_summary(path: &Path, model: &M2Model, warnings: &mut Vec<String>) -> Map<String, Value> {
-    let skin = if model.version >= 264 {
-        let wanted = m2::skin_path(path);
-        let name = wanted.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let found = path.parent().and_then(|dir| find_case_insensitive(dir, &name));
-        match found.map(|p| std::fs::read(&p).map_err(|e| e.to_string()).and_then(|b| m2::parse_skin(&b).map_err(|e| format!("{}: {e}", p.display())))) {
-            Some(Ok(skin)) => Some(skin),
-            Some(Err(e)) => {
-                warnings.push(e);
-                None
-            }
-            None => {
-                warnings.push(format!("{name} is missing beside the model: no submeshes or triangles to count"));
-                None
-            }
-        }
-    } else {
+    let skin = m2::read_skin_beside(path, model).unwrap_or_else(|e| {
+        warnings.push(format!("{e}: no submeshes or triangles to count"));
         None
-    };
+    });
     let view = model.view(skin.as_ref());
     let meshes = view.map(|v| mesh::m2::build(model, v, mesh::m2::Geosets::All));
     let mut out = Map::new();
