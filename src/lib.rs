@@ -9,6 +9,7 @@
 pub mod fixtures;
 pub mod formats;
 pub mod mesh;
+pub mod source;
 #[cfg(feature = "viewer")]
 pub mod plugin;
 #[cfg(feature = "viewer")]

@@ -1,0 +1,106 @@
+//! A folder of loose files on disk.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{path_components, Entry, FileSource, SourceError};
+
+/// Files under a folder on disk, each path component matched ignoring case when the exact spelling is
+/// not there (the exact spelling is tried first, so a case-sensitive file system costs one `stat`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LooseFolder {
+    root: PathBuf,
+}
+
+impl LooseFolder {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file on disk that `path` names under this folder, following `..` and matching case freely.
+    pub fn resolve(&self, path: &str) -> Option<PathBuf> {
+        let exact = self.root.join(path.replace('\\', "/"));
+        if exact.exists() {
+            return Some(exact);
+        }
+        let mut current = self.root.clone();
+        for part in path_components(path) {
+            current = if part == ".." { current.parent()?.to_path_buf() } else { find_in_folder(&current, part)? };
+        }
+        Some(current)
+    }
+
+    /// `path` under this folder's root, if it lies inside it, as a source path with `/` separators.
+    pub fn relative_path_of(&self, path: &Path) -> Option<String> {
+        let rest = path.strip_prefix(&self.root).ok()?;
+        let parts: Option<Vec<&str>> = rest.components().map(|c| c.as_os_str().to_str()).collect();
+        Some(parts?.join("/"))
+    }
+}
+
+/// Finds `name` directly inside `dir` ignoring ASCII case.
+pub fn find_in_folder(dir: &Path, name: &str) -> Option<PathBuf> {
+    let exact = dir.join(name);
+    if exact.exists() {
+        return Some(exact);
+    }
+    std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.eq_ignore_ascii_case(name))
+    })
+}
+
+impl FileSource for LooseFolder {
+    fn describe(&self) -> String {
+        self.root.display().to_string()
+    }
+
+    fn find(&self, path: &str) -> Option<String> {
+        let found = self.resolve(path).filter(|p| p.is_file())?;
+        self.relative_path_of(&found).or_else(|| Some(super::normalise(path)))
+    }
+
+    fn read(&self, path: &str) -> Result<Arc<[u8]>, SourceError> {
+        let Some(found) = self.resolve(path).filter(|p| p.is_file()) else {
+            return Err(SourceError::NotFound { source_name: self.describe(), path: path.to_owned() });
+        };
+        std::fs::read(&found)
+            .map(Arc::from)
+            .map_err(|error| SourceError::Io { source_name: self.describe(), path: path.to_owned(), error })
+    }
+
+    fn list(&self, folder: &str) -> Vec<Entry> {
+        let Some(dir) = self.resolve(folder).filter(|p| p.is_dir()) else { return Vec::new() };
+        let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+        entries
+            .flatten()
+            .filter_map(|e| {
+                let meta = e.metadata().ok()?;
+                Some(Entry { name: e.file_name().to_str()?.to_owned(), is_folder: meta.is_dir(), size: if meta.is_dir() { 0 } else { meta.len() } })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_match_ignoring_case_and_separators() {
+        let root = std::env::temp_dir().join(format!("lwo-wmo-viewer-loose-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("world/WMO/dungeon")).unwrap();
+        std::fs::write(root.join("world/WMO/dungeon/Floor.blp"), b"blp").unwrap();
+        let source = LooseFolder::new(&root);
+        assert_eq!(source.find("World\\wmo\\Dungeon\\FLOOR.BLP").as_deref(), Some("world/WMO/dungeon/Floor.blp"));
+        assert_eq!(&*source.read("WORLD/wmo/dungeon/floor.blp").unwrap(), b"blp");
+        assert!(matches!(source.read("World/missing.blp"), Err(SourceError::NotFound { .. })));
+        let listed = source.list("World\\WMO");
+        assert_eq!(listed, vec![Entry { name: "dungeon".into(), is_folder: true, size: 0 }]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}
