@@ -36,7 +36,7 @@ fn ours_lwo(path: &Path) -> Result<usize, String> {
 fn ours_wmo(path: &Path, build: bool) -> Result<usize, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let (_, root) = formats::wmo::parse_root(&bytes).map_err(|e| e.to_string())?;
-    let groups: Vec<PathBuf> = formats::wmo::group_file_paths(path, root.group_infos.len()).into_iter().collect::<Result<_, _>>()?;
+    let groups: Vec<PathBuf> = group_files(path, root.group_infos.len()).into_iter().collect::<Result<_, _>>()?;
     let one = |group_path: &PathBuf| -> Result<usize, String> {
         let group_bytes = std::fs::read(group_path).map_err(|e| e.to_string())?;
         let (_, group) = formats::wmo::parse_group(&group_bytes).map_err(|e| e.to_string())?;
@@ -53,6 +53,13 @@ fn ours_wmo(path: &Path, build: bool) -> Result<usize, String> {
     })
 }
 
+/// The group files beside a root on disk, found as the loader finds them.
+fn group_files(root: &Path, count: usize) -> Vec<Result<PathBuf, String>> {
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(root);
+    let on_disk = |p: String| source.root().join(p);
+    lwo_wmo_viewer::scene::find_group_files(&source, &relative, count).into_iter().map(|found| found.map(on_disk)).collect()
+}
+
 fn wow_wmo(path: &Path) -> Result<usize, String> {
     let parse = |p: &Path| -> Result<wow_wmo::api::ParsedWmo, String> {
         let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
@@ -60,7 +67,7 @@ fn wow_wmo(path: &Path) -> Result<usize, String> {
     };
     let wow_wmo::api::ParsedWmo::Root(root) = parse(path)? else { return Err("not a root".into()) };
     let mut triangles = 0;
-    for group_path in formats::wmo::group_file_paths(path, root.n_groups as usize) {
+    for group_path in group_files(path, root.n_groups as usize) {
         if let wow_wmo::api::ParsedWmo::Group(group) = parse(&group_path?)? {
             triangles += group.vertex_indices.len() / 3;
         }
@@ -155,7 +162,7 @@ fn input_bytes(path: &Path) -> u64 {
     let mut total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     if path.extension().is_some_and(|e| e == "wmo") {
         if let Ok((_, root)) = std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| formats::wmo::parse_root(&b).map_err(|e| e.to_string())) {
-            for group in formats::wmo::group_file_paths(path, root.group_infos.len()).into_iter().flatten() {
+            for group in group_files(path, root.group_infos.len()).into_iter().flatten() {
                 total += std::fs::metadata(group).map(|m| m.len()).unwrap_or(0);
             }
         }

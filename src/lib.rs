@@ -1,14 +1,17 @@
 //! lwo-wmo-viewer: a viewer and inspector for LightWave objects and World of Warcraft WMO files.
 //!
-//! The modules follow the pipeline: [`formats`] (bytes → typed model and chunk tree) → [`mesh`]
-//! (triangulation, normals, axes) → [`plugin`] (Bevy assets) → [`viewer`] (the application).
-//! [`fixtures`] writes files back out, for samples, tests and benchmarks.
+//! The modules follow the pipeline: [`source`] (where files come from) → [`formats`] (bytes → typed
+//! model and chunk tree) → [`mesh`] (triangulation, normals, axes) → [`scene`] (the neutral description
+//! every consumer reads: nodes, meshes with their source records, materials, textures) → [`plugin`]
+//! (its translation into Bevy assets) → [`viewer`] (the application). [`fixtures`] writes files back
+//! out, for samples, tests and benchmarks.
 
 #![forbid(unsafe_code)]
 
 pub mod fixtures;
 pub mod formats;
 pub mod mesh;
+pub mod scene;
 pub mod source;
 #[cfg(feature = "viewer")]
 pub mod plugin;

@@ -354,24 +354,10 @@ fn read_view(file: &[u8], at: usize, submesh_size: usize) -> Result<Skin> {
     })
 }
 
-/// `Name.m2` → `Name00.skin` (LOD 0), beside it.
-pub fn skin_path(model_path: &std::path::Path) -> std::path::PathBuf {
-    let stem = model_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    model_path.with_file_name(format!("{stem}00.skin"))
-}
-
-/// The skin a version-264 model at `model_path` draws: `Name00.skin` beside it, found ignoring case,
-/// read and parsed. `Ok(None)` for earlier versions, whose views are embedded.
-pub fn read_skin_beside(model_path: &std::path::Path, model: &M2Model) -> std::result::Result<Option<Skin>, String> {
-    if model.version < 264 {
-        return Ok(None);
-    }
-    let wanted = skin_path(model_path);
-    let name = wanted.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let dir = model_path.parent().unwrap_or(std::path::Path::new("."));
-    let found = super::find_case_insensitive(dir, &name).ok_or_else(|| format!("{name} is missing beside the model"))?;
-    let bytes = std::fs::read(&found).map_err(|e| format!("{}: {e}", found.display()))?;
-    parse_skin(&bytes).map(Some).map_err(|e| format!("{}: {e}", found.display()))
+/// The file name of a version-264 model's first skin: `Name00.skin` for `Name.m2`.
+pub fn skin_file_name(model_file_name: &str) -> String {
+    let stem = model_file_name.rsplit_once('.').map_or(model_file_name, |(stem, _)| stem);
+    format!("{stem}00.skin")
 }
 
 /// A MODN name (`World\Generic\Barrel.MDX`) → the archive path of its .m2 (`world\generic\barrel.m2`).

@@ -9,7 +9,9 @@ pub mod m2;
 pub mod reader;
 pub mod wmo;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::source::{FileSource, LooseFolder};
 
 pub use chunk::{ChunkNode, ChunkTree};
 pub use error::{ErrorKind, FileError, ParseError, Warning};
@@ -63,39 +65,63 @@ impl Document {
     }
 }
 
-/// The extensions the viewer opens.
-pub const EXTENSIONS: &[&str] = &["lwo", "lxo", "wmo", "m2"];
+/// One family of files the viewer opens: how its content starts, its extensions, and its parser.
+pub struct FormatFamily {
+    /// For people and the open dialog: `LightWave object`.
+    pub name: &'static str,
+    /// The first four bytes of its files.
+    pub magics: &'static [&'static [u8; 4]],
+    /// File name extensions, lower case.
+    pub extensions: &'static [&'static str],
+    parse: fn(&[u8]) -> Result<Document, ParseError>,
+}
+
+/// Every format, in one table that the loader, the open dialog, drag-and-drop and `--info` share.
+pub const FORMATS: &[FormatFamily] = &[
+    FormatFamily { name: "LightWave object", magics: &[b"FORM"], extensions: &["lwo", "lxo"], parse: parse_lightwave },
+    FormatFamily { name: "World of Warcraft WMO", magics: &[b"REVM"], extensions: &["wmo"], parse: parse_wmo },
+    // MD21 is recognised so that the M2 reader can refuse it by name.
+    FormatFamily { name: "World of Warcraft M2", magics: &[b"MD20", b"MD21"], extensions: &["m2"], parse: parse_m2 },
+];
 
 pub fn is_supported_path(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.iter().any(|s| s.eq_ignore_ascii_case(e)))
+        .is_some_and(|e| FORMATS.iter().flat_map(|f| f.extensions).any(|s| s.eq_ignore_ascii_case(e)))
 }
 
-/// Parses a file by its content: `FORM` is IFF (LightWave), `REVM` (MVER reversed) is WMO, `MD20` (or
-/// the later, refused `MD21`) is M2. An M2 has no chunks: its tree is empty and its header arrays stand in.
+fn parse_lightwave(bytes: &[u8]) -> Result<Document, ParseError> {
+    let (tree, object) = lwo::parse(bytes)?;
+    Ok(Document { format: Format::Lwo(object.kind), tree, model: Model::Lwo(object) })
+}
+
+fn parse_wmo(bytes: &[u8]) -> Result<Document, ParseError> {
+    Ok(match wmo::parse(bytes)? {
+        (tree, wmo::WmoFile::Root(root)) => Document { format: Format::WmoRoot, tree, model: Model::WmoRoot(root) },
+        (tree, wmo::WmoFile::Group(group)) => Document { format: Format::WmoGroup, tree, model: Model::WmoGroup(group) },
+    })
+}
+
+/// An M2 has no chunks: its tree is empty and its header arrays stand in.
+fn parse_m2(bytes: &[u8]) -> Result<Document, ParseError> {
+    let model = m2::parse(bytes)?;
+    Ok(Document { format: Format::M2, tree: ChunkTree::default(), model: Model::M2(model) })
+}
+
+/// Parses a file by its content, whatever its name says: the first four bytes pick the format.
 pub fn parse_document(bytes: &[u8]) -> Result<Document, ParseError> {
-    match bytes.get(..4) {
-        Some(b"FORM") => {
-            let (tree, object) = lwo::parse(bytes)?;
-            Ok(Document { format: Format::Lwo(object.kind), tree, model: Model::Lwo(object) })
-        }
-        Some(b"REVM") => match wmo::parse(bytes)? {
-            (tree, wmo::WmoFile::Root(root)) => Ok(Document { format: Format::WmoRoot, tree, model: Model::WmoRoot(root) }),
-            (tree, wmo::WmoFile::Group(group)) => Ok(Document { format: Format::WmoGroup, tree, model: Model::WmoGroup(group) }),
-        },
-        Some(b"MD20" | b"MD21") => {
-            let model = m2::parse(bytes)?;
-            Ok(Document { format: Format::M2, tree: ChunkTree::default(), model: Model::M2(model) })
-        }
-        Some(other) => Err(ParseError::new(
+    let Some(magic) = bytes.get(..4) else {
+        return Err(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: bytes.len() }));
+    };
+    match FORMATS.iter().find(|f| f.magics.iter().any(|m| m.as_slice() == magic)) {
+        Some(family) => (family.parse)(bytes),
+        None => Err(ParseError::new(
             0,
             ErrorKind::BadMagic {
                 expected: "FORM (LightWave), REVM (WMO) or MD20 (M2)",
-                found: FourCc([other[0], other[1], other[2], other[3]]).to_string(),
+                found: FourCc([magic[0], magic[1], magic[2], magic[3]]).to_string(),
             },
         )),
-        None => Err(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: bytes.len() })),
     }
 }
 
@@ -107,22 +133,13 @@ pub fn parse_chunk_tree(bytes: &[u8]) -> Result<ChunkTree, ParseError> {
     }
 }
 
-pub fn read_file(path: &Path) -> Result<Vec<u8>, FileError> {
-    std::fs::read(path).map_err(|source| FileError::Io { file: path.to_owned(), source })
+/// Reads a file on disk through the loose-folder source, as every other file the pipeline touches.
+pub fn read_file(path: &Path) -> Result<std::sync::Arc<[u8]>, FileError> {
+    let (source, relative) = LooseFolder::containing(path);
+    source.read(&relative).map_err(|error| FileError::Source { file: path.to_owned(), error })
 }
 
 pub fn read_document(path: &Path) -> Result<Document, FileError> {
     let bytes = read_file(path)?;
     parse_document(&bytes).map_err(|e| FileError::parse(path, e))
-}
-
-/// Finds `name` in `dir` ignoring case, as game archives extracted on Windows name files freely.
-pub fn find_case_insensitive(dir: &Path, name: &str) -> Option<PathBuf> {
-    let exact = dir.join(name);
-    if exact.is_file() {
-        return Some(exact);
-    }
-    std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).find(|p| {
-        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.eq_ignore_ascii_case(name))
-    })
 }

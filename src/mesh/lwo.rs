@@ -299,6 +299,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                 })
                 .collect();
             cage.faces.push(face);
+            cage.face_origins.push(p as u32);
             continue;
         }
         let detail = polys.detail_of[p] != NONE;
@@ -328,6 +329,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                         mesh.positions.reserve_exact(vertices);
                         mesh.normals.reserve_exact(vertices);
                         mesh.indices.reserve_exact(3 * triangles);
+                        mesh.triangle_records.reserve_exact(triangles);
                     }
                     meshes.push(SurfaceMesh { surface: surface_index, detail, mesh });
                     meshes.len() - 1
@@ -406,6 +408,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
             let [a, b, c] = t.map(|i| corner_vertex[i as usize]);
             mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
         }
+        mesh.triangle_records.extend(std::iter::repeat_n(p as u32, tris.len()));
     }
     for (surface_index, mut cage, remap) in cages {
         let surface = surfaces.get(surface_index as usize);
@@ -490,10 +493,12 @@ fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f
     if has_uv {
         mesh.uv_sets.push(cage.extras.iter().map(|e| [e.first().copied().unwrap_or(0.0), e.get(1).copied().unwrap_or(0.0)]).collect());
     }
-    for face in &cage.faces {
+    for (f, face) in cage.faces.iter().enumerate() {
+        let origin = cage.face_origins.get(f).copied().unwrap_or(NONE);
         for k in 1..face.len().saturating_sub(1) {
             let [a, b, c] = [face[0], face[k], face[k + 1]];
             mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
+            mesh.triangle_records.push(origin);
         }
     }
     mesh

@@ -89,6 +89,7 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
                 out.dropped_triangles += 1;
                 continue;
             };
+            mesh.triangle_records.push(((k - 3) / 3) as u32);
             for v in [a, b, c] {
                 if remap[v] == u32::MAX {
                     remap[v] = mesh.positions.len() as u32;

@@ -63,11 +63,15 @@ pub struct MeshData {
     pub uv_sets: Vec<Vec<[f32; 2]>>,
     pub colors: Option<Vec<[f32; 4]>>,
     pub indices: Vec<u32>,
+    /// For each triangle, the record of the file it was made from: a polygon's position in its layer
+    /// (LightWave), a MOVI/MOPY triangle (WMO), a skin triangle (M2). Empty for lines, points and
+    /// meshes that no record made (liquids, portals, markers).
+    pub triangle_records: Vec<u32>,
 }
 
 impl MeshData {
     pub fn new(topology: Topology) -> Self {
-        Self { topology, positions: Vec::new(), normals: Vec::new(), uv_sets: Vec::new(), colors: None, indices: Vec::new() }
+        Self { topology, positions: Vec::new(), normals: Vec::new(), uv_sets: Vec::new(), colors: None, indices: Vec::new(), triangle_records: Vec::new() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -92,6 +96,12 @@ impl MeshData {
 pub struct Bounds {
     pub min: [f32; 3],
     pub max: [f32; 3],
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Self::EMPTY
+    }
 }
 
 impl Bounds {

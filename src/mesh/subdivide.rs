@@ -11,6 +11,9 @@ pub struct Cage {
     pub points: Vec<[f32; 3]>,
     pub extras: Vec<Vec<f32>>,
     pub faces: Vec<Vec<u32>>,
+    /// For each face, the record it descends from (the cage polygon's position in its layer), so a
+    /// subdivided triangle still names the polygon of the file it came from.
+    pub face_origins: Vec<u32>,
 }
 
 /// The most levels allowed: each level multiplies the face count by about four.
@@ -134,7 +137,11 @@ pub fn subdivide_once(cage: &Cage) -> Cage {
     new_values.extend(face_points);
     new_values.extend(edge_values);
     let mut faces = Vec::with_capacity(cage.faces.iter().map(Vec::len).sum());
+    let mut face_origins = Vec::with_capacity(if cage.face_origins.is_empty() { 0 } else { faces.capacity() });
     for (fi, f) in cage.faces.iter().enumerate() {
+        if let Some(&origin) = cage.face_origins.get(fi) {
+            face_origins.extend(std::iter::repeat_n(origin, f.len()));
+        }
         let center = (point_count + fi) as u32;
         let n = f.len();
         for k in 0..n {
@@ -147,6 +154,7 @@ pub fn subdivide_once(cage: &Cage) -> Cage {
         points: new_values.iter().map(|v| [v[0], v[1], v[2]]).collect(),
         extras: if width > 0 { new_values.iter().map(|v| v[3..].to_vec()).collect() } else { Vec::new() },
         faces,
+        face_origins,
     }
 }
 
@@ -165,7 +173,7 @@ mod tests {
     fn cube() -> Cage {
         let points = (0..8).map(|i| [(i & 1) as f32 * 2.0 - 1.0, ((i >> 1) & 1) as f32 * 2.0 - 1.0, ((i >> 2) & 1) as f32 * 2.0 - 1.0]).collect();
         let faces = vec![vec![0, 2, 3, 1], vec![4, 5, 7, 6], vec![0, 1, 5, 4], vec![2, 6, 7, 3], vec![0, 4, 6, 2], vec![1, 3, 7, 5]];
-        Cage { points, extras: Vec::new(), faces }
+        Cage { points, extras: Vec::new(), faces, face_origins: Vec::new() }
     }
 
     #[test]
@@ -183,9 +191,10 @@ mod tests {
 
     #[test]
     fn an_open_quad_keeps_its_border_corners() {
-        let quad = Cage { points: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], extras: Vec::new(), faces: vec![vec![0, 1, 2, 3]] };
+        let quad = Cage { points: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], extras: Vec::new(), faces: vec![vec![0, 1, 2, 3]], face_origins: vec![7] };
         let out = subdivide(&quad, 2);
         assert_eq!(out.faces.len(), 16);
+        assert_eq!(out.face_origins, vec![7; 16]);
         assert!(out.points.iter().all(|p| p[2] == 0.0 && (-1e-6..=1.0 + 1e-6).contains(&p[0])));
     }
 }

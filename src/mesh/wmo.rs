@@ -97,6 +97,7 @@ pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
         }
         let Some(tri) = triangle_ok(t) else { continue };
         collision_triangles += 1;
+        collision.triangle_records.push(t as u32);
         for v in tri {
             collision.indices.push(collision.positions.len() as u32);
             collision.positions.push(positions[usize::from(v)]);
@@ -144,6 +145,7 @@ fn batch_mesh(
             continue;
         }
         let Some(tri) = triangle_ok(t) else { continue };
+        mesh.triangle_records.push(t as u32);
         for v in tri {
             let i = usize::from(v);
             if remap[i] == u32::MAX {

@@ -1,62 +1,186 @@
-//! Renderer-neutral [`MeshData`] → Bevy [`Mesh`], and the placeholder texture.
+//! The neutral scene → Bevy: meshes, images, `StandardMaterial`s or WMO materials, and one world of
+//! entities with the parts and overlays marked, each asset under the scene's label.
 
-use bevy::asset::RenderAssetUsages;
+use bevy::asset::{LoadContext, RenderAssetUsages};
 use bevy::image::{Image, ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
+use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use bevy::world_serialization::WorldAsset;
 
 use crate::mesh::{MeshData, Topology};
+use crate::scene::{self, Scene};
 
-pub fn to_bevy_mesh(data: &MeshData) -> Mesh {
+use super::wmo_material::{WmoExtension, WmoMaterial};
+use super::{ModelAsset, ModelLabel, ModelPart, Overlay};
+
+/// A scene material as Bevy draws it.
+#[derive(Clone)]
+enum MaterialHandle {
+    Standard(Handle<StandardMaterial>),
+    Game(Handle<WmoMaterial>),
+}
+
+pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> ModelAsset {
+    let images: Vec<Handle<Image>> =
+        description.textures.iter().map(|t| ctx.add_labeled_asset(t.label.clone(), to_bevy_image(t))).collect();
+    let mut standard_materials = Vec::new();
+    let mut wmo_materials = Vec::new();
+    let materials: Vec<MaterialHandle> = description
+        .materials
+        .iter()
+        .map(|m| {
+            let base = standard_material(m, &images);
+            match m.game_pass {
+                Some(pass) => {
+                    let extension = WmoExtension::new(pass.vertex_color_scale, pass.blend, depth_flags(pass));
+                    let handle = ctx.add_labeled_asset(m.label.clone(), WmoMaterial { base, extension });
+                    wmo_materials.push(handle.clone());
+                    MaterialHandle::Game(handle)
+                }
+                None => {
+                    let handle = ctx.add_labeled_asset(m.label.clone(), base);
+                    standard_materials.push(handle.clone());
+                    MaterialHandle::Standard(handle)
+                }
+            }
+        })
+        .collect();
+    // The vertex data moves into Bevy's meshes; the description keeps each triangle's source record.
+    let meshes: Vec<Handle<Mesh>> = description
+        .meshes
+        .iter_mut()
+        .map(|m| {
+            let topology = m.data.topology;
+            let mut data = std::mem::replace(&mut m.data, MeshData::new(topology));
+            m.data.triangle_records = std::mem::take(&mut data.triangle_records);
+            ctx.add_labeled_asset(m.label.clone(), to_bevy_mesh(data))
+        })
+        .collect();
+
+    let mut world = World::new();
+    let mut entities: Vec<Entity> = Vec::with_capacity(description.nodes.len());
+    for node in &description.nodes {
+        let t = node.transform;
+        let transform = Transform {
+            translation: Vec3::from_array(t.translation),
+            rotation: Quat::from_array(t.rotation),
+            scale: Vec3::from_array(t.scale),
+        };
+        let visibility = if node.hidden { Visibility::Hidden } else { Visibility::Inherited };
+        let mut entity = world.spawn((transform, visibility));
+        if let Some(name) = &node.name {
+            entity.insert(Name::new(name.clone()));
+        }
+        if let Some(part) = node.part {
+            entity.insert(ModelPart(part));
+        }
+        if let Some(overlay) = node.overlay {
+            entity.insert(Overlay::from(overlay));
+        }
+        if let Some(parent) = node.parent {
+            entity.insert(ChildOf(entities[parent]));
+        }
+        if let Some(draw) = node.draw {
+            entity.insert(Mesh3d(meshes[draw.mesh].clone()));
+            match &materials[draw.material] {
+                MaterialHandle::Standard(h) => entity.insert(MeshMaterial3d(h.clone())),
+                MaterialHandle::Game(h) => entity.insert(MeshMaterial3d(h.clone())),
+            };
+        }
+        entities.push(entity.id());
+    }
+    let scene = ctx.add_labeled_asset(ModelLabel::Scene.to_string(), WorldAsset::new(world));
+    ModelAsset { scene, description, meshes, standard_materials, wmo_materials }
+}
+
+fn depth_flags(pass: scene::GamePass) -> u32 {
+    let mut flags = 0;
+    if pass.no_depth_write {
+        flags |= WmoExtension::NO_DEPTH_WRITE;
+    }
+    if pass.no_depth_test {
+        flags |= WmoExtension::NO_DEPTH_TEST;
+    }
+    flags
+}
+
+fn standard_material(m: &scene::Material, images: &[Handle<Image>]) -> StandardMaterial {
+    let [r, g, b, a] = m.base_color;
+    let [er, eg, eb] = m.emissive;
+    StandardMaterial {
+        base_color: Color::srgba(r, g, b, a),
+        base_color_texture: m.base_color_texture.map(|t| images[t.texture].clone()),
+        emissive: LinearRgba::rgb(er, eg, eb),
+        perceptual_roughness: m.perceptual_roughness,
+        metallic: m.metallic,
+        reflectance: m.reflectance,
+        alpha_mode: match m.alpha_mode {
+            scene::AlphaMode::Opaque => AlphaMode::Opaque,
+            scene::AlphaMode::Mask(cutoff) => AlphaMode::Mask(cutoff),
+            scene::AlphaMode::Blend => AlphaMode::Blend,
+            scene::AlphaMode::Add => AlphaMode::Add,
+        },
+        double_sided: m.double_sided,
+        cull_mode: if m.double_sided { None } else { Some(bevy::render::render_resource::Face::Back) },
+        unlit: m.unlit,
+        fog_enabled: m.fog,
+        depth_bias: m.depth_bias,
+        ..default()
+    }
+}
+
+pub fn to_bevy_mesh(data: MeshData) -> Mesh {
     let topology = match data.topology {
         Topology::Triangles => PrimitiveTopology::TriangleList,
         Topology::Lines => PrimitiveTopology::LineList,
         Topology::Points => PrimitiveTopology::PointList,
     };
+    let vertex_count = data.positions.len();
     let mut mesh = Mesh::new(topology, RenderAssetUsages::default());
-    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, data.positions.clone());
-    if data.normals.len() == data.positions.len() {
-        mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals.clone());
+    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, data.positions);
+    if data.normals.len() == vertex_count {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals);
     }
-    if let Some(uv) = data.uv_sets.first().filter(|u| u.len() == data.positions.len()) {
-        mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, uv.clone());
+    let mut uv_sets = data.uv_sets.into_iter();
+    if let Some(uv) = uv_sets.next().filter(|u| u.len() == vertex_count) {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_UV_0, uv);
+        if let Some(uv) = uv_sets.next().filter(|u| u.len() == vertex_count) {
+            mesh.insert_attribute(Mesh::ATTRIBUTE_UV_1, uv);
+        }
     }
-    if let Some(uv) = data.uv_sets.get(1).filter(|u| u.len() == data.positions.len()) {
-        mesh.insert_attribute(Mesh::ATTRIBUTE_UV_1, uv.clone());
+    if let Some(colors) = data.colors.filter(|c| c.len() == vertex_count) {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, colors);
     }
-    if let Some(colors) = data.colors.as_ref().filter(|c| c.len() == data.positions.len()) {
-        mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, colors.clone());
-    }
-    mesh.insert_indices(Indices::U32(data.indices.clone()));
+    mesh.insert_indices(Indices::U32(data.indices));
     mesh
 }
 
-/// A magenta and grey checker: a missing texture must be obvious, not silently white.
-pub fn placeholder_image() -> Image {
-    const SIZE: u32 = 8;
-    let mut data = Vec::with_capacity((SIZE * SIZE * 4) as usize);
-    for y in 0..SIZE {
-        for x in 0..SIZE {
-            let on = (x + y) % 2 == 0;
-            data.extend_from_slice(if on { &[230, 0, 200, 255] } else { &[60, 60, 60, 255] });
-        }
-    }
-    let mut image = Image::new(
-        Extent3d { width: SIZE, height: SIZE, depth_or_array_layers: 1 },
+/// Decoded RGBA8 levels → an sRGB texture with its mip chain.
+fn to_bevy_image(texture: &scene::Texture) -> Image {
+    let image = &texture.image;
+    let mut levels = image.levels.iter();
+    let top = levels.next().cloned().unwrap_or_default();
+    let mut out = Image::new(
+        Extent3d { width: image.width, height: image.height, depth_or_array_layers: 1 },
         TextureDimension::D2,
-        data,
+        top,
         TextureFormat::Rgba8UnormSrgb,
         RenderAssetUsages::default(),
     );
-    image.sampler = sampler([true, true], true);
-    image
+    // Image::new checks the data against level 0 alone; the rest of the chain follows it.
+    if let Some(data) = out.data.as_mut() {
+        levels.for_each(|level| data.extend_from_slice(level));
+    }
+    out.texture_descriptor.mip_level_count = image.levels.len().max(1) as u32;
+    out.sampler = sampler(texture.sampler);
+    out
 }
 
-/// Repeat or clamp per axis; `nearest` keeps the placeholder's checker crisp.
-pub fn sampler(repeat: [bool; 2], nearest: bool) -> ImageSampler {
+fn sampler(sampler: scene::Sampler) -> ImageSampler {
     let mode = |r: bool| if r { ImageAddressMode::Repeat } else { ImageAddressMode::ClampToEdge };
-    let mut descriptor = if nearest { ImageSamplerDescriptor::nearest() } else { ImageSamplerDescriptor::linear() };
-    descriptor.address_mode_u = mode(repeat[0]);
-    descriptor.address_mode_v = mode(repeat[1]);
+    let mut descriptor = if sampler.nearest { ImageSamplerDescriptor::nearest() } else { ImageSamplerDescriptor::linear() };
+    descriptor.address_mode_u = mode(sampler.repeat[0]);
+    descriptor.address_mode_v = mode(sampler.repeat[1]);
     ImageSampler::Descriptor(descriptor)
 }

@@ -1,13 +1,8 @@
-//! The Bevy plugin: one asset loader for `.lwo`/`.lxo`, `.wmo` and `.m2` that turns a file into meshes, materials
-//! and one scene ([`WorldAsset`]), in the manner of `bevy_gltf`.
+//! The Bevy plugin: one asset loader for `.lwo`/`.lxo`, `.wmo` and `.m2`, in the manner of `bevy_gltf`.
+//! The library builds the neutral [`Scene`](crate::scene::Scene); this module only translates it into
+//! Bevy meshes, materials, images and one scene ([`WorldAsset`]) with labeled sub-assets.
 
 mod convert;
-pub mod labels;
-mod lwo_loader;
-pub mod m2_blend;
-mod m2_loader;
-pub mod textures;
-mod wmo_loader;
 pub mod wmo_material;
 
 use std::path::PathBuf;
@@ -16,10 +11,11 @@ use std::sync::Arc;
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
 
-use crate::formats::Document;
-use crate::mesh::Bounds;
+use crate::formats::{parse_document, FileError, FORMATS};
+use crate::scene::{self, LoadOptions, Scene, SceneFile};
+use crate::source::{FileSource, LooseFolder};
 
-pub use labels::ModelLabel;
+pub use crate::scene::{DoodadInfo, MaterialInfo, ModelLabel, ModelStats, PartInfo};
 pub use wmo_material::{WmoExtension, WmoMaterial};
 
 /// Registers the [`ModelAsset`] type and its loader for LightWave, WMO and M2 files.
@@ -49,69 +45,18 @@ pub struct ModelLoaderSettings {
     pub data_root: Option<PathBuf>,
 }
 
-/// A loaded file (or, for a WMO root, the root and its groups).
+/// A loaded file (or, for a WMO root, the root and the files it pulled in), translated for Bevy.
 #[derive(Asset, TypePath, Debug)]
 pub struct ModelAsset {
     pub scene: Handle<WorldAsset>,
-    /// The file opened first, then the files it pulled in (WMO groups).
-    pub files: Vec<LoadedFile>,
-    /// LWO layers or WMO groups, indexed by [`ModelPart`].
-    pub parts: Vec<PartInfo>,
-    pub doodad_sets: Vec<String>,
-    /// WMO doodads per set, with their M2 names, shown as markers.
-    pub doodads: Vec<DoodadInfo>,
-    pub portal_count: usize,
-    pub materials: Vec<MaterialInfo>,
+    /// What the library built: files with their bytes and documents, nodes, parts, materials,
+    /// per-triangle sources, warnings. Mesh vertex data has moved into [`ModelAsset::meshes`].
+    pub description: Scene,
+    /// One handle per [`Scene::meshes`] entry, in order.
     pub meshes: Vec<Handle<Mesh>>,
     pub standard_materials: Vec<Handle<StandardMaterial>>,
-    /// WMO materials (MOMT), drawn by the WMO shader.
+    /// WMO materials (MOMT) and M2 materials, drawn by the WMO shader.
     pub wmo_materials: Vec<Handle<WmoMaterial>>,
-    /// Bounds of everything drawn, in scene space.
-    pub bounds: Bounds,
-    pub stats: ModelStats,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone)]
-pub struct LoadedFile {
-    pub path: PathBuf,
-    pub document: Arc<Document>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct PartInfo {
-    pub name: String,
-    /// "layer 1", "interior", "exterior", …
-    pub description: String,
-    pub parent: Option<usize>,
-    pub visible: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct DoodadInfo {
-    /// MODS set the doodad belongs to.
-    pub set: u32,
-    /// The M2 model's file name from MODN.
-    pub model: String,
-    /// Position in the scene (Bevy's frame).
-    pub position: [f32; 3],
-    pub scale: f32,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct MaterialInfo {
-    pub name: String,
-    /// Decoded parameters as `(name, value)` pairs, in file order.
-    pub parameters: Vec<(String, String)>,
-    /// Texture file and whether it was found.
-    pub texture: Option<(String, bool)>,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ModelStats {
-    pub vertices: usize,
-    pub triangles: usize,
-    pub draw_calls: usize,
 }
 
 /// Marks every entity of a layer or group, so the viewer can hide or highlight it.
@@ -119,7 +64,7 @@ pub struct ModelStats {
 #[reflect(Component)]
 pub struct ModelPart(pub usize);
 
-/// Marks overlay entities that the viewer toggles as a kind.
+/// Marks overlay entities that the viewer toggles as a kind (see [`scene::Overlay`]).
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[reflect(Component)]
 pub enum Overlay {
@@ -130,15 +75,19 @@ pub enum Overlay {
     Doodad(u32),
 }
 
-impl Overlay {
-    /// Whether the overlay shows before the user toggles anything: liquids and the default doodad set.
-    pub fn shown_by_default(self) -> bool {
-        matches!(self, Self::Liquid | Self::Doodad(0))
+impl From<scene::Overlay> for Overlay {
+    fn from(overlay: scene::Overlay) -> Self {
+        match overlay {
+            scene::Overlay::Portals => Self::Portals,
+            scene::Overlay::Liquid => Self::Liquid,
+            scene::Overlay::Collision => Self::Collision,
+            scene::Overlay::Doodad(set) => Self::Doodad(set),
+        }
     }
 }
 
-/// One loader for every format: it reads the bytes and hands them to the format their content shows
-/// (`REVM` WMO, `MD20`/`MD21` M2, else IFF LightWave), so an extension-less or misnamed file still opens.
+/// One loader for every format: the library tells the formats apart by content, so an extension-less
+/// or misnamed file still opens.
 #[derive(Default, TypePath)]
 pub struct ModelLoader;
 
@@ -153,28 +102,39 @@ impl bevy::asset::AssetLoader for ModelLoader {
         settings: &ModelLoaderSettings,
         ctx: &mut bevy::asset::LoadContext<'_>,
     ) -> Result<ModelAsset, ModelLoadError> {
-        load_by_content(reader, settings, ctx).await
+        let asset_path = ctx.path().path().to_path_buf();
+        // The loader's own file comes through the asset server; the files it pulls in come from the
+        // folder the file lies in, through the library's file source.
+        let on_disk = if asset_path.is_absolute() {
+            asset_path.clone()
+        } else {
+            bevy::asset::io::file::FileAssetReader::get_base_path().join("assets").join(&asset_path)
+        };
+        let (source, path) = LooseFolder::containing(&on_disk);
+        let display_path = source.display_path(&path);
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).await.map_err(|source| FileError::Io { file: display_path.clone().into(), source })?;
+        let document = parse_document(&bytes).map_err(|e| FileError::parse(&display_path, e))?;
+        let file = SceneFile { path, display_path, bytes: Arc::from(bytes), document: Some(Arc::new(document)) };
+        let defaults = LoadOptions::default();
+        let options = LoadOptions {
+            lwo: crate::mesh::lwo::BuildOptions {
+                smoothing: settings.smoothing.unwrap_or(defaults.lwo.smoothing),
+                subdivision_level: settings.subdivision_level.unwrap_or(defaults.lwo.subdivision_level),
+            },
+        };
+        let data = settings.data_root.as_ref().map(LooseFolder::new);
+        let scene = scene::build(&source, file, data.as_ref().map(|d| d as &dyn FileSource), &options)?;
+        Ok(convert::translate(ctx, scene))
     }
 
     fn extensions(&self) -> &[&str] {
-        &["lwo", "lxo", "wmo", "m2", "LWO", "LXO", "WMO", "M2"]
-    }
-}
-
-async fn load_by_content(
-    reader: &mut dyn bevy::asset::io::Reader,
-    settings: &ModelLoaderSettings,
-    ctx: &mut bevy::asset::LoadContext<'_>,
-) -> Result<ModelAsset, ModelLoadError> {
-    let path = ctx.path().path().to_path_buf();
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).await.map_err(|source| crate::formats::FileError::Io { file: path.clone(), source })?;
-    if bytes.starts_with(b"REVM") {
-        wmo_loader::load_bytes(ctx, path, bytes, settings).await
-    } else if bytes.starts_with(b"MD20") || bytes.starts_with(b"MD21") {
-        m2_loader::load_bytes(ctx, path, bytes, settings)
-    } else {
-        lwo_loader::load_bytes(ctx, path, bytes, settings)
+        // Bevy matches extensions as written; the format table keeps them in lower case, and the few
+        // upper-case spellings are made once for the life of the process.
+        static EXTENSIONS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+            FORMATS.iter().flat_map(|f| f.extensions).flat_map(|e| [*e, Box::leak(e.to_ascii_uppercase().into_boxed_str()) as &str]).collect()
+        });
+        &EXTENSIONS
     }
 }
 
@@ -183,6 +143,4 @@ async fn load_by_content(
 pub enum ModelLoadError {
     #[error(transparent)]
     File(#[from] crate::formats::FileError),
-    #[error("{file}: {message}")]
-    Other { file: String, message: String },
 }

@@ -12,7 +12,7 @@ use bevy::render::render_resource::{
 };
 use bevy::shader::ShaderRef;
 
-use crate::formats::wmo::BlendMode;
+use crate::scene::PassBlend;
 
 pub const WMO_SHADER: Handle<Shader> = uuid_handle!("4c1f7a52-7d0e-4d5b-9a37-0c8e2b6f9e11");
 
@@ -51,84 +51,6 @@ impl From<&WmoExtension> for WmoMaterialKey {
         Self { blend: extension.blend, depth_flags: extension.depth_flags }
     }
 }
-
-/// How a pass combines with what is behind it: the WMO and the M2 blend modes, which number the same
-/// factors differently, on one scale.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PassBlend {
-    Opaque,
-    AlphaKey,
-    /// SRC_ALPHA, ONE_MINUS_SRC_ALPHA
-    Alpha,
-    /// ONE, ONE (M2 "NoAlphaAdd")
-    OneOne,
-    /// SRC_ALPHA, ONE (WMO 3, M2 4)
-    Add,
-    /// DST_COLOR, ZERO
-    Mod,
-    /// DST_COLOR, SRC_COLOR
-    Mod2x,
-    /// DST_COLOR, ONE
-    ModAdd,
-    /// ONE_MINUS_SRC_ALPHA, ONE
-    InvSrcAlphaAdd,
-}
-
-impl PassBlend {
-    const ALL: [PassBlend; 9] =
-        [Self::Opaque, Self::AlphaKey, Self::Alpha, Self::OneOne, Self::Add, Self::Mod, Self::Mod2x, Self::ModAdd, Self::InvSrcAlphaAdd];
-
-    pub fn from_wmo(mode: BlendMode) -> Self {
-        match mode {
-            BlendMode::Opaque => Self::Opaque,
-            BlendMode::AlphaKey => Self::AlphaKey,
-            BlendMode::Alpha | BlendMode::Other(_) => Self::Alpha,
-            BlendMode::Add => Self::Add,
-            BlendMode::Mod => Self::Mod,
-            BlendMode::Mod2x => Self::Mod2x,
-            BlendMode::ModAdd => Self::ModAdd,
-            BlendMode::InvSrcAlphaAdd => Self::InvSrcAlphaAdd,
-        }
-    }
-
-    /// M2 blending modes 0–6 (`m2.md` §4); later ones are drawn as alpha.
-    pub fn from_m2(mode: u16) -> Self {
-        match mode {
-            0 => Self::Opaque,
-            1 => Self::AlphaKey,
-            3 => Self::OneOne,
-            4 => Self::Add,
-            5 => Self::Mod,
-            6 => Self::Mod2x,
-            7 => Self::InvSrcAlphaAdd,
-            _ => Self::Alpha,
-        }
-    }
-
-    pub fn code(self) -> u32 {
-        Self::ALL.iter().position(|&b| b == self).unwrap_or(0) as u32
-    }
-
-    pub fn from_code(code: u32) -> Self {
-        Self::ALL.get(code as usize).copied().unwrap_or(Self::Opaque)
-    }
-
-    pub fn is_blended(self) -> bool {
-        !matches!(self, Self::Opaque | Self::AlphaKey)
-    }
-
-    pub fn alpha_mode(self) -> AlphaMode {
-        match self {
-            Self::Opaque => AlphaMode::Opaque,
-            Self::AlphaKey => AlphaMode::Mask(ALPHA_KEY_CUTOFF),
-            _ => AlphaMode::Blend,
-        }
-    }
-}
-
-/// Alpha-key materials discard below this alpha; readers use 1/255 to 0.878 (M2: 128/255 to 224/255),
-/// and about a half is the common choice.
-pub const ALPHA_KEY_CUTOFF: f32 = 0.5;
 
 /// The blend state of a pass, `None` for the opaque ones.
 pub fn blend_state(blend: PassBlend) -> Option<BlendState> {

@@ -34,6 +34,17 @@ impl LooseFolder {
         Some(current)
     }
 
+    /// The folder holding everything (the file system's root) and `path`'s place in it, so that a file
+    /// opened by an absolute path can reach its siblings, its content root and its data root through
+    /// one source.
+    pub fn containing(path: &Path) -> (Self, String) {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let root = absolute.ancestors().last().unwrap_or(Path::new("/")).to_path_buf();
+        let source = Self::new(root);
+        let relative = source.relative_path_of(&absolute).unwrap_or_else(|| absolute.display().to_string());
+        (source, relative)
+    }
+
     /// `path` under this folder's root, if it lies inside it, as a source path with `/` separators.
     pub fn relative_path_of(&self, path: &Path) -> Option<String> {
         let rest = path.strip_prefix(&self.root).ok()?;
@@ -58,18 +69,25 @@ impl FileSource for LooseFolder {
         self.root.display().to_string()
     }
 
+    fn display_path(&self, path: &str) -> String {
+        self.root.join(super::normalise(path)).display().to_string()
+    }
+
     fn find(&self, path: &str) -> Option<String> {
         let found = self.resolve(path).filter(|p| p.is_file())?;
         self.relative_path_of(&found).or_else(|| Some(super::normalise(path)))
     }
 
     fn read(&self, path: &str) -> Result<Arc<[u8]>, SourceError> {
-        let Some(found) = self.resolve(path).filter(|p| p.is_file()) else {
-            return Err(SourceError::NotFound { source_name: self.describe(), path: path.to_owned() });
-        };
-        std::fs::read(&found)
-            .map(Arc::from)
-            .map_err(|error| SourceError::Io { source_name: self.describe(), path: path.to_owned(), error })
+        // An unresolved path is still read as written, so the error is the operating system's own.
+        let on_disk = self.resolve(path).unwrap_or_else(|| self.root.join(super::normalise(path)));
+        if on_disk.is_dir() {
+            return Err(SourceError::Io { file: on_disk.display().to_string(), error: std::io::Error::other("is a folder, not a file") });
+        }
+        std::fs::read(&on_disk).map(Arc::from).map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => SourceError::NotFound { file: on_disk.display().to_string() },
+            _ => SourceError::Io { file: on_disk.display().to_string(), error },
+        })
     }
 
     fn list(&self, folder: &str) -> Vec<Entry> {

@@ -26,6 +26,11 @@ pub trait FileSource: Send + Sync + fmt::Debug {
 
     /// The entries directly inside `folder` (`""` is the root), in no promised order.
     fn list(&self, folder: &str) -> Vec<Entry>;
+
+    /// How a person would name the file at `path`: the source and the path inside it.
+    fn display_path(&self, path: &str) -> String {
+        format!("{}/{}", self.describe().trim_end_matches(['/', '\\']), normalise(path))
+    }
 }
 
 /// One name in a folder listing.
@@ -38,16 +43,17 @@ pub struct Entry {
     pub size: u64,
 }
 
-/// Why a source could not hand out a file.
+/// Why a source could not hand out a file. `file` is the file as [`FileSource::display_path`] names it
+/// (for an archive: the archive and the file inside it).
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
-    #[error("{source_name}: {path} is not there")]
-    NotFound { source_name: String, path: String },
-    #[error("{source_name}: {path}: {error}")]
-    Io { source_name: String, path: String, error: std::io::Error },
+    #[error("{file}: not found")]
+    NotFound { file: String },
+    #[error("{file}: {error}")]
+    Io { file: String, error: std::io::Error },
     /// An archive holds the name but its data cannot be read (a damaged table, sector or stream).
-    #[error("{source_name}: {path}: {message}")]
-    Damaged { source_name: String, path: String, message: String },
+    #[error("{file}: {message}")]
+    Damaged { file: String, message: String },
 }
 
 /// Splits a source path into its components, accepting either separator and dropping empty and `.` parts.

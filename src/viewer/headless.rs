@@ -185,7 +185,7 @@ fn frame_camera(
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
     let (w, h) = capture.args.resolution;
     let (yaw, pitch) = yaw_pitch(capture.args.view);
-    let (focus, distance) = frame(&model.bounds, w as f32 / h as f32, yaw, pitch);
+    let (focus, distance) = frame(&model.description.bounds, w as f32 / h as f32, yaw, pitch);
     for (mut transform, mut projection) in &mut cameras {
         *transform = orbit_transform(focus, distance, yaw, pitch);
         if let Projection::Perspective(p) = &mut *projection {
@@ -200,7 +200,7 @@ fn report_warnings(mut shown: MessageReader<ModelShown>, viewer: Res<Viewer>, mo
         return;
     }
     if let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) {
-        for warning in &model.warnings {
+        for warning in crate::scene::diagnostics::grouped_lines(&model.description.warnings) {
             eprintln!("warning: {warning}");
         }
     }

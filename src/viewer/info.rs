@@ -2,11 +2,12 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
 use crate::formats::lwo::LwoObject;
-use crate::formats::wmo::{group_file_paths, WmoGroup, WmoRoot};
+use crate::formats::wmo::{WmoGroup, WmoRoot};
 use crate::formats::m2::{self, M2Model};
 use crate::formats::{read_document, ChunkNode, Document, FileError, Model};
 use crate::mesh;
@@ -25,9 +26,11 @@ pub fn gather(path: &Path) -> Result<Info, FileError> {
         Model::Lwo(object) => lwo_summary(object),
         Model::WmoRoot(root) => {
             let mut groups = Vec::new();
-            for (i, found) in group_file_paths(path, root.group_infos.len()).into_iter().enumerate() {
-                match found.map_err(|name| format!("group {i}: {name} is missing")).and_then(|p| read_document(&p).map_err(|e| e.to_string())) {
-                    Ok(Document { model: Model::WmoGroup(g), .. }) => {
+            let (source, relative) = crate::source::LooseFolder::containing(path);
+            for (i, found) in crate::scene::find_group_files(&source, &relative, root.group_infos.len()).into_iter().enumerate() {
+                let read = found.map_err(|name| format!("group {i}: {name} is missing")).and_then(|p| crate::scene::read_file(&source, &p).map_err(|e| e.to_string()));
+                match read.map(|f| f.document.map(|d| Arc::unwrap_or_clone(d))) {
+                    Ok(Some(Document { model: Model::WmoGroup(g), .. })) => {
                         warnings.extend(g.warnings.iter().map(|w| format!("group {i}: {w}")));
                         groups.push(g);
                     }
@@ -48,7 +51,8 @@ pub fn gather(path: &Path) -> Result<Info, FileError> {
 
 /// The model and its view (embedded view 0, or `Name00.skin` beside the file for version 264).
 fn m2_summary(path: &Path, model: &M2Model, warnings: &mut Vec<String>) -> Map<String, Value> {
-    let skin = m2::read_skin_beside(path, model).unwrap_or_else(|e| {
+    let (source, relative) = crate::source::LooseFolder::containing(path);
+    let skin = crate::scene::read_skin_beside(&source, &relative, model).map(|found| found.map(|(_, skin)| skin)).unwrap_or_else(|e| {
         warnings.push(format!("{e}: no submeshes or triangles to count"));
         None
     });
@@ -67,7 +71,7 @@ fn m2_summary(path: &Path, model: &M2Model, warnings: &mut Vec<String>) -> Map<S
         json!(model
             .materials
             .iter()
-            .map(|m| json!({ "render_flags": m.flags, "render_flag_names": crate::plugin::m2_blend::flag_names(m.flags), "blend_mode": m.blend_mode, "blend_mode_name": crate::plugin::m2_blend::blend_name(m.blend_mode) }))
+            .map(|m| json!({ "render_flags": m.flags, "render_flag_names": crate::scene::material::m2_flag_names(m.flags), "blend_mode": m.blend_mode, "blend_mode_name": crate::scene::material::m2_blend_name(m.blend_mode) }))
             .collect::<Vec<_>>()),
     );
     let arrays: Vec<&m2::HeaderArray> = model.arrays.iter().chain(skin.iter().flat_map(|s| s.arrays.iter())).collect();

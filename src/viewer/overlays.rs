@@ -163,7 +163,7 @@ fn derived_lines(
     let scene_entity = viewer.scene_entity;
     if wanted && *made != scene_entity && !scene.is_empty() {
         let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
-        let size = Vec3::from_array(model.bounds.extent()).length().max(1e-3);
+        let size = Vec3::from_array(model.description.bounds.extent()).length().max(1e-3);
         let (wire_material, normal_material) = line_materials
             .get_or_insert_with(|| {
                 let unlit = |c: Color| StandardMaterial { base_color: c, unlit: true, ..default() };
@@ -205,16 +205,16 @@ fn derived_lines(
 /// A ground grid under the model and axes at the origin, sized to the model.
 fn draw_guides(mut gizmos: Gizmos, options: Res<ViewOptions>, viewer: Res<Viewer>, models: Res<Assets<ModelAsset>>) {
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
-    if model.bounds.is_empty() {
+    if model.description.bounds.is_empty() {
         return;
     }
-    let extent = Vec3::from_array(model.bounds.extent());
+    let extent = Vec3::from_array(model.description.bounds.extent());
     let size = extent.max_element().max(1e-3);
     if options.grid {
         let spacing = 10f32.powf((size / 10.0).log10().floor());
         let cells = ((size * 1.5 / spacing).ceil() as u32).clamp(2, 200);
-        let center = Vec3::from_array(model.bounds.center());
-        let at = Vec3::new((center.x / spacing).round() * spacing, model.bounds.min[1], (center.z / spacing).round() * spacing);
+        let center = Vec3::from_array(model.description.bounds.center());
+        let at = Vec3::new((center.x / spacing).round() * spacing, model.description.bounds.min[1], (center.z / spacing).round() * spacing);
         gizmos.grid(Isometry3d::new(at, Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)), UVec2::splat(cells), Vec2::splat(spacing), Color::srgba(0.6, 0.6, 0.6, 0.35));
     }
     if options.axes {

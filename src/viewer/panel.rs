@@ -2,7 +2,6 @@
 //! decoded fields and a hex view, warnings; and the error window. The UI is a plain function of its
 //! inputs returning actions, so tests can drive it with a bare `egui::Context`.
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use bevy::camera::Viewport;
@@ -101,7 +100,7 @@ pub fn draw_panel(
             camera.viewport = Some(Viewport { physical_position: position.min(full - UVec2::ONE), physical_size: size, ..default() });
         }
     }
-    let file_paths: Vec<PathBuf> = model.map(|m| m.files.iter().map(|f| f.path.clone()).collect()).unwrap_or_default();
+    let file_bytes: Vec<std::sync::Arc<[u8]>> = model.map(|m| m.description.files.iter().map(|f| f.bytes.clone()).collect()).unwrap_or_default();
     for action in actions {
         match action {
             PanelAction::Open(path) => viewer.open(&asset_server, &path),
@@ -109,22 +108,17 @@ pub fn draw_panel(
             PanelAction::Reload => viewer.reload(&asset_server),
             PanelAction::DismissError => viewer.error = None,
             PanelAction::SelectChunk { file, path, data_offset, length } => {
-                state.hex = file_paths.get(file).map(|p| read_range(p, data_offset, length.min(HEX_BYTES))).unwrap_or_default();
+                // The bytes the file was parsed from, kept with it: never a second read from disk.
+                state.hex = file_bytes
+                    .get(file)
+                    .and_then(|bytes| bytes.get(data_offset..(data_offset + length.min(HEX_BYTES)).min(bytes.len())))
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default();
                 state.selected = Some((file, path));
             }
         }
     }
     Ok(())
-}
-
-fn read_range(path: &Path, offset: usize, length: usize) -> Vec<u8> {
-    let mut out = vec![0; length];
-    let read = std::fs::File::open(path).and_then(|mut f| {
-        f.seek(SeekFrom::Start(offset as u64))?;
-        f.read(&mut out)
-    });
-    out.truncate(read.unwrap_or(0));
-    out
 }
 
 /// The part of the window the panels leave for the 3D view, in logical pixels.
@@ -224,12 +218,12 @@ fn file_section(ui: &mut egui::Ui, input: &PanelInput<'_>, state: &PanelState) {
             ui.label(path.display().to_string());
         }
         if let Some(model) = input.model {
-            if let Some(first) = model.files.first() {
-                ui.label(format!("format: {}", first.document.format.name()));
+            if let Some(document) = model.description.files.first().and_then(|f| f.document.as_ref()) {
+                ui.label(format!("format: {}", document.format.name()));
             }
             ui.label(format!(
                 "vertices {}   triangles {}   draw calls {}",
-                model.stats.vertices, model.stats.triangles, model.stats.draw_calls
+                model.description.stats.vertices, model.description.stats.triangles, model.description.stats.draw_calls
             ));
         }
         if let Some(ms) = input.load_time_ms {
@@ -256,7 +250,7 @@ fn view_section(ui: &mut egui::Ui, options: &mut ViewOptions) {
 
 fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggles, options: &mut ViewOptions) {
     egui::CollapsingHeader::new("Scene").default_open(true).show(ui, |ui| {
-        for (i, part) in model.parts.iter().enumerate() {
+        for (i, part) in model.description.parts.iter().enumerate() {
             if toggles.parts.len() <= i {
                 toggles.parts.resize(i + 1, true);
             }
@@ -273,18 +267,18 @@ fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggle
                 }
             });
         }
-        if !model.doodad_sets.is_empty() {
+        if !model.description.doodad_sets.is_empty() {
             ui.separator();
             ui.checkbox(&mut toggles.doodads, "doodad markers");
             egui::ComboBox::from_label("doodad set")
-                .selected_text(model.doodad_sets.get(toggles.doodad_set as usize).cloned().unwrap_or_default())
+                .selected_text(model.description.doodad_sets.get(toggles.doodad_set as usize).cloned().unwrap_or_default())
                 .show_ui(ui, |ui| {
-                    for (i, name) in model.doodad_sets.iter().enumerate() {
+                    for (i, name) in model.description.doodad_sets.iter().enumerate() {
                         let label = if i == 0 { format!("{name} (always on)") } else { name.clone() };
                         ui.selectable_value(&mut toggles.doodad_set, i as u32, label);
                     }
                 });
-            let shown: Vec<_> = model.doodads.iter().filter(|d| d.set == 0 || d.set == toggles.doodad_set).collect();
+            let shown: Vec<_> = model.description.doodads.iter().filter(|d| d.set == 0 || d.set == toggles.doodad_set).collect();
             egui::CollapsingHeader::new(format!("doodads shown ({})", shown.len())).id_salt("doodads").show(ui, |ui| {
                 for d in shown {
                     let [x, y, z] = d.position;
@@ -292,8 +286,8 @@ fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggle
                 }
             });
         }
-        if model.portal_count > 0 {
-            ui.checkbox(&mut toggles.portals, format!("portals ({})", model.portal_count));
+        if model.description.portal_count > 0 {
+            ui.checkbox(&mut toggles.portals, format!("portals ({})", model.description.portal_count));
         }
         ui.checkbox(&mut toggles.liquids, "liquids");
         ui.checkbox(&mut toggles.collision, "collision-only triangles");
@@ -302,10 +296,10 @@ fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggle
 
 fn parent_depth(model: &ModelAsset, mut i: usize) -> usize {
     let mut depth = 0;
-    while let Some(p) = model.parts.get(i).and_then(|p| p.parent) {
+    while let Some(p) = model.description.parts.get(i).and_then(|p| p.parent) {
         depth += 1;
         i = p;
-        if depth > model.parts.len() {
+        if depth > model.description.parts.len() {
             break;
         }
     }
@@ -313,8 +307,8 @@ fn parent_depth(model: &ModelAsset, mut i: usize) -> usize {
 }
 
 fn materials_section(ui: &mut egui::Ui, model: &ModelAsset) {
-    egui::CollapsingHeader::new(format!("Materials ({})", model.materials.len())).show(ui, |ui| {
-        for (i, m) in model.materials.iter().enumerate() {
+    egui::CollapsingHeader::new(format!("Materials ({})", model.description.material_infos.len())).show(ui, |ui| {
+        for (i, m) in model.description.material_infos.iter().enumerate() {
             egui::CollapsingHeader::new(format!("{i}: {}", m.name)).id_salt(("material", i)).show(ui, |ui| {
                 for (k, v) in &m.parameters {
                     ui.label(format!("{k}: {v}"));
@@ -330,14 +324,16 @@ fn materials_section(ui: &mut egui::Ui, model: &ModelAsset) {
 
 fn chunks_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, actions: &mut Vec<PanelAction>) {
     egui::CollapsingHeader::new("Chunks").default_open(true).show(ui, |ui| {
-        for (f, file) in model.files.iter().enumerate() {
-            let name = file.path.file_name().map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        for (f, file) in model.description.files.iter().enumerate() {
+            // A skin has no document of its own: its arrays are listed under its model.
+            let Some(document) = &file.document else { continue };
+            let name = crate::scene::file_name(&file.path).to_owned();
             egui::CollapsingHeader::new(name).id_salt(("file", f)).default_open(f == 0).show(ui, |ui| {
-                if let Model::M2(m2) = &file.document.model {
+                if let Model::M2(m2) = &document.model {
                     m2_arrays(ui, f, m2, state, actions);
                 }
-                for (path, node) in file.document.tree.paths() {
-                    chunk_node(ui, f, &file.document, &path, node, state, actions);
+                for (path, node) in document.tree.paths() {
+                    chunk_node(ui, f, document, &path, node, state, actions);
                 }
             });
         }
@@ -404,9 +400,10 @@ fn chunk_node(
 }
 
 fn warnings_section(ui: &mut egui::Ui, model: &ModelAsset) {
-    egui::CollapsingHeader::new(format!("Warnings ({})", model.warnings.len())).default_open(!model.warnings.is_empty()).show(ui, |ui| {
-        for w in &model.warnings {
-            ui.label(egui::RichText::new(w).color(egui::Color32::from_rgb(240, 200, 90)));
+    let warnings = &model.description.warnings;
+    egui::CollapsingHeader::new(format!("Warnings ({})", warnings.len())).default_open(!warnings.is_empty()).show(ui, |ui| {
+        for line in crate::scene::diagnostics::grouped_lines(warnings) {
+            ui.label(egui::RichText::new(line).color(egui::Color32::from_rgb(240, 200, 90)));
         }
     });
 }

@@ -119,8 +119,8 @@ fn poll_pending_load(
                 commands.entity(old).despawn();
             }
             let entity = commands.spawn((WorldAssetRoot(model.scene.clone()), Transform::default(), Visibility::default(), ShownScene)).id();
-            *toggles = ViewToggles { parts: model.parts.iter().map(|p| p.visible).collect(), ..ViewToggles::default() };
-            for w in &model.warnings {
+            *toggles = ViewToggles { parts: model.description.parts.iter().map(|p| p.visible).collect(), ..ViewToggles::default() };
+            for w in crate::scene::diagnostics::grouped_lines(&model.description.warnings) {
                 warn!("{w}");
             }
             viewer.scene_entity = Some(entity);

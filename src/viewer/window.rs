@@ -70,10 +70,15 @@ impl FileDialog {
             return;
         }
         let task = AsyncComputeTaskPool::get().spawn(async move {
-            let mut dialog = rfd::AsyncFileDialog::new()
-                .set_title("Open a LightWave or WMO file")
-                .add_filter("LightWave, WMO and M2", &["lwo", "lxo", "wmo", "m2", "LWO", "LXO", "WMO", "M2"])
-                .add_filter("All files", &["*"]);
+            let mut dialog = rfd::AsyncFileDialog::new().set_title("Open a LightWave, WMO or M2 file");
+            // Every format together first, then each family, from the one format table.
+            let every: Vec<String> = crate::formats::FORMATS.iter().flat_map(|f| f.extensions).flat_map(|e| [e.to_string(), e.to_ascii_uppercase()]).collect();
+            dialog = dialog.add_filter("LightWave, WMO and M2", &every);
+            for family in crate::formats::FORMATS {
+                let extensions: Vec<String> = family.extensions.iter().flat_map(|e| [e.to_string(), e.to_ascii_uppercase()]).collect();
+                dialog = dialog.add_filter(family.name, &extensions);
+            }
+            dialog = dialog.add_filter("All files", &["*"]);
             if let Some(dir) = start_dir {
                 dialog = dialog.set_directory(dir);
             }
@@ -160,7 +165,7 @@ pub fn frame_all(
         // The panels take part of the window: frame for the viewport the camera draws into.
         let aspect = render_camera.viewport.as_ref().map_or(window_aspect, |v| v.physical_size.x as f32 / v.physical_size.y.max(1) as f32);
         let (yaw, pitch) = view.map_or((camera.target_yaw, camera.target_pitch), yaw_pitch);
-        let (focus, distance) = frame(&model.bounds, aspect, yaw, pitch);
+        let (focus, distance) = frame(&model.description.bounds, aspect, yaw, pitch);
         camera.target_focus = focus;
         camera.target_radius = distance;
         camera.zoom_lower_limit = distance * 0.001;

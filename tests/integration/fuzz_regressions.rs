@@ -13,7 +13,7 @@ fn entry_point(target: &str) -> fn(&[u8]) {
         "lwo_parse" => |b| drop(formats::lwo::parse(b)),
         "wmo_root_parse" => |b| drop(formats::wmo::parse_root(b)),
         "wmo_group_parse" => |b| drop(formats::wmo::parse_group(b)),
-        "texture_decode" => |b| drop(lwo_wmo_viewer::plugin::textures::decode_blp(b, Default::default())),
+        "texture_decode" => |b| drop(lwo_wmo_viewer::scene::texture::decode(b, "finding.blp", lwo_wmo_viewer::scene::texture::ImageFormat::Blp)),
         "mesh_build" => |b| {
             if let Ok(document) = formats::parse_document(b) {
                 let options = mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 };

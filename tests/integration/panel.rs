@@ -1,6 +1,5 @@
 //! The inspector panel without a window: a bare egui context draws it, and the drawn text is read back.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use bevy::ecs::system::RunSystemOnce;
@@ -9,30 +8,35 @@ use bevy_egui::egui;
 use lwo_wmo_viewer::fixtures::wmo::sample_scene;
 use lwo_wmo_viewer::formats::parse_document;
 use lwo_wmo_viewer::mesh::Bounds;
-use lwo_wmo_viewer::plugin::{DoodadInfo, LoadedFile, ModelAsset, ModelPart, ModelStats, Overlay, PartInfo};
+use lwo_wmo_viewer::plugin::{DoodadInfo, ModelAsset, ModelPart, Overlay, PartInfo};
+use lwo_wmo_viewer::scene::{Scene, SceneFile};
 use lwo_wmo_viewer::viewer::overlays::ViewOptions;
 use lwo_wmo_viewer::viewer::panel::{inspector, PanelInput, PanelState};
 use lwo_wmo_viewer::viewer::scene::{apply_visibility, ViewToggles};
 
 fn sample_model() -> ModelAsset {
     let root = &sample_scene().files("courtyard")[0].1;
-    let document = Arc::new(parse_document(root).unwrap());
+    let document = Some(Arc::new(parse_document(root).unwrap()));
     let part = |name: &str| PartInfo { name: name.into(), description: "interior".into(), parent: None, visible: true };
     ModelAsset {
         scene: Handle::default(),
-        files: vec![LoadedFile { path: PathBuf::from("courtyard.wmo"), document }],
-        parts: vec![part("Hall"), part("Courtyard"), part("Tower")],
-        doodad_sets: vec!["Set_$DefaultGlobal".into(), "Set_Furniture".into()],
-        doodads: vec![DoodadInfo { set: 0, model: "World\\Generic\\Barrel.m2".into(), position: [20.0, 0.0, -6.0], scale: 1.0 }],
-        portal_count: 2,
-        materials: Vec::new(),
+        description: Scene {
+            files: vec![scene_file("courtyard.wmo", root, document)],
+            parts: vec![part("Hall"), part("Courtyard"), part("Tower")],
+            doodad_sets: vec!["Set_$DefaultGlobal".into(), "Set_Furniture".into()],
+            doodads: vec![DoodadInfo { set: 0, model: "World\\Generic\\Barrel.m2".into(), position: [20.0, 0.0, -6.0], scale: 1.0 }],
+            portal_count: 2,
+            bounds: Bounds::EMPTY,
+            ..Scene::default()
+        },
         meshes: Vec::new(),
         standard_materials: Vec::new(),
         wmo_materials: Vec::new(),
-        bounds: Bounds::EMPTY,
-        stats: ModelStats::default(),
-        warnings: Vec::new(),
     }
+}
+
+fn scene_file(path: &str, bytes: &[u8], document: Option<Arc<lwo_wmo_viewer::formats::Document>>) -> SceneFile {
+    SceneFile { path: path.into(), display_path: path.into(), bytes: Arc::from(bytes), document }
 }
 
 fn texts(shapes: &[egui::epaint::ClippedShape]) -> String {
@@ -123,12 +127,13 @@ fn choosing_a_doodad_set_swaps_the_instances_shown() {
 #[test]
 fn an_m2_lists_its_header_arrays_in_place_of_chunks_and_its_texture_units_as_parts() {
     let (_, barrel) = &lwo_wmo_viewer::fixtures::m2::sample_doodads()[0];
-    let document = Arc::new(parse_document(&lwo_wmo_viewer::fixtures::m2::write_model(barrel)).unwrap());
+    let bytes = lwo_wmo_viewer::fixtures::m2::write_model(barrel);
+    let document = Some(Arc::new(parse_document(&bytes).unwrap()));
     let mut model = sample_model();
-    model.files = vec![LoadedFile { path: PathBuf::from("Barrel.m2"), document }];
-    model.parts = (0..3).map(|u| PartInfo { name: format!("Unit {u}: submesh {u} (geoset {u})"), description: "blend 0".into(), parent: None, visible: true }).collect();
-    model.doodad_sets.clear();
-    model.doodads.clear();
+    model.description.files = vec![scene_file("Barrel.m2", &bytes, document)];
+    model.description.parts = (0..3).map(|u| PartInfo { name: format!("Unit {u}: submesh {u} (geoset {u})"), description: "blend 0".into(), parent: None, visible: true }).collect();
+    model.description.doodad_sets.clear();
+    model.description.doodads.clear();
     let text = draw(&model, "vertices");
     assert!(text.contains("MD20 version 264"), "{text}");
     assert!(text.contains("vertices") && text.contains("texture lookup") && text.contains("materials"), "{text}");

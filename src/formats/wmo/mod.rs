@@ -138,22 +138,16 @@ pub(crate) fn read_box(r: &mut Reader<'_>) -> Result<[[f32; 3]; 2]> {
     Ok([r.vec3()?, r.vec3()?])
 }
 
-/// The group files of a root at `root_path`: `Name_000.wmo`, … beside it, found ignoring case.
-/// A missing group is `Err` with the name that was looked for.
-pub fn group_file_paths(root_path: &std::path::Path, group_count: usize) -> Vec<Result<std::path::PathBuf, String>> {
-    let dir = root_path.parent().unwrap_or(std::path::Path::new("."));
-    let stem = root_path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-    (0..group_count)
-        .map(|i| {
-            let name = format!("{stem}_{i:03}.wmo");
-            crate::formats::find_case_insensitive(dir, &name).ok_or(name)
-        })
-        .collect()
+/// The file name of a root's group `index`: `Name_000.wmo` for `Name.wmo` (the case as the root's).
+pub fn group_file_name(root_file_name: &str, index: usize) -> String {
+    let stem = root_file_name.rsplit_once('.').map_or(root_file_name, |(stem, _)| stem);
+    format!("{stem}_{index:03}.wmo")
 }
 
 /// For a group file `Name_NNN.wmo`: the root's file name and the group index.
-pub fn root_of_group_file(group_path: &std::path::Path) -> Option<(String, usize)> {
-    let stem = group_path.file_stem()?.to_str()?;
+pub fn root_of_group_file(group_file_name: &str) -> Option<(String, usize)> {
+    let name = group_file_name.rsplit(['/', '\\']).next()?;
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     let (base, digits) = stem.rsplit_once('_')?;
     if digits.len() != 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;

@@ -1,4 +1,5 @@
-//! Sub-asset labels, printed the way `bevy_gltf` prints its own (`Layer0/Surface2`, `Group3/Batch1`).
+//! Labels of a scene's meshes, materials and textures, printed the way `bevy_gltf` prints its sub-assets
+//! (`Layer0/Surface2`, `Group3/Batch1`): the Bevy plugin uses them as sub-asset labels, an exporter as names.
 
 use std::fmt;
 
@@ -46,11 +47,5 @@ impl fmt::Display for ModelLabel {
             Self::M2Material { model, material } => write!(f, "M2Model{model}/Material{material}"),
             Self::M2Texture { model, texture } => write!(f, "M2Model{model}/Texture{texture}"),
         }
-    }
-}
-
-impl ModelLabel {
-    pub fn from_asset(self, path: impl Into<bevy::asset::AssetPath<'static>>) -> bevy::asset::AssetPath<'static> {
-        path.into().with_label(self.to_string())
     }
 }

@@ -1,0 +1,261 @@
+//! LightWave object → scene: a layer hierarchy (pivots, parents, parents first whatever order the file
+//! lists them in) with one mesh per surface, detail polygons drawn over their base, lines and points;
+//! surfaces as PBR materials with their colour images found under the content root.
+
+use crate::formats::lwo::{LwoObject, Surface, Wrap};
+use crate::formats::Model;
+use crate::mesh::coords::lwo_to_bevy;
+use crate::mesh::lwo::build as build_meshes;
+use crate::mesh::Bounds;
+use crate::source::FileSource;
+
+use super::diagnostics::{Diagnostic, DiagnosticKind};
+use super::material::{AlphaMode, Material, TextureRef};
+use super::texture::{ImageFormat, Located, Sampler, TextureSet};
+use super::{
+    file_name, parent_folder, Draw, LoadOptions, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene,
+    SceneFile,
+};
+
+pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOptions) -> Scene {
+    let document = file.document.clone().expect("the caller matched the model");
+    let Model::Lwo(object) = &document.model else { unreachable!("the caller matched the model") };
+    let meshes = build_meshes(object, options.lwo);
+    let mut scene = Scene::default();
+    scene.warnings.extend(object.warnings.iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
+    let owner = file.display_path.clone();
+    let object_path = file.path.clone();
+    scene.files.push(file);
+
+    let mut textures = TextureSet::default();
+    let mut surface_materials = Vec::with_capacity(object.surfaces.len());
+    for (i, surface) in object.surfaces.iter().enumerate() {
+        let (texture, info_texture) = surface_texture(source, &object_path, object, i, &mut textures, &owner, &mut scene.warnings);
+        surface_materials.push(scene.add_material(surface_material(surface, i, texture)));
+        scene.material_infos.push(MaterialInfo { name: surface.name.clone(), parameters: surface_parameters(surface), texture: info_texture });
+    }
+    let line_material = scene.add_material(Material::flat(ModelLabel::OverlayMaterial("Lines").to_string(), [0.9, 0.9, 0.6]));
+    let mut detail_materials: Vec<Option<usize>> = vec![None; surface_materials.len()];
+
+    let root = scene.add_node(Node::group(file_name(&object_path), None, NodeTransform::IDENTITY));
+    let mut bounds = Bounds::EMPTY;
+    for layer in &meshes.layers {
+        let number = object.layers[layer.index].number;
+        let name = if layer.name.is_empty() { format!("Layer {number}") } else { layer.name.clone() };
+        scene.parts.push(PartInfo { name, description: format!("layer {number}"), parent: layer.parent, visible: !layer.hidden });
+        bounds.union(&layer.bounds.translated(lwo_to_bevy(object.layers[layer.index].pivot)));
+    }
+    // Parents before children, whatever order the file lists the layers in.
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while let Some(p) = meshes.layers[i].parent {
+            i = p;
+            d += 1;
+        }
+        d
+    };
+    let mut order: Vec<usize> = (0..meshes.layers.len()).collect();
+    order.sort_by_key(|&i| depth(i));
+    let mut layer_nodes: Vec<Option<usize>> = vec![None; meshes.layers.len()];
+    let mut layers: Vec<Option<crate::mesh::lwo::LayerMeshes>> = meshes.layers.into_iter().map(Some).collect();
+    for i in order {
+        let Some(layer) = layers[i].take() else { continue };
+        let parent = layer.parent.and_then(|p| layer_nodes[p]).unwrap_or(root);
+        let node = scene.add_node(Node {
+            part: Some(i),
+            hidden: layer.hidden,
+            ..Node::group(scene.parts[i].name.clone(), Some(parent), NodeTransform::from_translation(layer.translation))
+        });
+        layer_nodes[i] = Some(node);
+        let mesh_source = Some(MeshSource { file: 0, kind: RecordKind::LwoPolygon { layer: layer.index } });
+        for s in layer.surfaces {
+            let label = ModelLabel::LayerSurface { layer: i, surface: s.surface as usize, detail: s.detail };
+            let mesh = scene.add_mesh(label, s.mesh, mesh_source);
+            let surface = s.surface as usize;
+            let material = if s.detail {
+                *detail_materials[surface].get_or_insert_with(|| {
+                    // Detail polygons lie in their base polygon's plane: a depth bias draws them on
+                    // top without z-fighting.
+                    let base = &scene.materials[surface_materials[surface]];
+                    let detail = Material { label: format!("{}/Detail", ModelLabel::Surface(surface)), depth_bias: 100.0, ..base.clone() };
+                    scene.materials.push(detail);
+                    scene.materials.len() - 1
+                })
+            } else {
+                surface_materials[surface]
+            };
+            scene.count_draw(mesh);
+            scene.add_node(Node { part: Some(i), ..Node::drawing(node, Draw { mesh, material }) });
+        }
+        for (label, data) in [(ModelLabel::LayerLines(i), layer.lines), (ModelLabel::LayerPoints(i), layer.points)] {
+            if let Some(data) = data {
+                let mesh = scene.add_mesh(label, data, None);
+                scene.stats.vertices += scene.meshes[mesh].data.positions.len();
+                scene.stats.draw_calls += 1;
+                scene.add_node(Node { part: Some(i), ..Node::drawing(node, Draw { mesh, material: line_material }) });
+            }
+        }
+    }
+    if meshes.degenerate_polygons > 0 {
+        scene.warnings.push(Diagnostic::new(
+            DiagnosticKind::DroppedGeometry,
+            &owner,
+            format!("{} degenerate polygons gave fewer triangles than corners − 2", meshes.degenerate_polygons),
+        ));
+    }
+    scene.textures = textures.textures;
+    scene.bounds = bounds;
+    scene
+}
+
+/// LightWave's neutral file name (`disk:path/file` or `path/file`) → the file in `source`, in the order
+/// the spec suggests: as written when absolute, under the content root (the folder above `Objects/`),
+/// in the object's folder, the bare name there.
+pub fn find_lightwave_image(source: &dyn FileSource, object_path: &str, neutral_name: &str) -> Option<String> {
+    let without_device = match neutral_name.split_once(':') {
+        Some((device, rest)) if !device.contains(['/', '\\']) => rest,
+        _ => neutral_name,
+    };
+    let relative = without_device.trim_start_matches(['/', '\\']);
+    let object_dir = parent_folder(object_path);
+    let join = |folder: &str, rest: &str| if folder.is_empty() { rest.to_owned() } else { format!("{folder}/{rest}") };
+    let mut content_root = None;
+    let mut folder = object_dir;
+    while !folder.is_empty() {
+        if file_name(folder).eq_ignore_ascii_case("objects") {
+            content_root = Some(parent_folder(folder));
+            break;
+        }
+        folder = parent_folder(folder);
+    }
+    let bare = file_name(relative);
+    let absolute = (without_device.starts_with(['/', '\\']) || neutral_name.contains(":/") || neutral_name.contains(":\\"))
+        .then(|| source.find(relative))
+        .flatten();
+    absolute
+        .or_else(|| content_root.and_then(|root| source.find(&join(root, relative))))
+        .or_else(|| source.find(&join(object_dir, relative)))
+        .or_else(|| source.find(&join(object_dir, bare)))
+}
+
+/// The surface's colour image, decoded; a missing or unreadable one is the placeholder and a warning.
+fn surface_texture(
+    source: &dyn FileSource,
+    object_path: &str,
+    object: &LwoObject,
+    surface_index: usize,
+    textures: &mut TextureSet,
+    owner: &str,
+    warnings: &mut Vec<Diagnostic>,
+) -> (Option<TextureRef>, Option<(String, bool)>) {
+    let surface = &object.surfaces[surface_index];
+    let Some(block) = surface.color_map() else { return (None, None) };
+    let name = match (&block.image_file, object.clip(block.image)) {
+        (Some(file), _) => file.clone(),
+        (None, Some(clip)) => match clip.source.file_name() {
+            Some(name) => name,
+            None => return (None, None),
+        },
+        (None, None) if block.image == 0 => return (None, None),
+        (None, None) => {
+            warnings.push(Diagnostic::new(
+                DiagnosticKind::Format,
+                owner,
+                format!("surface {}: image block names clip {}, which does not exist", surface.name, block.image),
+            ));
+            return (Some(TextureRef { texture: textures.placeholder() }), Some((format!("clip {}", block.image), false)));
+        }
+    };
+    let repeat = block.wrap.map(|w| matches!(w, Wrap::Repeat | Wrap::Mirror));
+    let located = find_lightwave_image(source, object_path, &name).map(|path| Located { source, path }).ok_or_else(|| "not found".to_owned());
+    let (texture, found) = textures.get(
+        &format!("surface {surface_index}"),
+        ModelLabel::Texture(surface_index).to_string(),
+        &name,
+        located,
+        ImageFormat::ByExtension,
+        Sampler { repeat, nearest: false },
+        owner,
+        warnings,
+    );
+    (Some(texture), Some((name, found)))
+}
+
+/// LightWave surface → PBR: colour × diffuse as base, luminosity as emission, glossiness as smoothness,
+/// specular as reflectance, transparency as alpha (additive when ADTR is set), SIDE 3 without culling.
+fn surface_material(surface: &Surface, index: usize, texture: Option<TextureRef>) -> Material {
+    let [r, g, b] = surface.color;
+    let d = surface.diffuse.clamp(0.0, 1.0);
+    let alpha = (1.0 - surface.transparency).clamp(0.0, 1.0);
+    let alpha_mode = if surface.additive_transparency > 0.0 && surface.transparency > 0.0 {
+        AlphaMode::Add
+    } else if surface.transparency > 0.0 {
+        AlphaMode::Blend
+    } else {
+        AlphaMode::Opaque
+    };
+    let lumi = surface.luminosity.max(0.0);
+    Material {
+        base_color: [r * d, g * d, b * d, alpha],
+        base_color_texture: texture,
+        emissive: [r, g, b].map(|c| srgb_to_linear(c) * lumi),
+        perceptual_roughness: (1.0 - surface.glossiness).clamp(0.08, 1.0),
+        reflectance: surface.specular.clamp(0.0, 1.0),
+        metallic: 0.0,
+        alpha_mode,
+        double_sided: surface.double_sided(),
+        ..Material::new(ModelLabel::Surface(index).to_string())
+    }
+}
+
+/// One sRGB channel to linear, as colour libraries do.
+pub(crate) fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+}
+
+fn surface_parameters(s: &Surface) -> Vec<(String, String)> {
+    let pct = |v: f32| format!("{:.0}%", v * 100.0);
+    let mut out = vec![
+        ("colour".to_owned(), format!("{:.3} {:.3} {:.3}", s.color[0], s.color[1], s.color[2])),
+        ("diffuse".to_owned(), pct(s.diffuse)),
+        ("specular".to_owned(), pct(s.specular)),
+        ("glossiness".to_owned(), pct(s.glossiness)),
+        ("luminosity".to_owned(), pct(s.luminosity)),
+        ("transparency".to_owned(), pct(s.transparency)),
+        ("sides".to_owned(), if s.double_sided() { "double".to_owned() } else { "front".to_owned() }),
+        ("smoothing angle".to_owned(), format!("{:.1}°", s.max_smoothing_angle.to_degrees())),
+    ];
+    if s.additive_transparency > 0.0 {
+        out.push(("additive".to_owned(), pct(s.additive_transparency)));
+    }
+    if let Some(vc) = &s.vertex_color {
+        out.push(("vertex colours".to_owned(), format!("{} ({})", vc.map_name, pct(vc.intensity))));
+    }
+    if s.is_default {
+        out.push(("defined".to_owned(), "no SURF chunk: defaults".to_owned()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::LooseFolder;
+
+    #[test]
+    fn lightwave_images_are_found_under_the_content_root_ignoring_case() {
+        let root = std::env::temp_dir().join(format!("lwo-wmo-viewer-content-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("Objects/Props")).unwrap();
+        std::fs::create_dir_all(root.join("images")).unwrap();
+        std::fs::write(root.join("images/Wood.PNG"), b"x").unwrap();
+        std::fs::write(root.join("Objects/Props/beside.tga"), b"x").unwrap();
+        let source = LooseFolder::new(&root);
+        let object = "Objects/Props/crate.lwo";
+        assert_eq!(find_lightwave_image(&source, object, "Work:Images/wood.png").as_deref(), Some("images/Wood.PNG"));
+        // Not under the content root: beside the object, by its bare name.
+        assert_eq!(find_lightwave_image(&source, object, "C:/old/textures/BESIDE.TGA").as_deref(), Some("Objects/Props/beside.tga"));
+        assert!(find_lightwave_image(&source, object, "missing.png").is_none());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

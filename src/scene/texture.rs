@@ -1,0 +1,145 @@
+//! Textures as decoded pixels: the one chain every format uses — find the file in a source, read it,
+//! decode it (BLP, PNG, JPEG, TGA, BMP), or stand in the placeholder with a warning.
+
+use std::collections::HashMap;
+
+use crate::source::FileSource;
+
+use super::diagnostics::{Diagnostic, DiagnosticKind};
+use super::material::TextureRef;
+
+/// Repeat or clamp per axis; `nearest` keeps the placeholder's checker crisp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampler {
+    pub repeat: [bool; 2],
+    pub nearest: bool,
+}
+
+impl Sampler {
+    pub const REPEAT: Self = Self { repeat: [true, true], nearest: false };
+}
+
+/// RGBA8 pixels, level 0 first; each further level halves the one before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodedImage {
+    pub width: u32,
+    pub height: u32,
+    pub levels: Vec<Vec<u8>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Texture {
+    /// The sub-asset label (`Texture3`, `M2Model1/Texture0`, `Placeholder`).
+    pub label: String,
+    /// The name the file gives (a MOTX entry, an M2 texture name, a LightWave clip's file).
+    pub name: String,
+    /// Whether the file was found and decoded; `false` means `image` is the placeholder.
+    pub found: bool,
+    pub image: DecodedImage,
+    pub sampler: Sampler,
+}
+
+/// How a texture file is decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    Blp,
+    /// PNG, JPEG, TGA or BMP, told apart by the file name's extension.
+    ByExtension,
+}
+
+/// The scene's textures, each file decoded once (per cache key) and one shared placeholder.
+#[derive(Debug, Default)]
+pub struct TextureSet {
+    pub textures: Vec<Texture>,
+    by_key: HashMap<String, (usize, bool)>,
+    placeholder: Option<usize>,
+}
+
+/// Where to look for a texture: the source and the path the format's lookup rule found there.
+pub struct Located<'a> {
+    pub source: &'a dyn FileSource,
+    pub path: String,
+}
+
+impl TextureSet {
+    /// The texture for `key`, loaded on first use: `located` is the found file, or why none was found.
+    /// A failure is one warning about `owner` (the file that asked) and the placeholder.
+    #[allow(clippy::too_many_arguments)]
+    pub fn get(
+        &mut self,
+        key: &str,
+        label: String,
+        name: &str,
+        located: Result<Located<'_>, String>,
+        format: ImageFormat,
+        sampler: Sampler,
+        owner: &str,
+        warnings: &mut Vec<Diagnostic>,
+    ) -> (TextureRef, bool) {
+        if let Some(&(texture, found)) = self.by_key.get(key) {
+            return (TextureRef { texture }, found);
+        }
+        let decoded = match located {
+            Err(reason) => Err((DiagnosticKind::MissingFile, reason)),
+            Ok(at) => match at.source.read(&at.path) {
+                Err(e @ crate::source::SourceError::NotFound { .. }) => Err((DiagnosticKind::MissingFile, e.to_string())),
+                Err(e) => Err((DiagnosticKind::UnreadableFile, e.to_string())),
+                Ok(bytes) => decode(&bytes, &at.path, format).map_err(|reason| (DiagnosticKind::UnreadableFile, reason)),
+            },
+        };
+        let (texture, found) = match decoded {
+            Ok(image) => {
+                self.textures.push(Texture { label, name: name.to_owned(), found: true, image, sampler });
+                (self.textures.len() - 1, true)
+            }
+            Err((kind, reason)) => {
+                warnings.push(Diagnostic::new(kind, owner, format!("texture {name}: {reason}; a placeholder is shown")));
+                (self.placeholder(), false)
+            }
+        };
+        self.by_key.insert(key.to_owned(), (texture, found));
+        (TextureRef { texture }, found)
+    }
+
+    /// The magenta and grey checker: a missing texture must be obvious, not silently white.
+    pub fn placeholder(&mut self) -> usize {
+        *self.placeholder.get_or_insert_with(|| {
+            self.textures.push(Texture {
+                label: super::ModelLabel::Placeholder.to_string(),
+                name: "placeholder".into(),
+                found: false,
+                image: placeholder_image(),
+                sampler: Sampler { repeat: [true, true], nearest: true },
+            });
+            self.textures.len() - 1
+        })
+    }
+}
+
+fn placeholder_image() -> DecodedImage {
+    const SIZE: u32 = 8;
+    let mut data = Vec::with_capacity((SIZE * SIZE * 4) as usize);
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let on = (x + y) % 2 == 0;
+            data.extend_from_slice(if on { &[230, 0, 200, 255] } else { &[60, 60, 60, 255] });
+        }
+    }
+    DecodedImage { width: SIZE, height: SIZE, levels: vec![data] }
+}
+
+/// Decodes a texture file's bytes to RGBA8 levels.
+pub fn decode(bytes: &[u8], path: &str, format: ImageFormat) -> Result<DecodedImage, String> {
+    match format {
+        ImageFormat::Blp => {
+            let blp = crate::formats::blp::decode(bytes)?;
+            Ok(DecodedImage { width: blp.width, height: blp.height, levels: blp.levels })
+        }
+        ImageFormat::ByExtension => {
+            let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+            let format = image::ImageFormat::from_extension(&extension).ok_or_else(|| format!("{extension:?} is not an image type this viewer reads"))?;
+            let image = image::load_from_memory_with_format(bytes, format).map_err(|e| e.to_string())?.to_rgba8();
+            Ok(DecodedImage { width: image.width(), height: image.height(), levels: vec![image.into_raw()] })
+        }
+    }
+}
