@@ -10,6 +10,34 @@ pub const MAX_SIDE: u32 = 8192;
 const MAX_EXPANSION: u64 = 16;
 const SMALL_IMAGE_BYTES: u64 = 1 << 20;
 
+/// Why a BLP file was refused; each names the byte it is about.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BlpError {
+    #[error("BLP file shorter than its 4-byte magic")]
+    NoMagic,
+    #[error("not a BLP file (magic {0:?})")]
+    NotBlp(String),
+    #[error("BLP0 keeps its mip levels in separate files, which this viewer does not read")]
+    ExternalMips,
+    #[error("BLP header cut short at byte {length} (it takes {header})")]
+    HeaderCut { length: usize, header: usize },
+    #[error("BLP size {width}×{height} at byte 12 is outside 1..={MAX_SIDE}")]
+    SizeOutOfRange { width: u32, height: u32 },
+    #[error("BLP size {width}×{height} at byte 12 needs {needed} bytes of pixels; a {file}-byte file cannot hold them")]
+    TooLarge { width: u32, height: u32, needed: u64, file: usize },
+    #[error("BLP mip level {level} (offset at byte {field}) runs from byte {offset} for {size} bytes, past the end at {file}")]
+    LevelPastEnd { level: usize, field: usize, offset: u32, size: u32, file: usize },
+    #[error("BLP JPEG header size missing at byte {0}")]
+    NoJpegHeader(usize),
+    #[error("BLP JPEG header of {size} bytes at byte {at} runs past the end at {file}")]
+    JpegHeaderPastEnd { size: u32, at: usize, file: usize },
+    #[error("BLP level 0 decoded as {decoded:?}, the header says {width}×{height}")]
+    WrongSize { decoded: (u32, u32), width: u32, height: u32 },
+    /// The decoder (`wow-blp`) refused the pixel data.
+    #[error("BLP data: {0}")]
+    Decoder(String),
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlpTexture {
     pub width: u32,
@@ -20,45 +48,41 @@ pub struct BlpTexture {
 
 /// Width and height as the header states them, after checking every offset and size `wow-blp` will
 /// follow: it adds them in 32 bits and slices by them, so a hostile header must not reach it.
-pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), String> {
-    let magic = bytes.get(..4).ok_or("BLP file shorter than its 4-byte magic")?;
+pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
+    let magic = bytes.get(..4).ok_or(BlpError::NoMagic)?;
     let header_end = match magic {
         b"BLP1" => 156,
         b"BLP2" => 148,
-        b"BLP0" => return Err("BLP0 keeps its mip levels in separate files, which this viewer does not read".into()),
-        _ => return Err(format!("not a BLP file (magic {:?})", String::from_utf8_lossy(magic))),
+        b"BLP0" => return Err(BlpError::ExternalMips),
+        _ => return Err(BlpError::NotBlp(String::from_utf8_lossy(magic).into_owned())),
     };
     if bytes.len() < header_end {
-        return Err(format!("BLP header cut short at byte {} (it takes {header_end})", bytes.len()));
+        return Err(BlpError::HeaderCut { length: bytes.len(), header: header_end });
     }
     let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let (width, height) = (word(12), word(16));
     if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
-        return Err(format!("BLP size {width}×{height} at byte 12 is outside 1..={MAX_SIDE}"));
+        return Err(BlpError::SizeOutOfRange { width, height });
     }
     let decoded = u64::from(width) * u64::from(height) * 4;
     let allowed = (bytes.len() as u64 * MAX_EXPANSION).max(SMALL_IMAGE_BYTES);
     if decoded > allowed {
-        return Err(format!("BLP size {width}×{height} at byte 12 needs {decoded} bytes of pixels; a {}-byte file cannot hold them", bytes.len()));
+        return Err(BlpError::TooLarge { width, height, needed: decoded, file: bytes.len() });
     }
     let (has_mips, offsets_at) = if magic == b"BLP2" { (bytes[11] != 0, 20) } else { (word(24) != 0, 28) };
     let levels = if has_mips { width.max(height).ilog2() as usize + 1 } else { 1 };
     for level in 0..levels.min(16) {
         let (offset, size) = (word(offsets_at + 4 * level), word(offsets_at + 64 + 4 * level));
         if u64::from(offset) + u64::from(size) > bytes.len() as u64 {
-            return Err(format!(
-                "BLP mip level {level} (offset at byte {}) runs from byte {offset} for {size} bytes, past the end at {}",
-                offsets_at + 4 * level,
-                bytes.len()
-            ));
+            return Err(BlpError::LevelPastEnd { level, field: offsets_at + 4 * level, offset, size, file: bytes.len() });
         }
     }
     // Any content tag but 1 (direct) is read as JPEG.
     let is_jpeg = word(4) != 1;
     if is_jpeg {
-        let jpeg_header = bytes.get(header_end..header_end + 4).map(|_| word(header_end)).ok_or(format!("BLP JPEG header size missing at byte {header_end}"))?;
+        let jpeg_header = bytes.get(header_end..header_end + 4).map(|_| word(header_end)).ok_or(BlpError::NoJpegHeader(header_end))?;
         if u64::from(jpeg_header) + 6 > (bytes.len() - header_end) as u64 {
-            return Err(format!("BLP JPEG header of {jpeg_header} bytes at byte {header_end} runs past the end at {}", bytes.len()));
+            return Err(BlpError::JpegHeaderPastEnd { size: jpeg_header, at: header_end, file: bytes.len() });
         }
     }
     Ok((width, height))
@@ -66,12 +90,12 @@ pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), String> {
 
 /// Decodes level 0 and the file's mip levels for as long as each halves the one before (the chain a GPU
 /// texture takes); a level that breaks the chain ends it.
-pub fn decode(bytes: &[u8]) -> Result<BlpTexture, String> {
+pub fn decode(bytes: &[u8]) -> Result<BlpTexture, BlpError> {
     let (width, height) = checked_dimensions(bytes)?;
-    let blp = wow_blp::parser::load_blp_from_buf(bytes).map_err(|e| e.to_string())?;
-    let top = wow_blp::convert::blp_to_image(&blp, 0).map_err(|e| e.to_string())?.to_rgba8();
+    let blp = wow_blp::parser::load_blp_from_buf(bytes).map_err(|e| BlpError::Decoder(e.to_string()))?;
+    let top = wow_blp::convert::blp_to_image(&blp, 0).map_err(|e| BlpError::Decoder(e.to_string()))?.to_rgba8();
     if top.dimensions() != (width, height) {
-        return Err(format!("BLP level 0 decoded as {:?}, the header says {width}×{height}", top.dimensions()));
+        return Err(BlpError::WrongSize { decoded: top.dimensions(), width, height });
     }
     let mut levels = vec![top.into_raw()];
     let (mut w, mut h) = (width, height);
@@ -102,18 +126,18 @@ mod tests {
         bytes.extend_from_slice(&8192u32.to_le_bytes());
         bytes.extend_from_slice(&8192u32.to_le_bytes());
         bytes.resize(1172, 0);
-        let error = decode(&bytes).unwrap_err();
+        let error = decode(&bytes).unwrap_err().to_string();
         assert!(error.contains("8192×8192") && error.contains("1172-byte"), "{error}");
-        assert!(decode(b"BLP2").unwrap_err().contains("cut short"));
+        assert!(decode(b"BLP2").unwrap_err().to_string().contains("cut short"));
         let mut past_end = bytes.clone();
         past_end[12..16].copy_from_slice(&4u32.to_le_bytes());
         past_end[16..20].copy_from_slice(&4u32.to_le_bytes());
         past_end[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
         past_end[84..88].copy_from_slice(&2u32.to_le_bytes());
-        assert!(decode(&past_end).unwrap_err().contains("mip level 0"), "{}", decode(&past_end).unwrap_err());
-        assert!(decode(b"PNG?....").unwrap_err().contains("not a BLP"));
+        assert!(decode(&past_end).unwrap_err().to_string().contains("mip level 0"), "{}", decode(&past_end).unwrap_err());
+        assert!(decode(b"PNG?....").unwrap_err().to_string().contains("not a BLP"));
         let mut huge = bytes.clone();
         huge[12..16].copy_from_slice(&65535u32.to_le_bytes());
-        assert!(decode(&huge).unwrap_err().contains("outside"));
+        assert!(decode(&huge).unwrap_err().to_string().contains("outside"));
     }
 }

@@ -28,15 +28,18 @@ pub(super) struct BuiltModel {
 
 /// The skin a version-264 model at `model_path` draws: `Name00.skin` beside it, found ignoring case.
 /// `Ok(None)` for earlier versions, whose views are embedded. The loader and `--info` both use it.
-pub fn read_skin_beside(source: &dyn FileSource, model_path: &str, model: &M2Model) -> Result<Option<(SceneFile, Skin)>, String> {
+pub fn read_skin_beside(source: &dyn FileSource, model_path: &str, model: &M2Model) -> Result<Option<(SceneFile, Skin)>, Diagnostic> {
     if model.version < 264 {
         return Ok(None);
     }
     let name = skin_file_name(file_name(model_path));
-    let found = find_sibling(source, model_path, &name).ok_or_else(|| format!("{name} is missing beside the model"))?;
+    let model_file = source.display_path(model_path);
+    let found = find_sibling(source, model_path, &name)
+        .ok_or_else(|| Diagnostic::new(DiagnosticKind::MissingFile, &model_file, format!("{name} is missing beside the model")))?;
     let display_path = source.display_path(&found);
-    let bytes = source.read(&found).map_err(|e| e.to_string())?;
-    let skin = parse_skin(&bytes).map_err(|e| format!("{display_path}: {e}"))?;
+    let unreadable = |message: String| Diagnostic::new(DiagnosticKind::UnreadableFile, &display_path, message);
+    let bytes = source.read(&found).map_err(|e| unreadable(e.to_string()))?;
+    let skin = parse_skin(&bytes).map_err(|e| unreadable(e.to_string()))?;
     // Kept as a file of the scene (picking and the hex view read its bytes); a skin is no document.
     Ok(Some((SceneFile { path: found, display_path, bytes, document: None }, skin)))
 }
@@ -51,7 +54,7 @@ pub(super) fn build_model(
     model: &M2Model,
     data: Option<&dyn FileSource>,
     textures: &mut TextureSet,
-) -> Result<BuiltModel, String> {
+) -> Result<BuiltModel, Diagnostic> {
     let model_path = scene.files[model_file].path.clone();
     let owner = scene.files[model_file].display_path.clone();
     let skin_file = read_skin_beside(source, &model_path, model)?;
@@ -62,7 +65,9 @@ pub(super) fn build_model(
         }
         None => (None, model_file),
     };
-    let view = model.view(skin.as_ref()).ok_or("the model has no view (skin) to draw")?;
+    let view = model
+        .view(skin.as_ref())
+        .ok_or_else(|| Diagnostic::new(DiagnosticKind::DroppedGeometry, &owner, "the model has no view (skin) to draw"))?;
     let meshes = build_meshes(model, view, Geosets::for_path(&model_path));
     if meshes.dropped_triangles > 0 {
         scene.warnings.push(Diagnostic::new(
@@ -175,7 +180,7 @@ pub(super) fn build_standalone(source: &dyn FileSource, file: SceneFile, data: O
     scene.files.push(file);
     let mut textures = TextureSet::default();
     let built = build_model(&mut scene, 0, source, 0, model, data, &mut textures)
-        .map_err(|message| FileError::Unsupported { file: display_path.into(), message })?;
+        .map_err(|d| FileError::Unsupported { file: display_path.into(), message: d.message })?;
     let root = scene.add_node(Node::group(name, None, NodeTransform::IDENTITY));
     for (i, unit) in built.units.iter().enumerate() {
         scene.count_draw(unit.draw.mesh);

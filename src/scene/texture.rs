@@ -84,7 +84,7 @@ impl TextureSet {
             Ok(at) => match at.source.read(&at.path) {
                 Err(e @ crate::source::SourceError::NotFound { .. }) => Err((DiagnosticKind::MissingFile, e.to_string())),
                 Err(e) => Err((DiagnosticKind::UnreadableFile, e.to_string())),
-                Ok(bytes) => decode(&bytes, &at.path, format).map_err(|reason| (DiagnosticKind::UnreadableFile, reason)),
+                Ok(bytes) => decode(&bytes, &at.path, format).map_err(|reason| (DiagnosticKind::UnreadableFile, reason.to_string())),
             },
         };
         let (texture, found) = match decoded {
@@ -128,8 +128,19 @@ fn placeholder_image() -> DecodedImage {
     DecodedImage { width: SIZE, height: SIZE, levels: vec![data] }
 }
 
+/// Why a texture file could not be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    #[error(transparent)]
+    Blp(#[from] crate::formats::blp::BlpError),
+    #[error("{0:?} is not an image type this viewer reads")]
+    UnknownExtension(String),
+    #[error(transparent)]
+    Image(#[from] image::ImageError),
+}
+
 /// Decodes a texture file's bytes to RGBA8 levels.
-pub fn decode(bytes: &[u8], path: &str, format: ImageFormat) -> Result<DecodedImage, String> {
+pub fn decode(bytes: &[u8], path: &str, format: ImageFormat) -> Result<DecodedImage, DecodeError> {
     match format {
         ImageFormat::Blp => {
             let blp = crate::formats::blp::decode(bytes)?;
@@ -137,8 +148,8 @@ pub fn decode(bytes: &[u8], path: &str, format: ImageFormat) -> Result<DecodedIm
         }
         ImageFormat::ByExtension => {
             let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-            let format = image::ImageFormat::from_extension(&extension).ok_or_else(|| format!("{extension:?} is not an image type this viewer reads"))?;
-            let image = image::load_from_memory_with_format(bytes, format).map_err(|e| e.to_string())?.to_rgba8();
+            let format = image::ImageFormat::from_extension(&extension).ok_or(DecodeError::UnknownExtension(extension))?;
+            let image = image::load_from_memory_with_format(bytes, format)?.to_rgba8();
             Ok(DecodedImage { width: image.width(), height: image.height(), levels: vec![image.into_raw()] })
         }
     }

@@ -280,7 +280,7 @@ fn load_doodad_model(scene: &mut Scene, index: usize, name: &str, data: Option<&
         scene.warnings.extend(model.warnings.iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
         scene.files.push(file);
         let file_index = scene.files.len() - 1;
-        build_model(scene, index, at.source, file_index, &model, data, textures).map_err(unreadable)
+        build_model(scene, index, at.source, file_index, &model, data, textures).map_err(|d| (d.kind, d.to_string()))
     });
     match result {
         Ok(model) => Some(model),

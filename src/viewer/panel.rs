@@ -478,7 +478,7 @@ fn wmo_root_fields(root: &WmoRoot, id: &str, out: &mut Vec<(String, String)>) {
     match id {
         "MVER" => push("version", root.version.to_string()),
         "MOHD" => {
-            push("textures", h.texture_count.to_string());
+            push("materials", h.material_count.to_string());
             push("groups", h.group_count.to_string());
             push("portals", h.portal_count.to_string());
             push("lights", h.light_count.to_string());

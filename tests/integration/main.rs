@@ -9,6 +9,7 @@ mod m2;
 mod mutation;
 mod panel;
 mod render;
+mod scene;
 mod support;
 mod window;
 mod wmo;

@@ -21,7 +21,7 @@ fn fixtures_read_back_to_exactly_what_was_written() {
 }
 
 #[test]
-fn wow_wmo_counts_the_same() {
+fn wow_wmo_reads_the_same_values() {
     let scene = sample_scene();
     let root_bytes = write_root(&scene.root);
     let theirs = match wow_wmo::api::parse_wmo(&mut Cursor::new(&root_bytes)).unwrap() {
@@ -41,6 +41,24 @@ fn wow_wmo_counts_the_same() {
     assert_eq!(theirs.doodad_defs.len(), ours.doodads.len());
     assert_eq!(theirs.fogs.len(), ours.fogs.len());
     assert_eq!(theirs.textures.len(), ours.textures.entries().len());
+    // Values, not only counts: every material field, portal vertex and plane, doodad placement.
+    for (i, (t, o)) in theirs.materials.iter().zip(&ours.materials).enumerate() {
+        let theirs_fields = (t.flags, t.shader, t.blend_mode, t.texture_1, t.texture_2, t.texture_3, t.ground_type, t.flags_2);
+        let ours_fields = (o.flags, o.shader, o.blend_mode, o.texture1, o.texture2, o.texture3, o.ground_type, o.flags2);
+        assert_eq!(theirs_fields, ours_fields, "MOMT entry {i}");
+        assert_eq!((t.diff_color, t.emissive_color), (o.diffuse.0, o.emissive.0), "MOMT entry {i} colours");
+    }
+    for (t, o) in theirs.portal_vertices.iter().zip(&ours.portal_vertices) {
+        assert_eq!([t.x, t.y, t.z], *o);
+    }
+    for (t, o) in theirs.portals.iter().zip(&ours.portals) {
+        assert_eq!((t.start_vertex, t.n_vertices), (o.first_vertex, o.vertex_count));
+        assert_eq!([t.normal.x, t.normal.y, t.normal.z, t.distance], o.plane);
+    }
+    for (t, o) in theirs.doodad_defs.iter().zip(&ours.doodads) {
+        assert_eq!(t.name_index_and_flags & 0xFF_FFFF, o.name_offset);
+        assert_eq!((t.position, t.orientation, t.scale), (o.position, o.rotation, o.scale));
+    }
     for group in &scene.groups {
         let bytes = write_group(group);
         let theirs = match wow_wmo::api::parse_wmo(&mut Cursor::new(&bytes)).unwrap() {
@@ -57,6 +75,18 @@ fn wow_wmo_counts_the_same() {
         assert_eq!(theirs.bsp_nodes.len(), group.bsp_nodes.len());
         assert_eq!(theirs.bsp_face_indices.len(), group.bsp_faces.len());
         assert_eq!(theirs.liquid_header.is_some(), group.liquid.is_some());
+        // Values: positions, normals, indices, MOPY entries and every batch field.
+        assert_eq!(theirs.vertex_indices, group.indices);
+        assert!(theirs.vertex_positions.iter().map(|v| [v.x, v.y, v.z]).eq(group.positions.iter().copied()));
+        assert!(theirs.vertex_normals.iter().map(|v| [v.x, v.y, v.z]).eq(group.normals.iter().copied()));
+        assert!(theirs.material_info.iter().map(|m| (m.flags, m.material_id)).eq(group.triangle_flags.iter().copied().zip(group.triangle_materials.iter().copied())));
+        // wow-wmo appends every MOTV chunk to one list: our sets, one after the other.
+        assert!(theirs.texture_coords.iter().map(|t| [t.u, t.v]).eq(group.uv_sets.iter().flatten().copied()));
+        for (t, o) in theirs.render_batches.iter().zip(&group.batches) {
+            let theirs_fields = (t.start_index, t.count, t.min_index, t.max_index, t.flags, t.material_id);
+            assert_eq!(theirs_fields, (o.first_index, o.index_count, o.first_vertex, o.last_vertex, o.flags, o.material));
+            assert_eq!([t.bounding_box_min, t.bounding_box_max].concat(), o.bounding_box.to_vec());
+        }
         // Not compared: wow-wmo 0.7 does not read MOLR and MODR inside MOGP (its nested-chunk reader has
         // no case for them), so its light and doodad references are always empty.
         assert!(theirs.light_refs.is_empty() && theirs.doodad_refs.is_empty());

@@ -92,7 +92,8 @@ pub struct WmoRoot {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RootHeader {
-    pub texture_count: u32,
+    /// MOMT entries (older documents call the field nTextures; it counts materials).
+    pub material_count: u32,
     pub group_count: u32,
     pub portal_count: u32,
     pub light_count: u32,

@@ -43,7 +43,7 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
                 let mut r = node.reader(bytes, Endian::Little);
                 root.header = (|| -> Result<RootHeader> {
                     Ok(RootHeader {
-                        texture_count: r.u32()?,
+                        material_count: r.u32()?,
                         group_count: r.u32()?,
                         portal_count: r.u32()?,
                         light_count: r.u32()?,
@@ -164,7 +164,7 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
 fn validate(root: &mut WmoRoot) {
     let h = &root.header;
     let checks = [
-        ("MOMT", "materials", h.texture_count as usize, root.materials.len()),
+        ("MOMT", "materials", h.material_count as usize, root.materials.len()),
         ("MOGI", "groups", h.group_count as usize, root.group_infos.len()),
         ("MOPT", "portals", h.portal_count as usize, root.portals.len()),
         ("MOLT", "lights", h.light_count as usize, root.lights.len()),

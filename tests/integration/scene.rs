@@ -1,0 +1,110 @@
+//! The neutral scene description: every triangle of every mesh leads back to the record of the file
+//! that made it, and that record's bytes lie inside its chunk and say what the mesh shows.
+
+use lwo_wmo_viewer::formats::Model;
+use lwo_wmo_viewer::mesh::coords::wmo_to_bevy;
+use lwo_wmo_viewer::scene::{load, LoadOptions, RecordKind, Scene};
+use lwo_wmo_viewer::source::LooseFolder;
+
+use crate::support::asset;
+
+fn scene_of(path: &std::path::Path) -> Scene {
+    let (source, relative) = LooseFolder::containing(path);
+    load(&source, &relative, None, &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The three corners of triangle `t` of a mesh, as positions.
+fn corners(scene: &Scene, mesh: usize, t: usize) -> [[f32; 3]; 3] {
+    let data = &scene.meshes[mesh].data;
+    [0, 1, 2].map(|k| data.positions[data.indices[3 * t + k] as usize])
+}
+
+/// Checks every triangle of every mesh with a source: its record's bytes are inside its chunk's data
+/// and inside the file. Returns how many triangles were checked.
+fn every_triangle_maps_into_its_chunk(scene: &Scene) -> usize {
+    let mut checked = 0;
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let Some(_) = mesh.source else { continue };
+        for t in 0..mesh.data.triangle_count() {
+            let origin = scene.triangle_origin(m, t).unwrap_or_else(|| panic!("{} triangle {t} has no origin", mesh.label));
+            let file_length = scene.files[origin.file].bytes.len();
+            assert!(
+                origin.chunk_data.start <= origin.bytes.start && origin.bytes.end <= origin.chunk_data.end && origin.chunk_data.end <= file_length,
+                "{} triangle {t}: record {:?} outside {} {:?}",
+                mesh.label,
+                origin.bytes,
+                origin.chunk_path,
+                origin.chunk_data
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn every_wmo_triangle_leads_to_its_mopy_entry_and_movi_corners() {
+    let scene = scene_of(&asset("courtyard.wmo"));
+    assert!(every_triangle_maps_into_its_chunk(&scene) > 0);
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let Some(source) = mesh.source.filter(|s| s.kind == RecordKind::WmoTriangle) else { continue };
+        let file = &scene.files[source.file];
+        let Model::WmoGroup(group) = &file.document.as_deref().unwrap().model else { panic!("{} is not from a group", mesh.label) };
+        for t in 0..mesh.data.triangle_count() {
+            let origin = scene.triangle_origin(m, t).unwrap();
+            assert!(origin.chunk_path.ends_with("MOPY"), "{}", origin.chunk_path);
+            let record = origin.record as usize;
+            // The MOPY entry's bytes are the flags and material the parser read for this triangle.
+            let entry = &file.bytes[origin.bytes.clone()];
+            assert_eq!((entry[0], entry[1]), (group.triangle_flags[record], group.triangle_materials[record]), "{}", mesh.label);
+            // Its MOVI corners are the triangle drawn.
+            let movi = [0, 1, 2].map(|k| wmo_to_bevy(group.positions[usize::from(group.indices[3 * record + k])]));
+            assert_eq!(corners(&scene, m, t), movi, "{} triangle {t}", mesh.label);
+        }
+    }
+}
+
+#[test]
+fn every_m2_triangle_leads_to_its_skin_triangle() {
+    let scene = scene_of(&asset("World/Generic/Barrel.m2"));
+    assert!(every_triangle_maps_into_its_chunk(&scene) > 0);
+    let Model::M2(model) = &scene.files[0].document.as_deref().unwrap().model else { panic!("not an M2") };
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let Some(source) = mesh.source else { continue };
+        assert!(scene.files[source.file].path.to_ascii_lowercase().ends_with("barrel00.skin"), "{}", scene.files[source.file].path);
+        let skin = lwo_wmo_viewer::formats::m2::parse_skin(&scene.files[source.file].bytes).unwrap();
+        for t in 0..mesh.data.triangle_count() {
+            let origin = scene.triangle_origin(m, t).unwrap();
+            let bytes = &scene.files[source.file].bytes[origin.bytes.clone()];
+            let drawn = [0, 1, 2].map(|k| {
+                let lookup = usize::from(u16::from_le_bytes([bytes[2 * k], bytes[2 * k + 1]]));
+                wmo_to_bevy(model.vertices[usize::from(skin.vertex_lookup[lookup])].position)
+            });
+            assert_eq!(corners(&scene, m, t), drawn, "{} triangle {t}", mesh.label);
+        }
+    }
+}
+
+#[test]
+fn doodad_instances_share_one_model_and_every_file_is_kept_with_its_bytes() {
+    let scene = scene_of(&asset("courtyard.wmo"));
+    // Root, three groups, two doodad models and their skins, each with the bytes it was parsed from.
+    let names: Vec<String> = scene.files.iter().map(|f| lwo_wmo_viewer::scene::file_name(&f.path).to_ascii_lowercase()).collect();
+    for expected in ["courtyard.wmo", "courtyard_000.wmo", "courtyard_001.wmo", "courtyard_002.wmo", "barrel.m2", "barrel00.skin", "lamp.m2", "lamp00.skin"] {
+        assert!(names.iter().any(|n| n == expected), "{expected} not in {names:?}");
+    }
+    for file in &scene.files {
+        assert_eq!(&*file.bytes, std::fs::read(&file.display_path).unwrap().as_slice(), "{}", file.display_path);
+    }
+    // Every doodad node of one model draws the same meshes.
+    let barrel_meshes: std::collections::BTreeSet<usize> = scene
+        .nodes
+        .iter()
+        .filter_map(|n| n.draw)
+        .map(|d| d.mesh)
+        .filter(|&m| scene.meshes[m].label.starts_with("M2Model0/"))
+        .collect();
+    let units = scene.meshes.iter().filter(|m| m.label.starts_with("M2Model0/")).count();
+    assert_eq!(barrel_meshes.len(), units);
+    assert!(scene.nodes.iter().filter(|n| n.draw.is_some_and(|d| scene.meshes[d.mesh].label.starts_with("M2Model0/"))).count() > units);
+}
