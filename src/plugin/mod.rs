@@ -3,6 +3,7 @@
 //! Bevy meshes, materials, images and one scene ([`WorldAsset`]) with labeled sub-assets.
 
 mod convert;
+mod source;
 pub mod wmo_material;
 
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ use crate::scene::{self, LoadOptions, Scene, SceneFile};
 use crate::source::{FileSource, LooseFolder};
 
 pub use crate::scene::{DoodadInfo, MaterialInfo, ModelLabel, ModelStats, PartInfo};
+pub use source::{FileSourcePlugin, ModelSources, SourceReader};
 pub use wmo_material::{WmoExtension, WmoMaterial};
 
 /// Registers the [`ModelAsset`] type and its loader for LightWave, WMO and M2 files.
@@ -26,10 +28,11 @@ impl Plugin for LwoWmoPlugin {
     fn build(&self, app: &mut App) {
         bevy::asset::load_internal_asset!(app, wmo_material::WMO_SHADER, "../../shaders/wmo_material.wgsl", Shader::from_wgsl);
         app.add_plugins(MaterialPlugin::<WmoMaterial>::default());
+        let sources = app.world_mut().get_resource_or_init::<ModelSources>().clone();
         app.init_asset::<ModelAsset>()
             .register_type::<ModelPart>()
             .register_type::<Overlay>()
-            .register_asset_loader(ModelLoader);
+            .register_asset_loader(ModelLoader { sources });
     }
 }
 
@@ -89,7 +92,11 @@ impl From<scene::Overlay> for Overlay {
 /// One loader for every format: the library tells the formats apart by content, so an extension-less
 /// or misnamed file still opens.
 #[derive(Default, TypePath)]
-pub struct ModelLoader;
+pub struct ModelLoader {
+    /// Named asset sources backed by a file source: a model loaded from one pulls its other files
+    /// from the same source.
+    sources: ModelSources,
+}
 
 impl bevy::asset::AssetLoader for ModelLoader {
     type Asset = ModelAsset;
@@ -103,14 +110,25 @@ impl bevy::asset::AssetLoader for ModelLoader {
         ctx: &mut bevy::asset::LoadContext<'_>,
     ) -> Result<ModelAsset, ModelLoadError> {
         let asset_path = ctx.path().path().to_path_buf();
-        // The loader's own file comes through the asset server; the files it pulls in come from the
-        // folder the file lies in, through the library's file source.
-        let on_disk = if asset_path.is_absolute() {
-            asset_path.clone()
-        } else {
-            bevy::asset::io::file::FileAssetReader::get_base_path().join("assets").join(&asset_path)
+        let named_source = match ctx.path().source() {
+            bevy::asset::io::AssetSourceId::Name(name) => self.sources.get(name),
+            bevy::asset::io::AssetSourceId::Default => None,
         };
-        let (source, path) = LooseFolder::containing(&on_disk);
+        // A file of a registered file source pulls its other files from that source; a file of Bevy's
+        // own file source from the folder on disk it lies in.
+        let from_named_source = named_source.is_some();
+        let (source, path): (Arc<dyn FileSource>, String) = match named_source {
+            Some(source) => (source, asset_path.to_string_lossy().replace('\\', "/")),
+            None => {
+                let on_disk = if asset_path.is_absolute() {
+                    asset_path.clone()
+                } else {
+                    bevy::asset::io::file::FileAssetReader::get_base_path().join("assets").join(&asset_path)
+                };
+                let (folder, path) = LooseFolder::containing(&on_disk);
+                (Arc::new(folder), path)
+            }
+        };
         let display_path = source.display_path(&path);
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).await.map_err(|source| FileError::Io { file: display_path.clone().into(), source })?;
@@ -123,8 +141,13 @@ impl bevy::asset::AssetLoader for ModelLoader {
                 subdivision_level: settings.subdivision_level.unwrap_or(defaults.lwo.subdivision_level),
             },
         };
-        let data = settings.data_root.as_ref().map(LooseFolder::new);
-        let scene = scene::build(&source, file, data.as_ref().map(|d| d as &dyn FileSource), &options)?;
+        // Game data is its own data root: textures and doodads are looked up beside the model there.
+        let data: Option<Arc<dyn FileSource>> = match &settings.data_root {
+            Some(root) => Some(Arc::new(LooseFolder::new(root))),
+            None if from_named_source => Some(source.clone()),
+            None => None,
+        };
+        let scene = scene::build(source.as_ref(), file, data.as_deref(), &options)?;
         Ok(convert::translate(ctx, scene))
     }
 

@@ -1,0 +1,75 @@
+//! A [`FileSource`] as a Bevy asset source, so `wow://World/…` (or any name) loads through the asset
+//! server, and the loader finds the same source again for the files the model pulls in.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use bevy::asset::io::{AssetReader, AssetReaderError, AssetSourceBuilder, PathStream, Reader, VecReader};
+use bevy::asset::AssetApp;
+use bevy::prelude::*;
+
+use crate::source::{FileSource, SourceError};
+
+/// The file sources registered as asset sources, by asset source name; shared with the loader.
+#[derive(Resource, Clone, Default)]
+pub struct ModelSources(pub(super) Arc<RwLock<HashMap<String, Arc<dyn FileSource>>>>);
+
+impl ModelSources {
+    pub fn get(&self, name: &str) -> Option<Arc<dyn FileSource>> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+    }
+}
+
+/// Makes `source` the asset source `name` (`name://path` asset paths). Add it before `DefaultPlugins`:
+/// Bevy builds its asset sources when the asset plugin is added.
+pub struct FileSourcePlugin {
+    pub name: &'static str,
+    pub source: Arc<dyn FileSource>,
+}
+
+impl Plugin for FileSourcePlugin {
+    fn build(&self, app: &mut App) {
+        let sources = app.world_mut().get_resource_or_init::<ModelSources>().clone();
+        sources.0.write().unwrap_or_else(|e| e.into_inner()).insert(self.name.to_owned(), self.source.clone());
+        let source = self.source.clone();
+        app.register_asset_source(self.name, AssetSourceBuilder::new(move || Box::new(SourceReader(source.clone()))));
+    }
+}
+
+/// Bevy's reader over a file source.
+pub struct SourceReader(pub Arc<dyn FileSource>);
+
+fn source_path(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
+fn reader_error(path: &Path, error: SourceError) -> AssetReaderError {
+    match error {
+        SourceError::NotFound { .. } => AssetReaderError::NotFound(path.to_path_buf()),
+        SourceError::Io { error, .. } => AssetReaderError::Io(Arc::new(error)),
+        SourceError::Damaged { file, message } => AssetReaderError::Io(Arc::new(std::io::Error::other(format!("{file}: {message}")))),
+    }
+}
+
+impl AssetReader for SourceReader {
+    async fn read<'a>(&'a self, path: &'a Path) -> Result<impl Reader + 'a, AssetReaderError> {
+        let bytes = self.0.read(&source_path(path)).map_err(|e| reader_error(path, e))?;
+        Ok(VecReader::new(bytes.to_vec()))
+    }
+
+    async fn read_meta<'a>(&'a self, path: &'a Path) -> Result<impl Reader + 'a, AssetReaderError> {
+        // Game data and loose model folders hold no Bevy `.meta` files.
+        Err::<VecReader, _>(AssetReaderError::NotFound(path.to_path_buf()))
+    }
+
+    async fn read_directory<'a>(&'a self, path: &'a Path) -> Result<Box<PathStream>, AssetReaderError> {
+        let entries: Vec<PathBuf> = self.0.list(&source_path(path)).into_iter().map(|e| path.join(e.name)).collect();
+        Ok(Box::new(bevy::tasks::futures_lite::stream::iter(entries)))
+    }
+
+    async fn is_directory<'a>(&'a self, path: &'a Path) -> Result<bool, AssetReaderError> {
+        let path = source_path(path);
+        Ok(path.is_empty() || !self.0.list(&path).is_empty())
+    }
+}
