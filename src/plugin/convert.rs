@@ -12,7 +12,7 @@ use crate::mesh::{MeshData, Topology};
 use crate::scene::{self, Scene};
 
 use super::wmo_material::{WmoExtension, WmoMaterial};
-use super::{ModelAsset, ModelLabel, ModelPart, Overlay};
+use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelPart, Overlay};
 
 /// A scene material as Bevy draws it.
 #[derive(Clone)]
@@ -81,8 +81,15 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
         if let Some(parent) = node.parent {
             entity.insert(ChildOf(entities[parent]));
         }
+        if let Some(modd) = node.doodad {
+            entity.insert(DoodadInstance(modd));
+        }
         if let Some(draw) = node.draw {
-            entity.insert(Mesh3d(meshes[draw.mesh].clone()));
+            entity.insert((Mesh3d(meshes[draw.mesh].clone()), DrawnMesh(draw.mesh)));
+            // A click may hit the back of a two-sided surface; a one-sided one is seen only from the front.
+            if description.materials[draw.material].double_sided {
+                entity.insert(bevy::picking::mesh_picking::ray_cast::RayCastBackfaces);
+            }
             match &materials[draw.material] {
                 MaterialHandle::Standard(h) => entity.insert(MeshMaterial3d(h.clone())),
                 MaterialHandle::Game(h) => entity.insert(MeshMaterial3d(h.clone())),

@@ -32,6 +32,8 @@ impl Plugin for LwoWmoPlugin {
         app.init_asset::<ModelAsset>()
             .register_type::<ModelPart>()
             .register_type::<Overlay>()
+            .register_type::<DrawnMesh>()
+            .register_type::<DoodadInstance>()
             .register_asset_loader(ModelLoader { sources });
     }
 }
@@ -66,6 +68,17 @@ pub struct ModelAsset {
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[reflect(Component)]
 pub struct ModelPart(pub usize);
+
+/// On every entity that draws a mesh: its index in [`Scene::meshes`], so a picked entity leads to the
+/// mesh's triangle sources.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[reflect(Component)]
+pub struct DrawnMesh(pub usize);
+
+/// On a WMO doodad's entity: its MODD entry.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[reflect(Component)]
+pub struct DoodadInstance(pub usize);
 
 /// Marks overlay entities that the viewer toggles as a kind (see [`scene::Overlay`]).
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]

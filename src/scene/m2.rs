@@ -87,8 +87,9 @@ pub(super) fn build_model(
     // One material per (M2 material, texture) pair the units use.
     let mut made: Vec<((Option<usize>, Option<usize>), usize)> = Vec::new();
     let indices_offset = view.arrays.iter().find(|a| a.name == "triangle indices").map_or(0, |a| a.offset);
-    let mesh_source = Some(MeshSource { file: triangles_file, kind: RecordKind::M2SkinTriangle { indices_offset } });
     for unit in meshes.units {
+        let kind = RecordKind::M2SkinTriangle { indices_offset, model: model_file, unit: unit.unit, submesh: unit.submesh };
+        let mesh_source = Some(MeshSource { file: triangles_file, kind });
         let key = (unit.material, unit.texture);
         let material = match made.iter().find(|(k, _)| *k == key) {
             Some(&(_, material)) => material,

@@ -10,6 +10,7 @@ mod lwo;
 mod m2;
 pub mod material;
 pub mod provenance;
+mod describe;
 pub mod texture;
 mod wmo;
 
@@ -56,11 +57,12 @@ pub struct SceneFile {
 pub enum RecordKind {
     /// A polygon's position in `Layer::polygons` of this layer (`LwoObject::layers` index).
     LwoPolygon { layer: usize },
-    /// A triangle of the group's MOVI/MOPY.
-    WmoTriangle,
+    /// A triangle of the group's MOVI/MOPY, drawn by MOBA batch `batch` (`None`: the collision overlay).
+    WmoTriangle { group: usize, batch: Option<usize> },
     /// A triangle of the skin's index list (the `.skin` file, or the embedded view), whose array
-    /// starts at `indices_offset` in that file.
-    M2SkinTriangle { indices_offset: u32 },
+    /// starts at `indices_offset` in that file, drawn by texture unit `unit` of submesh `submesh`;
+    /// `model` is the file of the `.m2` itself.
+    M2SkinTriangle { indices_offset: u32, model: usize, unit: usize, submesh: usize },
 }
 
 /// Where a mesh's triangles come from: the file (index into [`Scene::files`]) and the record kind.
@@ -129,15 +131,17 @@ pub struct Node {
     /// Hidden until the user shows it (a hidden layer, the collision overlay, other doodad sets).
     pub hidden: bool,
     pub draw: Option<Draw>,
+    /// For a WMO doodad's node: its MODD entry.
+    pub doodad: Option<usize>,
 }
 
 impl Node {
     pub fn group(name: impl Into<String>, parent: Option<usize>, transform: NodeTransform) -> Self {
-        Self { name: Some(name.into()), parent, transform, part: None, overlay: None, hidden: false, draw: None }
+        Self { name: Some(name.into()), parent, transform, part: None, overlay: None, hidden: false, draw: None, doodad: None }
     }
 
     pub fn drawing(parent: usize, draw: Draw) -> Self {
-        Self { name: None, parent: Some(parent), transform: NodeTransform::IDENTITY, part: None, overlay: None, hidden: false, draw: Some(draw) }
+        Self { name: None, parent: Some(parent), transform: NodeTransform::IDENTITY, part: None, overlay: None, hidden: false, draw: Some(draw), doodad: None }
     }
 }
 
@@ -153,7 +157,7 @@ pub struct PartInfo {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct DoodadInfo {
-    /// MODS set the doodad belongs to.
+    /// MODS set the doodad belongs to (its MODD entry is in the doodad's [`Node::doodad`]).
     pub set: u32,
     /// The M2 model's file name from MODN.
     pub model: String,

@@ -31,7 +31,7 @@ impl Scene {
         let file = self.files.get(source.file)?;
         match source.kind {
             RecordKind::LwoPolygon { .. } => None,
-            RecordKind::WmoTriangle => {
+            RecordKind::WmoTriangle { .. } => {
                 let document = file.document.as_deref()?;
                 let (chunk_path, node) = document.tree.paths().into_iter().find_map(|(path, node)| {
                     let mut found = None;
@@ -45,7 +45,7 @@ impl Scene {
                 let start = node.data_offset() + 2 * record as usize;
                 Some(TriangleOrigin { file: source.file, chunk_path, chunk_data: node.data_range(), record, bytes: start..start + 2 })
             }
-            RecordKind::M2SkinTriangle { indices_offset } => {
+            RecordKind::M2SkinTriangle { indices_offset, .. } => {
                 let start = indices_offset as usize + 6 * record as usize;
                 let array_length = 2 * mesh_index_count(self, source.file)?;
                 Some(TriangleOrigin {

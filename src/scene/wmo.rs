@@ -191,13 +191,14 @@ fn assemble(
         };
         let group_node = scene.add_node(Node { part: Some(i), ..Node::group(scene.parts[i].name.clone(), Some(root_node), NodeTransform::IDENTITY) });
         bounds.union(&meshes.bounds);
-        let source_of_triangles = Some(MeshSource { file, kind: RecordKind::WmoTriangle });
         for batch in meshes.batches {
+            let source_of_triangles = Some(MeshSource { file, kind: RecordKind::WmoTriangle { group: i, batch: Some(batch.batch) } });
             let mesh = scene.add_mesh(ModelLabel::GroupBatch { group: i, batch: batch.batch }, batch.mesh, source_of_triangles);
             scene.count_draw(mesh);
             scene.add_node(Node { part: Some(i), ..Node::drawing(group_node, Draw { mesh, material: material_of(u16::from(batch.material)) }) });
         }
         if let Some(collision) = meshes.collision {
+            let source_of_triangles = Some(MeshSource { file, kind: RecordKind::WmoTriangle { group: i, batch: None } });
             let mesh = scene.add_mesh(ModelLabel::GroupCollision(i), collision, source_of_triangles);
             let draw = Draw { mesh, material: collision_material };
             scene.add_node(Node { part: Some(i), overlay: Some(Overlay::Collision), hidden: true, ..Node::drawing(group_node, draw) });
@@ -254,7 +255,12 @@ fn place_doodads(
             let transform = NodeTransform { translation: placement.translation, rotation: placement.rotation, scale: [placement.scale; 3] };
             scene.doodads.push(DoodadInfo { set: s as u32, model: name.clone(), position: placement.translation, scale: placement.scale });
             let overlay = Overlay::Doodad(s as u32);
-            let node = scene.add_node(Node { overlay: Some(overlay), hidden: !overlay.shown_by_default(), ..Node::group(name, Some(root_node), transform) });
+            let node = scene.add_node(Node {
+                overlay: Some(overlay),
+                hidden: !overlay.shown_by_default(),
+                doodad: Some(d),
+                ..Node::group(name, Some(root_node), transform)
+            });
             match &models[slot].1 {
                 Some(model) => {
                     for unit in &model.units {

@@ -5,9 +5,11 @@
 //! - `screenshot PATH`: saves the window as PNG;
 //! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit) and `select N|none`: the
 //!   panel's view options and part selection;
+//! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
 //! - `quit`: exits.
 //!
-//! The status is `{"frame", "shown", "loading", "error", "screenshots"}`.
+//! The status is `{"frame", "shown", "loading", "error", "screenshots", "pick"}`, `pick` being the
+//! picked triangle's heading, file, chunk, record, bytes, decoded fields and doodad, or null.
 
 use std::path::PathBuf;
 
@@ -17,6 +19,8 @@ use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCapture
 use bevy::window::{FileDragAndDrop, PrimaryWindow};
 
 use super::overlays::ViewOptions;
+use super::panel::PanelState;
+use super::picking::PickRequest;
 use super::scene::Viewer;
 
 pub const CONTROL_ENV: &str = "LWO_WMO_VIEWER_CONTROL";
@@ -48,6 +52,11 @@ pub fn poll_control(
     viewer: Res<Viewer>,
     frames: Res<bevy::diagnostic::FrameCount>,
     mut options: ResMut<ViewOptions>,
+    mut picks: MessageWriter<PickRequest>,
+    panel: Option<Res<PanelState>>,
+    pick_count: Option<Res<super::picking::PickCount>>,
+    cameras: Query<(&Camera, &GlobalTransform), With<Camera3d>>,
+    window_scale: Query<&Window, With<PrimaryWindow>>,
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -85,6 +94,17 @@ pub fn poll_control(
                 }
             }
             "select" => options.selected_part = arg.parse().ok(),
+            "pick" => {
+                // Window pixels, as a screenshot counts them; the picker works in logical pixels.
+                let scale = window_scale.single().map_or(1.0, |w| w.scale_factor());
+                let mut xy = arg.split_whitespace().filter_map(|v| v.parse::<f32>().ok());
+                match (xy.next(), xy.next()) {
+                    (Some(x), Some(y)) => {
+                        picks.write(PickRequest(Vec2::new(x, y) / scale));
+                    }
+                    _ => warn!("{CONTROL_ENV}: pick needs X Y, got {arg:?}"),
+                }
+            }
             "quit" => {
                 exit.write(AppExit::Success);
             }
@@ -97,6 +117,9 @@ pub fn poll_control(
         "loading": viewer.pending.is_some(),
         "error": viewer.error,
         "screenshots": channel.screenshots,
+        "pick": panel.as_ref().and_then(|p| p.picked.as_ref()).map(|p| p.to_json()),
+        "picks": pick_count.map_or(0, |c| c.0),
+        "camera": camera_state(&cameras),
     });
     // Written when something changed, and every 30 frames so a reader sees the app is alive.
     if state != channel.last_state || frames.0 % 30 == 0 {
@@ -107,4 +130,13 @@ pub fn poll_control(
             channel.last_state = state;
         }
     }
+}
+
+/// The 3D camera's clip-from-world matrix (column-major) and its viewport in logical pixels, so a
+/// script can find where a point of the scene is drawn and pick there.
+fn camera_state(cameras: &Query<(&Camera, &GlobalTransform), With<Camera3d>>) -> serde_json::Value {
+    let Ok((camera, transform)) = cameras.single() else { return serde_json::Value::Null };
+    let clip_from_world = camera.clip_from_view() * transform.to_matrix().inverse();
+    let viewport = camera.logical_viewport_rect().map(|r| [r.min.x, r.min.y, r.width(), r.height()]);
+    serde_json::json!({ "clip_from_world": clip_from_world.to_cols_array(), "viewport": viewport })
 }

@@ -8,6 +8,7 @@ pub mod headless;
 pub mod info;
 pub mod overlays;
 pub mod panel;
+pub mod picking;
 pub mod scene;
 pub mod window;
 

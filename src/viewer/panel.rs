@@ -27,12 +27,30 @@ pub struct PanelState {
     pub path_input: String,
     /// Selected chunk: file index in `ModelAsset::files` and chunk path.
     pub selected: Option<(usize, String)>,
-    /// First bytes of the selected chunk.
+    /// Bytes of the selected chunk shown in the hex view, from file offset `hex_base`.
     pub hex: Vec<u8>,
+    pub hex_base: usize,
     pub frame_time_ms: f32,
+    /// The picked triangle, with the records it came from.
+    pub picked: Option<super::picking::PickInfo>,
+    /// Open the chunk tree down to the selected chunk in the next frame (after a pick).
+    pub reveal: bool,
 }
 
 impl PanelState {
+    /// Selects a chunk of a scene file and loads the first bytes of its data for the hex view: the
+    /// bytes the file was parsed from, kept with it, never a second read from disk.
+    pub fn show_chunk(&mut self, scene: &crate::scene::Scene, file: usize, path: String, data: std::ops::Range<usize>, focus: Option<usize>, reveal: bool) {
+        // From the chunk's start, or a little before the byte in focus (a picked record) when that
+        // lies past the first rows.
+        let start = focus.map_or(data.start, |at| (at.saturating_sub(32) & !15).max(data.start));
+        let end = data.end.min(start + HEX_BYTES);
+        self.hex = scene.files.get(file).and_then(|f| f.bytes.get(start..end.min(f.bytes.len()))).map(<[u8]>::to_vec).unwrap_or_default();
+        self.hex_base = start;
+        self.selected = Some((file, path));
+        self.reveal = reveal;
+    }
+
     pub fn remember(&mut self, path: &Path) {
         self.recent.retain(|p| p != path);
         self.recent.insert(0, path.to_path_buf());
@@ -100,7 +118,6 @@ pub fn draw_panel(
             camera.viewport = Some(Viewport { physical_position: position.min(full - UVec2::ONE), physical_size: size, ..default() });
         }
     }
-    let file_bytes: Vec<std::sync::Arc<[u8]>> = model.map(|m| m.description.files.iter().map(|f| f.bytes.clone()).collect()).unwrap_or_default();
     for action in actions {
         match action {
             PanelAction::Open(path) => viewer.open(&asset_server, &path),
@@ -108,13 +125,9 @@ pub fn draw_panel(
             PanelAction::Reload => viewer.reload(&asset_server),
             PanelAction::DismissError => viewer.error = None,
             PanelAction::SelectChunk { file, path, data_offset, length } => {
-                // The bytes the file was parsed from, kept with it: never a second read from disk.
-                state.hex = file_bytes
-                    .get(file)
-                    .and_then(|bytes| bytes.get(data_offset..(data_offset + length.min(HEX_BYTES)).min(bytes.len())))
-                    .map(<[u8]>::to_vec)
-                    .unwrap_or_default();
-                state.selected = Some((file, path));
+                if let Some(model) = model {
+                    state.show_chunk(&model.description, file, path, data_offset..data_offset + length, None, false);
+                }
             }
         }
     }
@@ -172,6 +185,7 @@ pub fn inspector(
             file_section(ui, input, state);
             view_section(ui, options);
             if let Some(model) = input.model {
+                picked_section(ui, state);
                 scene_section(ui, model, toggles, options);
                 materials_section(ui, model);
                 chunks_section(ui, model, state, &mut actions);
@@ -182,6 +196,7 @@ pub fn inspector(
         });
     });
     let free = FreeArea { left: left.response.rect.right(), top: top.response.rect.bottom() };
+    state.reveal = false;
     if state.show_path_field {
         egui::Window::new("Open a file by path").collapsible(false).show(ctx, |ui| {
             ui.label("No file dialog is available here (it needs xdg-desktop-portal or zenity). Type a path:");
@@ -322,13 +337,31 @@ fn materials_section(ui: &mut egui::Ui, model: &ModelAsset) {
     });
 }
 
+/// The picked triangle: where it lives in the file and what its records say.
+fn picked_section(ui: &mut egui::Ui, state: &PanelState) {
+    let Some(picked) = &state.picked else { return };
+    egui::CollapsingHeader::new("Picked triangle (Esc clears)").default_open(true).show(ui, |ui| {
+        ui.label(egui::RichText::new(&picked.heading).strong());
+        if let Some((modd, model, set)) = &picked.doodad {
+            ui.label(format!("doodad: MODD entry {modd}, {model}, set {set}"));
+        }
+        if !picked.chunk_path.is_empty() {
+            ui.label(format!("record {} in {}, bytes {}..{}", picked.record, picked.chunk_path, picked.bytes.start, picked.bytes.end));
+        }
+        for (name, value) in &picked.fields {
+            ui.label(format!("{name}: {value}"));
+        }
+    });
+}
+
 fn chunks_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, actions: &mut Vec<PanelAction>) {
     egui::CollapsingHeader::new("Chunks").default_open(true).show(ui, |ui| {
         for (f, file) in model.description.files.iter().enumerate() {
             // A skin has no document of its own: its arrays are listed under its model.
             let Some(document) = &file.document else { continue };
             let name = crate::scene::file_name(&file.path).to_owned();
-            egui::CollapsingHeader::new(name).id_salt(("file", f)).default_open(f == 0).show(ui, |ui| {
+            let reveal = state.reveal && state.selected.as_ref().is_some_and(|(file, _)| *file == f);
+            egui::CollapsingHeader::new(name).id_salt(("file", f)).default_open(f == 0).open(reveal.then_some(true)).show(ui, |ui| {
                 if let Model::M2(m2) = &document.model {
                     m2_arrays(ui, f, m2, state, actions);
                 }
@@ -354,7 +387,7 @@ fn m2_arrays(ui: &mut egui::Ui, file: usize, model: &crate::formats::m2::M2Model
         if selected {
             egui::Frame::group(ui.style()).show(ui, |ui| {
                 ui.label(format!("header field at 0x{:X}: count {}, offset 0x{:X}", array.header_offset, array.count, array.offset));
-                ui.label(egui::RichText::new(hex_dump(&state.hex, array.offset as usize)).monospace().small());
+                ui.label(egui::RichText::new(hex_dump(&state.hex, state.hex_base)).monospace().small());
             });
         }
     }
@@ -377,7 +410,11 @@ fn chunk_node(
             actions.push(select);
         }
     } else {
-        let header = egui::CollapsingHeader::new(egui::RichText::new(text).monospace()).id_salt(("chunk", file, path)).default_open(path == "FORM");
+        let holds_selection = state.selected.as_ref().is_some_and(|(f, p)| *f == file && p.starts_with(path) && p != path);
+        let header = egui::CollapsingHeader::new(egui::RichText::new(text).monospace())
+            .id_salt(("chunk", file, path))
+            .default_open(path == "FORM")
+            .open((state.reveal && holds_selection).then_some(true));
         let response = header.show(ui, |ui| {
             let mut counts = std::collections::HashMap::new();
             for child in &node.children {
@@ -394,9 +431,34 @@ fn chunk_node(
             for (k, v) in chunk_fields(document, path, node) {
                 ui.label(format!("{k}: {v}"));
             }
-            ui.label(egui::RichText::new(hex_dump(&state.hex, node.data_offset())).monospace().small());
+            ui.label(hex_job(&state.hex, state.hex_base, state.picked.as_ref().map(|p| p.bytes.clone())));
         });
     }
+}
+
+/// The hex dump with a picked record's bytes in a colour of their own.
+fn hex_job(bytes: &[u8], base: usize, highlight: Option<std::ops::Range<usize>>) -> egui::text::LayoutJob {
+    let mut job = egui::text::LayoutJob::default();
+    let plain = egui::TextFormat { font_id: egui::FontId::monospace(10.0), color: egui::Color32::GRAY, ..Default::default() };
+    let marked = egui::TextFormat { color: egui::Color32::from_rgb(255, 215, 40), background: egui::Color32::from_rgb(70, 60, 10), ..plain.clone() };
+    for (i, row) in bytes.chunks(16).enumerate() {
+        let row_start = base + i * 16;
+        job.append(&format!("{row_start:08X}  "), 0.0, plain.clone());
+        for k in 0..16 {
+            match row.get(k) {
+                Some(b) => {
+                    let at = row_start + k;
+                    let format = if highlight.as_ref().is_some_and(|h| h.contains(&at)) { marked.clone() } else { plain.clone() };
+                    job.append(&format!("{b:02X}"), 0.0, format);
+                    job.append(" ", 0.0, plain.clone());
+                }
+                None => job.append("   ", 0.0, plain.clone()),
+            }
+        }
+        let text: String = row.iter().map(|&b| if (0x20..0x7F).contains(&b) { b as char } else { '.' }).collect();
+        job.append(&format!("{text}\n"), 0.0, plain.clone());
+    }
+    job
 }
 
 fn warnings_section(ui: &mut egui::Ui, model: &ModelAsset) {

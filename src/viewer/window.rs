@@ -35,6 +35,9 @@ pub fn run(args: Args) -> ExitCode {
     .add_plugins(PanOrbitCameraPlugin)
     .add_plugins(ViewerScenePlugin { data_root: args.data.clone() })
     .add_plugins(super::overlays::ViewOptionsPlugin)
+    .add_plugins(super::picking::PickingPlugin)
+    // Picks are cast on a click, not on every pointer move over the view.
+    .insert_resource(bevy::picking::mesh_picking::MeshPickingSettings { require_markers: true, ..default() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
     .insert_resource(PanelState { recent: load_recent(), ..default() })
     .insert_resource(StartupArgs(args))

@@ -47,7 +47,7 @@ fn every_wmo_triangle_leads_to_its_mopy_entry_and_movi_corners() {
     let scene = scene_of(&asset("courtyard.wmo"));
     assert!(every_triangle_maps_into_its_chunk(&scene) > 0);
     for (m, mesh) in scene.meshes.iter().enumerate() {
-        let Some(source) = mesh.source.filter(|s| s.kind == RecordKind::WmoTriangle) else { continue };
+        let Some(source) = mesh.source.filter(|s| matches!(s.kind, RecordKind::WmoTriangle { .. })) else { continue };
         let file = &scene.files[source.file];
         let Model::WmoGroup(group) = &file.document.as_deref().unwrap().model else { panic!("{} is not from a group", mesh.label) };
         for t in 0..mesh.data.triangle_count() {

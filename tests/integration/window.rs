@@ -88,3 +88,135 @@ fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// Starts the app on `file` under Xvfb with the control hook in `dir`.
+fn start(dir: &Path, file: &Path) -> std::process::Child {
+    let runtime = dir.join("xdg");
+    std::fs::create_dir_all(&runtime).unwrap();
+    Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24"])
+        .arg(bin())
+        .arg(file)
+        .env("LWO_WMO_VIEWER_CONTROL", dir)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("xvfb-run (package xvfb) starts the app")
+}
+
+fn quit(dir: &Path, mut child: std::process::Child) {
+    send(dir, "quit");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Picks a grid of window pixels over the 3D view and returns every pick that hit something.
+fn pick_grid(dir: &Path, columns: u32, rows: u32) -> Vec<serde_json::Value> {
+    let mut hits = Vec::new();
+    for row in 0..rows {
+        for column in 0..columns {
+            // The 3D view lies right of the panel (300 to 400 pixels) and below the menu bar.
+            let x = 420 + column * (1280 - 440) / columns.max(1);
+            let y = 60 + row * (800 - 80) / rows.max(1);
+            let before = status(dir)["picks"].as_u64().unwrap_or(0);
+            send(dir, &format!("pick {x} {y}"));
+            let s = wait_for(dir, "the pick", Duration::from_secs(30), |s| s["picks"].as_u64().is_some_and(|n| n > before));
+            if !s["pick"].is_null() {
+                hits.push(s["pick"].clone());
+            }
+        }
+    }
+    hits
+}
+
+#[test]
+fn picks_name_the_mopy_entry_material_and_doodad_they_came_from() {
+    use lwo_wmo_viewer::formats::{parse_document, Model};
+    let dir = scratch("window-pick-wmo");
+    let wmo = asset("courtyard.wmo");
+    let child = start(&dir, &wmo);
+    let shown = wmo.display().to_string();
+    wait_for(&dir, "the WMO to show", Duration::from_secs(90), |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
+    wait_for(&dir, "a few frames", Duration::from_secs(60), |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 10));
+    let hits = pick_grid(&dir, 8, 5);
+    // Each doodad of set 0, picked where the camera draws a point just below its top (the low wall
+    // of the courtyard hides their lower parts from this view).
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(&wmo);
+    let scene = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
+    let mut doodad_hits = Vec::new();
+    for doodad in scene.doodads.iter().filter(|d| d.set == 0) {
+        // Models are built in the order their first doodad appears: `M2Model{that order}/…`.
+        let mut distinct: Vec<&str> = Vec::new();
+        for d in &scene.doodads {
+            if !distinct.contains(&d.model.as_str()) {
+                distinct.push(&d.model);
+            }
+        }
+        let model = distinct.iter().position(|m| *m == doodad.model).unwrap();
+        let height = scene
+            .meshes
+            .iter()
+            .filter(|m| m.label.starts_with(&format!("M2Model{model}/")))
+            .flat_map(|m| m.data.positions.iter().map(|p| p[1]))
+            .fold(0.0f32, f32::max);
+        let [x, y, z] = doodad.position;
+        let Some((px, py)) = window_pixel(&status(&dir), [x, y + 0.9 * height * doodad.scale, z]) else { continue };
+        let before = status(&dir)["picks"].as_u64().unwrap_or(0);
+        send(&dir, &format!("pick {px} {py}"));
+        let s = wait_for(&dir, "the doodad pick", Duration::from_secs(30), |s| s["picks"].as_u64().is_some_and(|n| n > before));
+        doodad_hits.push((doodad.model.clone(), s["pick"].clone()));
+    }
+    let shot = dir.join("window-pick.png");
+    send(&dir, &format!("screenshot {}", shot.display()));
+    wait_for(&dir, "the screenshot", Duration::from_secs(60), |s| s["screenshots"].as_array().is_some_and(|a| !a.is_empty()));
+    quit(&dir, child);
+    let Model::WmoRoot(root) = parse_document(&std::fs::read(&wmo).unwrap()).unwrap().model else { panic!("not a root") };
+    // A batch triangle: its MOPY entry, read independently from the group file, is the one named.
+    let batch_hits: Vec<_> = hits.iter().filter(|h| h["chunk"].as_str().is_some_and(|c| c.ends_with("MOPY")) && h["doodad"].is_null()).collect();
+    assert!(!batch_hits.is_empty(), "no WMO batch was hit: {hits:?}");
+    for hit in &batch_hits {
+        let group_field = hit["fields"]["group"].as_str().unwrap();
+        let group_file = group_field.split_once('(').unwrap().1.trim_end_matches(')');
+        let bytes = std::fs::read(asset(group_file)).unwrap();
+        let Model::WmoGroup(group) = parse_document(&bytes).unwrap().model else { panic!("{group_file} is not a group") };
+        let record = hit["record"].as_u64().unwrap() as usize;
+        let [start, end] = [0, 1].map(|k| hit["bytes"][k].as_u64().unwrap() as usize);
+        assert_eq!(end - start, 2);
+        assert_eq!((bytes[start], bytes[start + 1]), (group.triangle_flags[record], group.triangle_materials[record]), "{hit}");
+        let material = hit["fields"]["material"].as_str().unwrap();
+        assert!(material.starts_with(&format!("MOMT {}:", group.triangle_materials[record])), "{hit}");
+        let blend = root.materials[usize::from(group.triangle_materials[record])].blend();
+        assert!(material.contains(&format!("blend {}", blend.code())), "{hit}");
+    }
+    // A doodad: the MODD entry it names places the model it names.
+    assert!(doodad_hits.iter().any(|(_, hit)| !hit["doodad"].is_null()), "no doodad was hit: {doodad_hits:?}");
+    for (_, hit) in doodad_hits.iter().filter(|(_, hit)| !hit["doodad"].is_null()) {
+        let modd = hit["doodad"]["modd"].as_u64().unwrap() as usize;
+        let name = root.doodad_names.get(root.doodads[modd].name_offset).unwrap();
+        assert_eq!(hit["doodad"]["model"].as_str(), Some(name.as_str()), "{hit}");
+        assert!(hit["heading"].as_str().unwrap().to_ascii_lowercase().contains(".m2"), "{hit}");
+    }
+}
+
+/// Where the 3D camera draws `point` (scene space), in window pixels, from the status the app writes.
+fn window_pixel(status: &serde_json::Value, point: [f32; 3]) -> Option<(u32, u32)> {
+    let m: Vec<f32> = status["camera"]["clip_from_world"].as_array()?.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
+    let viewport: Vec<f32> = status["camera"]["viewport"].as_array()?.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
+    let [x, y, z] = point;
+    let clip: [f32; 4] = std::array::from_fn(|row| m[row] * x + m[4 + row] * y + m[8 + row] * z + m[12 + row]);
+    if clip[3] <= 0.0 {
+        return None;
+    }
+    let (nx, ny) = (clip[0] / clip[3], clip[1] / clip[3]);
+    let px = viewport[0] + (nx + 1.0) / 2.0 * viewport[2];
+    let py = viewport[1] + (1.0 - ny) / 2.0 * viewport[3];
+    Some((px.round() as u32, py.round() as u32))
+}

@@ -1,0 +1,168 @@
+//! Picking a triangle: a click on the model (without dragging) casts a ray through the cursor with
+//! Bevy's mesh ray casting; the hit triangle is outlined, and the panel shows the records it came from
+//! (the scene description's source of each triangle). Esc clears it. The control hook's `pick X Y`
+//! does the same at window pixels.
+
+use bevy::picking::mesh_picking::ray_cast::{MeshRayCast, MeshRayCastSettings, RayCastVisibility};
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::input::EguiWantsInput;
+
+use super::panel::PanelState;
+use super::scene::Viewer;
+use crate::plugin::{DoodadInstance, DrawnMesh, ModelAsset};
+
+/// Farther than this between press and release (logical pixels) is a drag of the camera, not a click.
+const CLICK_SLOP: f32 = 4.0;
+
+pub struct PickingPlugin;
+
+impl Plugin for PickingPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<PressedAt>()
+            .init_resource::<PickCount>()
+            .add_message::<PickRequest>()
+            .add_systems(Update, (clicks_to_requests, pick, clear_on_escape, outline_pick).chain());
+    }
+}
+
+/// A pick at a position in the window, in logical pixels from its top-left corner.
+#[derive(Message, Clone, Copy, Debug)]
+pub struct PickRequest(pub Vec2);
+
+#[derive(Resource, Default)]
+struct PressedAt(Option<Vec2>);
+
+/// How many picks have been made, so a script can tell a new pick from the same result twice.
+#[derive(Resource, Default)]
+pub struct PickCount(pub u64);
+
+/// What was picked, for the panel and the control hook.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PickInfo {
+    pub heading: String,
+    pub fields: Vec<(String, String)>,
+    /// The file (index into the scene's files), the chunk path and the record's bytes there.
+    pub file: usize,
+    pub chunk_path: String,
+    pub chunk_data: std::ops::Range<usize>,
+    pub record: u32,
+    pub bytes: std::ops::Range<usize>,
+    /// A WMO doodad hit: its MODD entry, model and set.
+    pub doodad: Option<(usize, String, u32)>,
+    /// The triangle in world space, for the outline.
+    pub corners: [Vec3; 3],
+}
+
+impl PickInfo {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "heading": self.heading,
+            "file": self.file,
+            "chunk": self.chunk_path,
+            "record": self.record,
+            "bytes": [self.bytes.start, self.bytes.end],
+            "fields": self.fields.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone()))).collect::<serde_json::Map<_, _>>(),
+            "doodad": self.doodad.as_ref().map(|(modd, model, set)| serde_json::json!({ "modd": modd, "model": model, "set": set })),
+        })
+    }
+}
+
+fn clicks_to_requests(
+    buttons: Res<ButtonInput<MouseButton>>,
+    wants: Res<EguiWantsInput>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut pressed: ResMut<PressedAt>,
+    mut requests: MessageWriter<PickRequest>,
+) {
+    let Ok(window) = window.single() else { return };
+    let cursor = window.cursor_position();
+    let over_panel = wants.wants_pointer_input() || wants.is_pointer_over_area();
+    if buttons.just_pressed(MouseButton::Left) {
+        pressed.0 = cursor.filter(|_| !over_panel);
+    }
+    if buttons.just_released(MouseButton::Left) {
+        if let (Some(start), Some(end)) = (pressed.0.take(), cursor) {
+            if start.distance(end) <= CLICK_SLOP {
+                requests.write(PickRequest(end));
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pick(
+    mut requests: MessageReader<PickRequest>,
+    mut ray_cast: MeshRayCast,
+    cameras: Query<(&Camera, &GlobalTransform), With<Camera3d>>,
+    drawn: Query<&DrawnMesh>,
+    parents: Query<&ChildOf>,
+    doodads: Query<&DoodadInstance>,
+    viewer: Res<Viewer>,
+    models: Res<Assets<ModelAsset>>,
+    mut panel: ResMut<PanelState>,
+    mut count: ResMut<PickCount>,
+) {
+    let Some(&PickRequest(at)) = requests.read().last() else { return };
+    count.0 += 1;
+    let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
+    let Ok((camera, transform)) = cameras.single() else { return };
+    // Bevy takes the position in the window and accounts for the 3D view's viewport beside the panels.
+    let Ok(ray) = camera.viewport_to_world(transform, at) else { return };
+    let only_drawn = |entity: Entity| drawn.contains(entity);
+    let settings = MeshRayCastSettings::default().with_visibility(RayCastVisibility::VisibleInView).with_filter(&only_drawn);
+    let Some((entity, hit)) = ray_cast.cast_ray(ray, &settings).first().cloned() else {
+        panel.picked = None;
+        return;
+    };
+    let (Ok(&DrawnMesh(mesh)), Some(triangle), Some(corners)) = (drawn.get(entity), hit.triangle_index, hit.triangle) else { return };
+    let doodad = parents.iter_ancestors(entity).find_map(|a| doodads.get(a).ok()).and_then(|&DoodadInstance(modd)| {
+        let info = model.description.doodad_of_modd(modd)?;
+        Some((modd, info.model.clone(), info.set))
+    });
+    let description = model.description.describe_triangle(mesh, triangle);
+    panel.picked = Some(match description {
+        Some(d) => PickInfo {
+            heading: d.heading,
+            fields: d.fields,
+            file: d.origin.file,
+            chunk_path: d.origin.chunk_path,
+            chunk_data: d.origin.chunk_data,
+            record: d.origin.record,
+            bytes: d.origin.bytes,
+            doodad,
+            corners,
+        },
+        None => PickInfo {
+            heading: format!("{} · triangle {triangle}", model.description.meshes[mesh].label),
+            fields: vec![("source".into(), "made by the viewer, not read from a record".into())],
+            file: 0,
+            chunk_path: String::new(),
+            chunk_data: 0..0,
+            record: triangle as u32,
+            bytes: 0..0,
+            doodad,
+            corners,
+        },
+    });
+    // The chunk tree opens at the record's chunk with its bytes highlighted.
+    if let Some(picked) = &panel.picked {
+        if !picked.chunk_path.is_empty() {
+            let (file, path, data, focus) = (picked.file, picked.chunk_path.clone(), picked.chunk_data.clone(), picked.bytes.start);
+            panel.show_chunk(&model.description, file, path, data, Some(focus), true);
+        }
+    }
+}
+
+fn clear_on_escape(keys: Res<ButtonInput<KeyCode>>, mut panel: ResMut<PanelState>) {
+    if keys.just_pressed(KeyCode::Escape) && panel.picked.is_some() {
+        panel.picked = None;
+    }
+}
+
+fn outline_pick(panel: Res<PanelState>, mut gizmos: Gizmos) {
+    let Some(picked) = &panel.picked else { return };
+    let [a, b, c] = picked.corners;
+    let color = Color::srgb(1.0, 0.85, 0.1);
+    gizmos.linestrip([a, b, c, a], color);
+}
