@@ -96,7 +96,29 @@ fn lwo_summary(object: &LwoObject) -> Map<String, Value> {
     out.insert("uv_maps".into(), json!(uv.len()));
     out.insert("vertex_color_maps".into(), json!(colors.len()));
     out.insert("clips".into(), json!(object.clips.len()));
+    out.insert("materials".into(), Value::Array(object.surfaces.iter().map(|s| lwo_material(s, object)).collect()));
+    let morphs: Vec<&str> = object.layers.iter().flat_map(|l| l.morphs()).map(|m| m.name).collect();
+    out.insert("morphs".into(), json!(morphs));
     out
+}
+
+/// One surface as the renderer will draw it: evaluated from its nodes, or from its basic parameters.
+fn lwo_material(surface: &crate::formats::lwo::Surface, object: &LwoObject) -> Value {
+    use crate::formats::lwo::shading::{ShadingSource, TextureSlot};
+    let shading = crate::formats::lwo::shading(surface, object);
+    let texture = |slot| shading.texture(slot).and_then(|t| t.file.clone());
+    json!({
+        "name": surface.name,
+        "source": match shading.source { ShadingSource::Nodes => "nodes", ShadingSource::Basic => "basic" },
+        "base_color": shading.base_color,
+        "metallic": shading.metallic,
+        "roughness": shading.roughness,
+        "emissive": shading.emissive,
+        "alpha": shading.alpha,
+        "double_sided": shading.double_sided,
+        "base_color_texture": texture(TextureSlot::BaseColor),
+        "normal_map_texture": texture(TextureSlot::Normal),
+    })
 }
 
 fn wmo_summary(root: Option<&WmoRoot>, groups: &[WmoGroup]) -> Map<String, Value> {
