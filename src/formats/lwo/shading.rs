@@ -7,8 +7,11 @@ use std::collections::BTreeSet;
 use super::model::{LwoObject, Projection, Surface, Wrap};
 use super::nodes::{Node, NodeGraph};
 
-/// Nodes between a material and a constant are followed at most this deep (a graph may loop).
+/// Nodes between a material and a constant are followed at most this deep (a graph may loop) …
 const MAX_CHAIN: usize = 16;
+/// … and at most this many node outputs are evaluated per surface, so a graph built to branch at every
+/// step costs no more than a real one.
+const MAX_STEPS: usize = 512;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum ShadingSource {
@@ -186,6 +189,7 @@ enum Input<'g> {
 struct Evaluator<'g> {
     graph: &'g NodeGraph,
     notes: BTreeSet<String>,
+    steps: usize,
 }
 
 impl<'g> Evaluator<'g> {
@@ -220,7 +224,8 @@ impl<'g> Evaluator<'g> {
     /// The value of `node`'s `output`: an Image node, a constant node, or a scalar node whose inputs
     /// are constants.
     fn output(&mut self, node: &'g Node, _output: &str, depth: usize) -> Input<'g> {
-        if depth > MAX_CHAIN {
+        self.steps += 1;
+        if depth > MAX_CHAIN || self.steps > MAX_STEPS {
             return Input::Missing;
         }
         let constant = |v: f64| Input::Constant(vec![v]);
@@ -275,7 +280,7 @@ impl<'g> Evaluator<'g> {
 fn node_shading<'g>(surface: &Surface, object: &LwoObject, graph: &'g NodeGraph, material: &'g Node) -> SurfaceShading {
     let mut out = SurfaceShading::new(ShadingSource::Nodes, surface);
     out.base_color = [0.8; 3];
-    let mut eval = Evaluator { graph, notes: BTreeSet::new() };
+    let mut eval = Evaluator { graph, notes: BTreeSet::new(), steps: 0 };
     let mut inputs = MaterialInputs { eval: &mut eval, material, object };
     let colour = |inputs: &mut MaterialInputs<'_, 'g>, out: &mut SurfaceShading, input: &str, slot: TextureSlot| inputs.colour(out, input, slot);
     let scalar = |inputs: &mut MaterialInputs<'_, 'g>, out: &mut SurfaceShading, input: &str, slot: Option<TextureSlot>| inputs.scalar(out, input, slot);
@@ -438,4 +443,114 @@ fn image_texture(image: &Node, slot: TextureSlot, object: &LwoObject) -> Shading
 /// The sRGB transfer function undone: LightWave's colours are stored as seen, emission is linear.
 pub fn srgb_to_linear(c: [f32; 3]) -> [f32; 3] {
     c.map(|v| if v <= 0.04045 { v / 12.92 } else { ((v + 0.055) / 1.055).powf(2.4) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::lwo::nodes::{Connection, NodeInput, NodeValue};
+    use crate::formats::lwo::LwoKind;
+
+    fn node(kind: &str, name: &str, inputs: &[(&str, NodeValue)]) -> Node {
+        let inputs = inputs.iter().map(|(n, v)| NodeInput { name: (*n).to_owned(), value: v.clone() }).collect();
+        Node { kind: kind.to_owned(), name: name.to_owned(), inputs, image: None, offset: 0 }
+    }
+
+    fn connect(to: (&str, &str), from: (&str, &str)) -> Connection {
+        Connection { to_node: to.0.into(), to_input: to.1.into(), from_node: from.0.into(), from_output: from.1.into() }
+    }
+
+    fn object() -> LwoObject {
+        LwoObject {
+            kind: LwoKind::Lwo3,
+            layers: Vec::new(),
+            tags: Vec::new(),
+            surfaces: Vec::new(),
+            clips: Vec::new(),
+            envelopes: Vec::new(),
+            description: None,
+            comments: Vec::new(),
+            icon: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn surface_with(graph: NodeGraph) -> Surface {
+        let mut surface = Surface::new("S");
+        surface.nodes = Some(graph);
+        surface
+    }
+
+    #[test]
+    fn scalar_nodes_with_constant_inputs_are_evaluated() {
+        let v = |x: f64| NodeValue::Vector(vec![x]);
+        let graph = NodeGraph {
+            nodes: vec![
+                node("Surface", "Surface", &[]),
+                node("Principled BSDF", "P", &[("Roughness", v(0.9)), ("Color", NodeValue::Vector(vec![0.5, 0.5, 0.5]))]),
+                node("Multiply", "M", &[("A", v(0.5)), ("B", v(0.5))]),
+                node("Mixer", "X", &[("Bg Color", NodeValue::Vector(vec![0.0, 0.0, 0.0])), ("Fg Color", NodeValue::Vector(vec![1.0, 0.5, 0.0])), ("Opacity", v(0.5))]),
+            ],
+            connections: vec![connect(("Surface", "Material"), ("P", "Material")), connect(("P", "Roughness"), ("M", "Result")), connect(("P", "Color"), ("X", "Color"))],
+        };
+        let shading = shading(&surface_with(graph), &object());
+        assert_eq!(shading.roughness, 0.25);
+        assert_eq!(shading.base_color, [0.5, 0.25, 0.0]);
+        assert!(shading.notes.is_empty(), "{:?}", shading.notes);
+    }
+
+    #[test]
+    fn a_node_that_cannot_be_evaluated_falls_back_to_the_inputs_own_value_with_one_note() {
+        let graph = NodeGraph {
+            nodes: vec![
+                node("Surface", "Surface", &[]),
+                node("Principled BSDF", "P", &[("Metallic", NodeValue::Vector(vec![0.3])), ("Roughness", NodeValue::Vector(vec![0.6]))]),
+                node("Gradient", "G", &[]),
+            ],
+            connections: vec![
+                connect(("Surface", "Material"), ("P", "Material")),
+                connect(("P", "Metallic"), ("G", "Alpha")),
+                connect(("P", "Roughness"), ("G", "Alpha")),
+            ],
+        };
+        let shading = shading(&surface_with(graph), &object());
+        assert_eq!((shading.metallic, shading.roughness), (0.3, 0.6));
+        assert_eq!(shading.notes.len(), 2, "one per input it feeds: {:?}", shading.notes);
+        assert!(shading.notes[0].contains("node G (Gradient)"));
+    }
+
+    #[test]
+    fn a_graph_that_branches_at_every_step_stays_cheap() {
+        // Forty mixers, each feeding both colours of the next: 2^40 paths without the step budget.
+        let mut nodes = vec![node("Surface", "Surface", &[]), node("Principled BSDF", "P", &[])];
+        let mut connections = vec![connect(("Surface", "Material"), ("P", "Material")), connect(("P", "Color"), ("X0", "Color"))];
+        for i in 0..40 {
+            nodes.push(node("Mixer", &format!("X{i}"), &[]));
+            for input in ["Bg Color", "Fg Color"] {
+                connections.push(connect((&format!("X{i}"), input), (&format!("X{}", i + 1), "Color")));
+            }
+        }
+        let started = std::time::Instant::now();
+        let shading = shading(&surface_with(NodeGraph { nodes, connections }), &object());
+        assert!(started.elapsed().as_secs_f32() < 1.0);
+        assert_eq!(shading.base_color, [0.8; 3], "nothing constant reaches the colour");
+    }
+
+    #[test]
+    fn basic_shading_is_the_lwo2_mapping() {
+        let mut s = Surface::new("Glass");
+        s.color = [0.5, 0.25, 1.0];
+        s.diffuse = 0.8;
+        s.glossiness = 0.95;
+        s.specular = 0.3;
+        s.transparency = 0.4;
+        s.additive_transparency = 1.0;
+        s.luminosity = 0.5;
+        s.sidedness = 3;
+        let shading = shading(&s, &object());
+        assert_eq!((shading.source, shading.base_color, shading.diffuse), (ShadingSource::Basic, [0.5, 0.25, 1.0], 0.8));
+        assert_eq!((shading.roughness, shading.reflectance, shading.alpha_mode, shading.double_sided), (0.08, 0.3, AlphaMode::Add, true));
+        assert!((shading.alpha - 0.6).abs() < 1e-6);
+        assert!((shading.emissive[0] - 0.5 * srgb_to_linear([0.5; 3])[0]).abs() < 1e-6);
+    }
 }
