@@ -213,6 +213,10 @@ fn the_lwo3_writer_round_trips_nodes_clips_and_morphs() {
     let names: Vec<&str> = object.surfaces.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["Painted", "Plain", "Odd"]);
     assert_eq!(object.clips[0].source, ClipSource::Still("Images/grid.png".into()));
+    let envelope = &object.envelopes[0];
+    assert_eq!((envelope.index, envelope.kind, envelope.keys.len()), (1, 2, 2));
+    assert_eq!((envelope.keys[1].time, envelope.keys[1].value), (1.0, 0.5));
+    assert_eq!(envelope.keys[1].span.as_ref().map(|(shape, _)| shape.to_string()).as_deref(), Some("LINE"));
     // Every node and input the writer wrote is read back, with its value.
     for (written, read) in sample.surfaces.iter().zip(&object.surfaces) {
         let graph = read.nodes.as_ref().unwrap();
@@ -268,7 +272,7 @@ fn the_lwo3_writer_round_trips_nodes_clips_and_morphs() {
     assert_eq!(flatten[6], [0.0, -0.5, 0.0], "SPOT positions become offsets from the base");
     assert!(layer.vertex_map(b"TXUV", "Texture", false).is_some());
     let labels: Vec<String> = tree.roots[0].children.iter().map(|c| c.label()).collect();
-    assert_eq!(labels[labels.len() - 4..], ["FORM CLIP \"1\"", "FORM SURF \"Painted\"", "FORM SURF \"Plain\"", "FORM SURF \"Odd\""]);
+    assert_eq!(labels[labels.len() - 5..], ["FORM CLIP \"1\"", "FORM ENVL \"1\"", "FORM SURF \"Painted\"", "FORM SURF \"Plain\"", "FORM SURF \"Odd\""]);
     assert_eq!(build(&object, BuildOptions::default()).triangle_count, 6);
 }
 
@@ -361,4 +365,52 @@ fn info_json_lists_materials_and_morphs() {
     let v = lwo_wmo_viewer::viewer::info::to_json(&sample, &lwo_wmo_viewer::viewer::info::gather(&sample).unwrap());
     assert_eq!(v["materials"][0]["source"], "basic");
     assert_eq!(v["morphs"], serde_json::json!([]));
+}
+
+/// Deterministic damage to the real files and the fixture — bytes flipped, lengths rewritten, cut short —
+/// never panics anywhere between the bytes and the shading, and the node graph stays cheap to evaluate.
+#[test]
+fn damaged_lwo3_files_never_panic_from_bytes_to_shading() {
+    let mut files: Vec<Vec<u8>> = std::fs::read_dir(content_root().join("Objects")).unwrap().map(|e| std::fs::read(e.unwrap().path()).unwrap()).collect();
+    files.push(lwo3_object(&lwo3_sample()));
+    let mut state = 0x9E37_79B9u32;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let started = std::time::Instant::now();
+    for file in &files {
+        for case in 0..600 {
+            let mut bytes = file.clone();
+            let at = next() as usize % bytes.len();
+            match case % 3 {
+                0 => bytes[at] ^= 1 << (next() % 8),
+                1 => {
+                    // A chunk's length field rewritten: the four bytes after an id-looking word.
+                    let ids: Vec<usize> = (12..bytes.len().saturating_sub(8)).filter(|&i| bytes[i..i + 4].iter().all(|b| b.is_ascii_uppercase() || *b == b' ')).collect();
+                    if let Some(&i) = ids.get(next() as usize % ids.len().max(1)) {
+                        bytes[i + 4..i + 8].copy_from_slice(&(next() % 0x2000).to_be_bytes());
+                    }
+                }
+                _ => bytes.truncate(at),
+            }
+            if let Ok((_, object)) = lwo::parse(&bytes) {
+                for surface in &object.surfaces {
+                    let _ = lwo::shading(surface, &object);
+                    if let Some(graph) = &surface.nodes {
+                        let _ = graph.describe();
+                    }
+                }
+                for layer in &object.layers {
+                    for morph in layer.morphs() {
+                        let _ = morph.offsets(&layer.points);
+                    }
+                }
+                let _ = build(&object, BuildOptions::default());
+            }
+        }
+    }
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
