@@ -22,7 +22,11 @@ pub fn gather(path: &Path) -> Result<Info, FileError> {
     let document = read_document(path)?;
     let mut warnings: Vec<String> = document.warnings().iter().map(ToString::to_string).collect();
     let summary = match &document.model {
-        Model::Lwo(object) => lwo_summary(object),
+        Model::Lwo(object) => {
+            // A LightWave warning names the file too, as its errors do (`file: path at byte …: …`).
+            warnings = warnings.into_iter().map(|w| format!("{}: {w}", path.display())).collect();
+            lwo_summary(object)
+        }
         Model::WmoRoot(root) => {
             let mut groups = Vec::new();
             for (i, found) in group_file_paths(path, root.group_infos.len()).into_iter().enumerate() {

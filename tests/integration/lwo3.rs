@@ -360,6 +360,13 @@ fn info_json_lists_materials_and_morphs() {
     let morphs = content_root().join("Objects/Cube10-Morphs.lwo");
     let v = lwo_wmo_viewer::viewer::info::to_json(&morphs, &lwo_wmo_viewer::viewer::info::gather(&morphs).unwrap());
     assert_eq!(v["morphs"], serde_json::json!(["Random", "Tall & Skinny", "Wide"]));
+    // Warnings name the file, the chunk path and the offset.
+    let odd = std::env::temp_dir().join(format!("lwo3-test-odd-{}.lwo", std::process::id()));
+    std::fs::write(&odd, lwo2_with_odd_sub_chunks()).unwrap();
+    let info = lwo_wmo_viewer::viewer::info::gather(&odd).unwrap();
+    std::fs::remove_file(&odd).ok();
+    let prefix = format!("{}: FORM/SURF/", odd.display());
+    assert!(info.warnings.iter().any(|w| w.starts_with(&prefix) && w.contains("AAST at byte ")), "{:?}", info.warnings);
     // An LWO2 surface goes the basic way.
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/square-with-detail.lwo");
     let v = lwo_wmo_viewer::viewer::info::to_json(&sample, &lwo_wmo_viewer::viewer::info::gather(&sample).unwrap());
