@@ -230,3 +230,38 @@ pub fn anonymous_fields(form_type: FourCc, data: &[u8]) -> Vec<(String, String)>
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(form_type: &[u8; 4], data: &[u8]) -> Vec<(String, String)> {
+        anonymous_fields(FourCc::new(form_type), data)
+    }
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn anonymous_chunks_decode_by_the_form_they_lead() {
+        assert_eq!(fields(b"SURF", b"Right\0Src\0"), pairs(&[("name", "Right"), ("source", "Src")]));
+        assert_eq!(fields(b"CLIP", &[0, 0, 0, 7]), pairs(&[("index", "7")]));
+        assert_eq!(fields(b"ENVL", &[0, 3]), pairs(&[("index", "3")]));
+        assert_eq!(fields(b"STIL", b"Images/a.png\0\0"), pairs(&[("file", "Images/a.png")]));
+        assert_eq!(fields(b"VALU", b"int\0\xFF\xFF\xFF\xFE"), pairs(&[("type", "int"), ("value", "-2")]));
+        let mut double = b"double\0\0".to_vec();
+        double.extend(0.25f64.to_be_bytes());
+        assert_eq!(fields(b"VALU", &double), pairs(&[("type", "double"), ("value", "0.25")]));
+        let mut inner = 2u32.to_be_bytes().to_vec();
+        inner.extend(0.5f64.to_be_bytes());
+        inner.extend(1.0f64.to_be_bytes());
+        assert_eq!(fields(b"VALU", &inner), pairs(&[("count", "2"), ("values", "0.5, 1")]));
+        let mut vpvl = [1.0f32, 2.0].iter().flat_map(|v| v.to_be_bytes()).collect::<Vec<u8>>();
+        vpvl.extend([0, 0]);
+        assert_eq!(fields(b"VPVL", &vpvl), pairs(&[("values", "1, 2")]));
+        assert_eq!(fields(b"XYZW", &[1, 2]), pairs(&[("bytes", "01 02")]));
+        // A VALU count far beyond the chunk shows what is there, never allocates by the count.
+        assert_eq!(fields(b"VALU", &[0, 0xFF, 0xFF, 0xFF]), pairs(&[("count", "16777215"), ("values", "")]));
+    }
+}
