@@ -421,3 +421,19 @@ fn damaged_lwo3_files_never_panic_from_bytes_to_shading() {
     }
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
+
+#[test]
+fn lwo3_warnings_name_the_forms_on_their_path() {
+    use lwo_wmo_viewer::fixtures::lwo::anonymous;
+    let u16b = |v: u16| v.to_be_bytes().to_vec();
+    let mut body = chunk(b"TAGS", &s0("Short"));
+    body.extend(chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0])));
+    body.extend(chunk(b"POLS", &[b"FACE".to_vec(), u16b(3), vx(0), vx(1), vx(2)].concat()));
+    // SMAN with half its float, SIDE with two bytes too many.
+    let surf = [anonymous(&[s0("Short"), s0("")].concat()), chunk(b"SMAN", &[0x3F, 0x80]), chunk(b"SIDE", &[0, 3, 0, 0])].concat();
+    body.extend(form(b"SURF", &surf));
+    let (_, object) = lwo::parse(&form(b"LWO3", &body)).unwrap();
+    let paths: Vec<&str> = object.warnings.iter().map(|w| w.path.as_str()).collect();
+    assert_eq!(paths, ["FORM LWO3/FORM SURF \"Short\"/SMAN", "FORM LWO3/FORM SURF \"Short\"/SIDE"]);
+    assert_eq!((object.surfaces[0].max_smoothing_angle, object.surfaces[0].sidedness), (0.0, 3), "SMAN keeps its default");
+}

@@ -32,8 +32,7 @@ pub(super) fn parse_surface(file: &[u8], node: &ChunkNode, dialect: IffDialect, 
             surface.nodes = Some(super::nodes::read_node_graph(file, child, &child_path, warnings));
         } else if child.id.0 != *b"FORM" {
             let result = read_lwo2_parameter(child.id, &mut r, &mut surface);
-            read_leniently(warnings, &child_path, result);
-            warn_if_longer(warnings, &child_path, child.id, &r);
+            check_sub_chunk(warnings, &child_path, child.id, &r, result);
         }
     }
     surface
@@ -70,8 +69,12 @@ fn surface_names(file: &[u8], node: &ChunkNode, dialect: IffDialect, surface: &m
 /// (Chunks ending in strings, plug-in data or optional envelopes are not checked.)
 const FIXED_LAYOUT: &[&[u8; 4]] = &[b"SIDE", b"SMAN", b"RFOP", b"TROP", b"PROJ", b"AXIS", b"WRAP", b"AAST", b"PIXB", b"STCK", b"ENAB", b"NEGA", b"CSYS"];
 
-pub(super) fn warn_if_longer(warnings: &mut Vec<Warning>, path: &str, id: FourCc, r: &Reader<'_>) {
-    if r.remaining() > 0 && FIXED_LAYOUT.iter().any(|f| **f == id.0) {
+/// After reading a sub-chunk with `r`: one warning if it was short (`result` failed), else one if a
+/// fixed-layout chunk left bytes over.
+fn check_sub_chunk(warnings: &mut Vec<Warning>, path: &str, id: FourCc, r: &Reader<'_>, result: Result<()>) {
+    if result.is_err() {
+        read_leniently(warnings, path, result);
+    } else if r.remaining() > 0 && FIXED_LAYOUT.iter().any(|f| **f == id.0) {
         let message = format!("{} bytes more than the spec's layout of {id}; they are ignored", r.remaining());
         warn(warnings, path, r.offset(), message);
     }
@@ -208,8 +211,7 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warn
             b"NEGA" => r.u16().map(|v| block.negative = v != 0),
             _ => Ok(()),
         };
-        read_leniently(warnings, &sub_path, result);
-        warn_if_longer(warnings, &sub_path, sub.id, &r);
+        check_sub_chunk(warnings, &sub_path, sub.id, &r, result);
     }
     for (attr_path, attr) in node.child_paths(path).into_iter().skip(1) {
         let mut r = attr.reader(file, Endian::Big);
@@ -218,8 +220,7 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warn
                 for (t_path, t) in attr.child_paths(&attr_path) {
                     let mut r = t.reader(file, Endian::Big);
                     let result = read_texture_mapping(t.id, &mut r, &mut block);
-                    read_leniently(warnings, &t_path, result);
-                    warn_if_longer(warnings, &t_path, t.id, &r);
+                    check_sub_chunk(warnings, &t_path, t.id, &r, result);
                 }
                 Ok(())
             }
@@ -275,8 +276,7 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warn
             }
             _ => Ok(()),
         };
-        read_leniently(warnings, &attr_path, result);
-        warn_if_longer(warnings, &attr_path, attr.id, &r);
+        check_sub_chunk(warnings, &attr_path, attr.id, &r, result);
     }
     block
 }
