@@ -336,14 +336,15 @@ fn find_still(file: &[u8], form: &ChunkNode, depth: usize) -> Option<String> {
         return None;
     }
     for child in &form.children {
-        if child.is_form(b"STIL") {
-            if let Some(name) = super::clip::still_file_name(file, child).ok().flatten() {
-                return Some(name);
-            }
+        let found = if child.is_form(b"STIL") {
+            super::clip::still_file_name(file, child).ok().flatten()
         } else if child.form_type.is_some() {
-            if let Some(name) = find_still(file, child, depth + 1) {
-                return Some(name);
-            }
+            find_still(file, child, depth + 1)
+        } else {
+            None
+        };
+        if found.is_some() {
+            return found;
         }
     }
     None

@@ -195,17 +195,17 @@ struct Evaluator<'g> {
 impl<'g> Evaluator<'g> {
     /// `node`'s `input`: what a connection brings, else the value stored in the node.
     fn input(&mut self, node: &'g Node, input: &str, depth: usize) -> Input<'g> {
-        if let Some(connection) = self.graph.source_of(&node.name, input) {
-            if let Some(source) = self.graph.node(&connection.from_node) {
-                match self.output(source, &connection.from_output, depth + 1) {
-                    Input::Missing => {
-                        self.notes.insert(format!(
-                            "node {} ({}) feeding {}.{input} is not evaluated; the input's own value is used",
-                            source.name, source.kind, node.name
-                        ));
-                    }
-                    found => return found,
+        if let Some(connection) = self.graph.source_of(&node.name, input)
+            && let Some(source) = self.graph.node(&connection.from_node)
+        {
+            match self.output(source, &connection.from_output, depth + 1) {
+                Input::Missing => {
+                    self.notes.insert(format!(
+                        "node {} ({}) feeding {}.{input} is not evaluated; the input's own value is used",
+                        source.name, source.kind, node.name
+                    ));
                 }
+                found => return found,
             }
         }
         match node.input(input) {
@@ -347,19 +347,10 @@ fn node_shading<'g>(surface: &Surface, object: &LwoObject, graph: &'g NodeGraph,
     if let (Some(l), Some(c)) = (luminous, luminous_colour) {
         out.emissive = srgb_to_linear(c).map(|x| x * l.max(0.0));
     }
-    match material.inputs.iter().any(|i| i.name == "Normal") {
-        true => {
-            if let Input::Image(image) = inputs.eval.input(material, "Normal", 0) {
-                out.textures.push(image_texture(image, TextureSlot::Normal, object));
-            }
-        }
-        false => {
-            if let Some(c) = graph.source_of(&material.name, "Normal") {
-                if let Input::Image(image) = graph.node(&c.from_node).map_or(Input::Missing, |n| inputs.eval.output(n, &c.from_output, 1)) {
-                    out.textures.push(image_texture(image, TextureSlot::Normal, object));
-                }
-            }
-        }
+    // A normal map reaches Normal directly or through a NormalMap node; the connection is followed
+    // whether or not the node stores a Normal value of its own.
+    if let Input::Image(image) = inputs.eval.input(material, "Normal", 0) {
+        out.textures.push(image_texture(image, TextureSlot::Normal, object));
     }
     match kind {
         "Standard" => {
@@ -534,6 +525,24 @@ mod tests {
         let shading = shading(&surface_with(NodeGraph { nodes, connections }), &object());
         assert!(started.elapsed().as_secs_f32() < 1.0);
         assert_eq!(shading.base_color, [0.8; 3], "nothing constant reaches the colour");
+    }
+
+    #[test]
+    fn an_image_through_a_normal_map_node_is_the_normal_texture() {
+        let mut image = node("Image", "Image (2)", &[]);
+        image.image = Some(crate::formats::lwo::nodes::ImageNode { file: Some("Images/bumps.png".into()), uv_map: Some("UV".into()), ..Default::default() });
+        let graph = NodeGraph {
+            nodes: vec![node("Surface", "Surface", &[]), node("Principled BSDF", "P", &[]), node("NormalMap", "NormalMap (1)", &[]), image],
+            connections: vec![
+                connect(("Surface", "Material"), ("P", "Material")),
+                connect(("P", "Normal"), ("NormalMap (1)", "Normal")),
+                connect(("NormalMap (1)", "Color"), ("Image (2)", "Color")),
+            ],
+        };
+        let shading = shading(&surface_with(graph), &object());
+        let normal = shading.texture(TextureSlot::Normal).expect("a normal map");
+        assert_eq!((normal.file.as_deref(), normal.uv_map.as_deref(), normal.clip), (Some("Images/bumps.png"), Some("UV"), None));
+        assert!(shading.texture(TextureSlot::BaseColor).is_none() && shading.notes.is_empty(), "{:?}", shading.notes);
     }
 
     #[test]
