@@ -1,7 +1,8 @@
 //! The chunk layer shared by both formats: a walk of the file into a tree of `{id, offset, length,
 //! children}` nodes. Lengths are checked against their parent here, once, so every parser that builds on
 //! the tree can slice chunk data without re-checking, and the inspector can show a file even when a
-//! later parse step rejects it.
+//! later parse step rejects it. The walker knows no format: each IFF-based one brings an [`IffGrammar`]
+//! that says which chunks hold others (LightWave's is in `lwo::chunks`).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -14,6 +15,9 @@ use super::reader::Reader;
 pub const MAX_DEPTH: usize = 32;
 
 pub const FORM: FourCc = FourCc::new(b"FORM");
+
+/// Kept where the callers of the old walker import it from: an IFF file is a LightWave file here.
+pub use super::lwo::read_iff_tree;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ChunkNode {
@@ -31,13 +35,30 @@ pub struct ChunkNode {
     /// Data bytes before the first child: a form type, SURF names, the MOGP header.
     #[serde(skip)]
     pub prefix_len: usize,
+    /// What the node is called in paths and trees when its id alone does not say it (`FORM SURF "Right"`,
+    /// `(fields)` for an anonymous chunk); set by the format's grammar.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
+    /// Decoded values of a chunk whose meaning its parent gives (an LWO3 anonymous chunk), as name and value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<(String, String)>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<ChunkNode>,
 }
 
 impl ChunkNode {
-    fn leaf(id: FourCc, offset: usize, header_len: usize, length: usize) -> Self {
-        Self { id, form_type: None, offset, header_len, length, prefix_len: 0, children: Vec::new() }
+    pub fn leaf(id: FourCc, offset: usize, header_len: usize, length: usize) -> Self {
+        Self {
+            id,
+            form_type: None,
+            offset,
+            header_len,
+            length,
+            prefix_len: 0,
+            display: None,
+            fields: Vec::new(),
+            children: Vec::new(),
+        }
     }
 
     pub fn data_offset(&self) -> usize {
@@ -66,22 +87,44 @@ impl ChunkNode {
         Reader::new(self.data(file), self.data_offset(), endian)
     }
 
-    /// Shown name: `FORM LWO2` for forms, the id otherwise.
+    /// Shown name: the grammar's display name, else `FORM LWO2` for forms and the id otherwise.
     pub fn label(&self) -> String {
+        if let Some(display) = &self.display {
+            return display.clone();
+        }
         match self.form_type {
             Some(t) => format!("{} {}", self.id, t),
             None => self.id.to_string(),
         }
     }
 
+    /// The node's part of a path: the display name where the grammar gave one, else the id.
+    pub fn segment(&self) -> String {
+        self.display.clone().unwrap_or_else(|| self.id.to_string())
+    }
+
+    /// What the node is, for nesting rules: a form's type, else its id.
+    pub fn kind(&self) -> FourCc {
+        self.form_type.unwrap_or(self.id)
+    }
+
+    /// Whether this is a FORM of the given type.
+    pub fn is_form(&self, form_type: &[u8; 4]) -> bool {
+        self.form_type.is_some_and(|t| t.0 == *form_type)
+    }
+
     /// Depth-first visit with each node's path.
     pub fn visit<'s>(&'s self, path: &str, f: &mut impl FnMut(&str, &'s ChunkNode)) {
         f(path, self);
-        let mut counts = HashMap::new();
-        for child in &self.children {
-            let child_path = child_path(path, child.id, &mut counts);
+        for (child_path, child) in self.child_paths(path) {
             child.visit(&child_path, f);
         }
+    }
+
+    /// The children with their paths under `path`.
+    pub fn child_paths(&self, path: &str) -> Vec<(String, &ChunkNode)> {
+        let mut counts = HashMap::new();
+        self.children.iter().map(|child| (child_path_of(path, child, &mut counts), child)).collect()
     }
 
     pub fn count_nodes(&self) -> usize {
@@ -103,7 +146,7 @@ impl ChunkTree {
         let mut out = Vec::new();
         let mut counts = HashMap::new();
         for root in &self.roots {
-            out.push((child_path("", root.id, &mut counts), root));
+            out.push((child_path_of("", root, &mut counts), root));
         }
         out
     }
@@ -115,31 +158,70 @@ pub fn child_path(parent: &str, id: FourCc, counts: &mut HashMap<FourCc, usize>)
     let n = counts.entry(id).or_insert(0);
     let index = *n;
     *n += 1;
+    join_path(parent, &id.to_string(), index)
+}
+
+/// `parent/segment` with the node's display name where it has one (`FORM SURF "Right"`), numbered
+/// like [`child_path`] among siblings of the same segment.
+pub fn child_path_of(parent: &str, node: &ChunkNode, counts: &mut HashMap<String, usize>) -> String {
+    let segment = node.segment();
+    let n = counts.entry(segment.clone()).or_insert(0);
+    let index = *n;
+    *n += 1;
+    join_path(parent, &segment, index)
+}
+
+fn join_path(parent: &str, segment: &str, index: usize) -> String {
     let sep = if parent.is_empty() { "" } else { "/" };
-    if index == 0 { format!("{parent}{sep}{id}") } else { format!("{parent}{sep}{id}[{index}]") }
+    if index == 0 { format!("{parent}{sep}{segment}") } else { format!("{parent}{sep}{segment}[{index}]") }
 }
 
-/// How the body of an IFF file nests: LWOB/LWLO SURF chunks have one name, LWO2 ones two, and LWO3
-/// wraps SURF, CLIP and ENVL in FORMs whose elements all have U4 lengths.
+/// The width of the length field of the chunks inside a container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IffDialect {
-    Lwob,
-    Lwo2,
-    Lwo3,
+pub enum LengthWidth {
+    /// LightWave's sub-chunks (LWO2 SURF, CLIP, ENVL and the blocks inside them).
+    U2,
+    /// IFF chunks.
+    U4,
 }
 
-impl IffDialect {
-    pub fn of(form_type: FourCc) -> Self {
-        match &form_type.0 {
-            b"LWOB" | b"LWLO" => Self::Lwob,
-            b"LWO3" => Self::Lwo3,
-            _ => Self::Lwo2,
+impl LengthWidth {
+    fn header_len(self) -> usize {
+        match self {
+            Self::U2 => 6,
+            Self::U4 => 8,
         }
     }
 }
 
-/// Walks an IFF file (`FORM` + U4 length + type, then chunks).
-pub fn read_iff_tree(bytes: &[u8]) -> Result<ChunkTree> {
+/// How a container's data nests: the bytes before its first child, and its children's headers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nesting {
+    pub prefix_len: usize,
+    pub children: LengthWidth,
+}
+
+/// One IFF-based format's nesting rules. The walker here reads headers, checks every length against its
+/// parent and skips pad bytes; the grammar says which chunks hold others and names what it can.
+pub trait IffGrammar {
+    /// Whether `node` holds children, and how. `ancestors` are the kinds ([`ChunkNode::kind`]) from the
+    /// file's root down to the parent, `index` the node's place among its siblings, `data` its data (a
+    /// FORM's starts with its type: the grammar sets `node.form_type`).
+    fn nesting(&self, ancestors: &[FourCc], index: usize, node: &mut ChunkNode, data: Reader<'_>) -> Result<Option<Nesting>>;
+
+    /// Called when a container's first child has been read and again when all have: decode fields,
+    /// name the node (`display`). The default names nothing.
+    fn describe(&self, _ancestors: &[FourCc], _node: &mut ChunkNode, _file: &[u8]) {}
+
+    /// Whether a container that cannot be read to its end may be kept with what was read, and a
+    /// warning, instead of refusing the file. The default refuses.
+    fn optional(&self, _ancestors: &[FourCc], _node: &ChunkNode) -> bool {
+        false
+    }
+}
+
+/// Walks an IFF file (`FORM` + U4 length + type, then chunks) with a format's grammar.
+pub fn read_iff_tree_with(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<ChunkTree> {
     let mut r = Reader::big(bytes, 0);
     let id = r.fourcc()?;
     if id != FORM {
@@ -155,14 +237,15 @@ pub fn read_iff_tree(bytes: &[u8]) -> Result<ChunkTree> {
     }
     let form_type = r.fourcc()?;
     let mut body = r.sub(length - 4)?;
-    let mut warnings = Vec::new();
-    let children = read_iff_chunks(&mut body, IffDialect::of(form_type), "FORM", 1, &mut warnings)?;
+    let mut root = ChunkNode { id, form_type: Some(form_type), offset: 0, header_len: 8, length, prefix_len: 4, display: None, fields: Vec::new(), children: Vec::new() };
+    let mut walk = IffWalk { grammar, file: bytes, warnings: Vec::new(), ancestors: vec![form_type] };
+    grammar.describe(&[], &mut root, bytes);
+    walk.read_children(&mut body, &mut root, "", 0, LengthWidth::U4, 1)?;
     let trailing = r.remaining();
     if trailing > 1 {
-        warnings.push(Warning::new("", 8 + length, format!("{trailing} bytes after the end of the FORM are ignored")));
+        walk.warnings.push(Warning::new("", 8 + length, format!("{trailing} bytes after the end of the FORM are ignored")));
     }
-    let root = ChunkNode { id, form_type: Some(form_type), offset: 0, header_len: 8, length, prefix_len: 4, children };
-    Ok(ChunkTree { roots: vec![root], warnings })
+    Ok(ChunkTree { roots: vec![root], warnings: walk.warnings })
 }
 
 fn check_depth(depth: usize, offset: usize, path: &str) -> Result<()> {
@@ -170,14 +253,17 @@ fn check_depth(depth: usize, offset: usize, path: &str) -> Result<()> {
 }
 
 /// Reads one chunk header and returns its data reader, skipping the pad byte of odd lengths.
-fn read_header<'a>(r: &mut Reader<'a>, long_length: bool, parent_path: &str) -> Result<(FourCc, usize, Reader<'a>)> {
-    let header_len = if long_length { 8 } else { 6 };
+fn read_header<'a>(r: &mut Reader<'a>, width: LengthWidth, parent_path: &str) -> Result<(FourCc, usize, Reader<'a>)> {
+    let header_len = width.header_len();
     if r.remaining() < header_len {
         return Err(r.truncated(header_len).within(parent_path));
     }
     let id = r.fourcc()?;
     let length_offset = r.offset();
-    let length = if long_length { r.u32()? as usize } else { usize::from(r.u16()?) };
+    let length = match width {
+        LengthWidth::U4 => r.u32()? as usize,
+        LengthWidth::U2 => usize::from(r.u16()?),
+    };
     if length > r.remaining() {
         let err = ParseError::new(length_offset, ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() });
         return Err(err.within(&format!("{parent_path}/{id}")));
@@ -189,104 +275,69 @@ fn read_header<'a>(r: &mut Reader<'a>, long_length: bool, parent_path: &str) -> 
     Ok((id, length, data))
 }
 
-fn read_iff_chunks(
-    r: &mut Reader<'_>,
-    dialect: IffDialect,
-    parent_path: &str,
-    depth: usize,
-    warnings: &mut Vec<Warning>,
-) -> Result<Vec<ChunkNode>> {
-    let mut out = Vec::new();
-    let mut counts = HashMap::new();
-    while !r.is_empty() {
-        if r.remaining() < 8 && r.clone().rest().iter().all(|&b| b == 0) {
-            warnings.push(Warning::new(parent_path, r.offset(), format!("{} zero bytes of padding at the end", r.remaining())));
-            r.rest();
-            break;
-        }
-        let offset = r.offset();
-        let (id, length, mut data) = read_header(r, true, parent_path)?;
-        let path = child_path(parent_path, id, &mut counts);
-        check_depth(depth, offset, &path)?;
-        let mut node = ChunkNode::leaf(id, offset, 8, length);
-        match (dialect, &id.0) {
-            (IffDialect::Lwo3, b"FORM") => {
-                let form_type = data.fourcc().within(&path)?;
-                node.form_type = Some(form_type);
-                let prefix = lwo3_form_prefix(form_type, &mut data).within(&path)?;
-                node.prefix_len = 4 + prefix;
-                node.children = read_iff_chunks(&mut data, dialect, &path, depth + 1, warnings)?;
-            }
-            (IffDialect::Lwob | IffDialect::Lwo2, b"SURF" | b"CLIP" | b"ENVL") => {
-                let start = data.offset();
-                match &id.0 {
-                    b"SURF" => {
-                        data.s0().within(&path)?;
-                        if dialect == IffDialect::Lwo2 {
-                            data.s0().within(&path)?;
-                        }
-                    }
-                    b"CLIP" => data.skip(4).within(&path)?,
-                    _ => {
-                        data.vx().within(&path)?;
-                    }
+struct IffWalk<'g, 'f> {
+    grammar: &'g dyn IffGrammar,
+    file: &'f [u8],
+    warnings: Vec<Warning>,
+    /// Kinds of the containers above the chunks being read, the root's form type first.
+    ancestors: Vec<FourCc>,
+}
+
+impl IffWalk<'_, '_> {
+    /// Reads `r` to its end as `parent`'s children. `parent` sits at `base` as the `index`th sibling of
+    /// its segment; its path is recomputed once the grammar names it from its first child, so later
+    /// errors name it too.
+    fn read_children(&mut self, r: &mut Reader<'_>, parent: &mut ChunkNode, base: &str, index: usize, width: LengthWidth, depth: usize) -> Result<()> {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        let mut parent_path = join_path(base, &parent.segment(), index);
+        let header_len = width.header_len();
+        while !r.is_empty() {
+            if r.remaining() < header_len && r.clone().rest().iter().all(|&b| b == 0) {
+                if width == LengthWidth::U4 {
+                    self.warnings.push(Warning::new(&parent_path, r.offset(), format!("{} zero bytes of padding at the end", r.remaining())));
                 }
-                node.prefix_len = data.offset() - start;
-                node.children = read_sub_chunks(&mut data, &path, depth + 1)?;
+                r.rest();
+                break;
             }
-            _ => {}
+            let offset = r.offset();
+            let (id, length, data) = read_header(r, width, &parent_path)?;
+            let mut node = ChunkNode::leaf(id, offset, header_len, length);
+            let provisional = join_path(&parent_path, &id.to_string(), 0);
+            check_depth(depth, offset, &provisional)?;
+            let nesting = self.grammar.nesting(&self.ancestors, parent.children.len(), &mut node, data.clone()).within(&provisional);
+            let read = nesting.and_then(|nesting| {
+                let Some(nesting) = nesting else { return Ok(()) };
+                let mut body = data;
+                body.skip(nesting.prefix_len).within(&provisional)?;
+                node.prefix_len = nesting.prefix_len;
+                self.ancestors.push(node.kind());
+                let sibling_index = counts.get(&node.segment()).copied().unwrap_or(0);
+                let read = self.read_children(&mut body, &mut node, &parent_path, sibling_index, nesting.children, depth + 1);
+                self.ancestors.pop();
+                read
+            });
+            if let Err(error) = read {
+                if !self.grammar.optional(&self.ancestors, &node) {
+                    return Err(error);
+                }
+                let message = format!("{}; the chunk is kept as far as it could be read", error.kind);
+                self.warnings.push(Warning::new(error.path, error.offset, message));
+            }
+            *counts.entry(node.segment()).or_insert(0) += 1;
+            parent.children.push(node);
+            if parent.children.len() == 1 {
+                self.describe(parent);
+                parent_path = join_path(base, &parent.segment(), index);
+            }
         }
-        out.push(node);
+        self.describe(parent);
+        Ok(())
     }
-    Ok(out)
-}
 
-/// Bytes between an LWO3 nested form's type and its first element.
-fn lwo3_form_prefix(form_type: FourCc, data: &mut Reader<'_>) -> Result<usize> {
-    let start = data.offset();
-    match &form_type.0 {
-        // Eight undocumented bytes, then name and source (the readers that handle LWO3 agree on this).
-        b"SURF" => {
-            data.skip(8)?;
-            data.s0()?;
-            data.s0()?;
-        }
-        b"CLIP" => data.skip(4)?,
-        b"ENVL" => {
-            data.vx()?;
-        }
-        _ => {}
+    fn describe(&self, node: &mut ChunkNode) {
+        let ancestors = &self.ancestors[..self.ancestors.len().saturating_sub(1)];
+        self.grammar.describe(ancestors, node, self.file);
     }
-    Ok(data.offset() - start)
-}
-
-/// LightWave sub-chunks (U2 lengths) inside SURF, CLIP and ENVL; BLOK, its header and TMAP nest further.
-fn read_sub_chunks(r: &mut Reader<'_>, parent_path: &str, depth: usize) -> Result<Vec<ChunkNode>> {
-    let mut out = Vec::new();
-    let mut counts = HashMap::new();
-    let parent_is_blok = parent_path.rsplit('/').next().is_some_and(|last| last.starts_with("BLOK"));
-    while !r.is_empty() {
-        if r.remaining() < 6 && r.clone().rest().iter().all(|&b| b == 0) {
-            r.rest();
-            break;
-        }
-        let offset = r.offset();
-        let (id, length, mut data) = read_header(r, false, parent_path)?;
-        let path = child_path(parent_path, id, &mut counts);
-        check_depth(depth, offset, &path)?;
-        let mut node = ChunkNode::leaf(id, offset, 6, length);
-        let is_block_header = parent_is_blok && out.is_empty() && matches!(&id.0, b"IMAP" | b"PROC" | b"GRAD" | b"SHDR");
-        if is_block_header {
-            let start = data.offset();
-            data.s0().within(&path)?;
-            node.prefix_len = data.offset() - start;
-            node.children = read_sub_chunks(&mut data, &path, depth + 1)?;
-        } else if matches!(&id.0, b"BLOK" | b"TMAP") {
-            node.children = read_sub_chunks(&mut data, &path, depth + 1)?;
-        }
-        out.push(node);
-    }
-    Ok(out)
 }
 
 /// WMO ids whose data is a fixed header followed by sub-chunks.

@@ -23,7 +23,11 @@ pub fn gather(path: &Path) -> Result<Info, FileError> {
     let document = read_document(path)?;
     let mut warnings: Vec<String> = document.warnings().iter().map(ToString::to_string).collect();
     let summary = match &document.model {
-        Model::Lwo(object) => lwo_summary(object),
+        Model::Lwo(object) => {
+            // A LightWave warning names the file too, as its errors do (`file: path at byte …: …`).
+            warnings = warnings.into_iter().map(|w| format!("{}: {w}", path.display())).collect();
+            lwo_summary(object)
+        }
         Model::WmoRoot(root) => {
             let mut groups = Vec::new();
             let (source, relative) = crate::source::LooseFolder::containing(path);
@@ -100,7 +104,29 @@ fn lwo_summary(object: &LwoObject) -> Map<String, Value> {
     out.insert("uv_maps".into(), json!(uv.len()));
     out.insert("vertex_color_maps".into(), json!(colors.len()));
     out.insert("clips".into(), json!(object.clips.len()));
+    out.insert("materials".into(), Value::Array(object.surfaces.iter().map(|s| lwo_material(s, object)).collect()));
+    let morphs: Vec<&str> = object.layers.iter().flat_map(|l| l.morphs()).map(|m| m.name).collect();
+    out.insert("morphs".into(), json!(morphs));
     out
+}
+
+/// One surface as the renderer will draw it: evaluated from its nodes, or from its basic parameters.
+fn lwo_material(surface: &crate::formats::lwo::Surface, object: &LwoObject) -> Value {
+    use crate::formats::lwo::shading::{ShadingSource, TextureSlot};
+    let shading = crate::formats::lwo::shading(surface, object);
+    let texture = |slot| shading.texture(slot).and_then(|t| t.file.clone());
+    json!({
+        "name": surface.name,
+        "source": match shading.source { ShadingSource::Nodes => "nodes", ShadingSource::Basic => "basic" },
+        "base_color": shading.base_color,
+        "metallic": shading.metallic,
+        "roughness": shading.roughness,
+        "emissive": shading.emissive,
+        "alpha": shading.alpha,
+        "double_sided": shading.double_sided,
+        "base_color_texture": texture(TextureSlot::BaseColor),
+        "normal_map_texture": texture(TextureSlot::Normal),
+    })
 }
 
 fn wmo_summary(root: Option<&WmoRoot>, groups: &[WmoGroup]) -> Map<String, Value> {

@@ -5,6 +5,7 @@ mod chunks;
 mod cli;
 mod fuzz_regressions;
 mod lwo;
+mod lwo3;
 mod m2;
 mod mutation;
 mod panel;

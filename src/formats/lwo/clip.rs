@@ -1,12 +1,19 @@
 //! CLIP (image sources) and ENVL (animation envelopes).
 
-use crate::formats::chunk::{ChunkNode, IffDialect};
-use crate::formats::error::{Result, WithinChunk};
+use crate::formats::chunk::ChunkNode;
+use crate::formats::error::{Result, Warning};
 use crate::formats::reader::{Endian, Reader};
 
+use super::chunks::{IffDialect, ANONYMOUS};
 use super::model::*;
+use super::read_leniently;
 
+/// The reader of a clip's or envelope's index: LWO3's anonymous chunk, an older LWO3 writer's four
+/// bytes after the form type, or LWO2's leading field.
 fn index_reader<'a>(file: &'a [u8], node: &ChunkNode, dialect: IffDialect) -> Result<Reader<'a>> {
+    if let Some(first) = node.children.first().filter(|c| c.id == ANONYMOUS) {
+        return Ok(first.reader(file, Endian::Big));
+    }
     let mut r = node.reader(file, Endian::Big);
     if dialect == IffDialect::Lwo3 {
         r.skip(4)?;
@@ -14,42 +21,49 @@ fn index_reader<'a>(file: &'a [u8], node: &ChunkNode, dialect: IffDialect) -> Re
     Ok(r)
 }
 
-pub(super) fn parse_clip(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str) -> Result<Clip> {
-    let index = index_reader(file, node, dialect).and_then(|mut r| r.u32()).within(path)?;
+/// A still's file name from LWO3's `FORM STIL`: its anonymous chunk, or the first chunk holding a string.
+pub(super) fn still_file_name(file: &[u8], stil: &ChunkNode) -> Result<Option<String>> {
+    match stil.children.first() {
+        Some(inner) => inner.reader(file, Endian::Big).s0().map(Some),
+        None => Ok(None),
+    }
+}
+
+pub(super) fn parse_clip(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Clip {
+    let mut clip = Clip::new(0, ClipSource::Unknown(node.id));
+    match index_reader(file, node, dialect).and_then(|mut r| r.u32()) {
+        Ok(index) => clip.index = index,
+        Err(e) => read_leniently(warnings, path, Err(e)),
+    }
     let mut source = None;
-    let mut clip = Clip::new(index, ClipSource::Unknown(node.id));
-    for child in &node.children {
-        let child_path = format!("{path}/{}", child.id);
+    for (child_path, child) in node.child_paths(path) {
         let mut r = child.reader(file, Endian::Big);
-        // LWO3 may wrap the source in a FORM STIL whose first element holds the name.
-        if child.id.0 == *b"FORM" && child.form_type.is_some_and(|t| t.0 == *b"STIL") {
-            if let Some(inner) = child.children.first() {
-                let name = inner.reader(file, Endian::Big).s0().within(&child_path)?;
-                source.get_or_insert(ClipSource::Still(name));
-            }
+        if child.id == ANONYMOUS {
             continue;
         }
-        let parsed = match &child.id.0 {
-            b"STIL" => Some(ClipSource::Still(r.s0().within(&child_path)?)),
-            b"ISEQ" => Some(read_sequence(&mut r).within(&child_path)?),
-            b"XREF" => Some(ClipSource::Reference { index: r.u32().within(&child_path)?, name: r.s0().within(&child_path)? }),
-            b"STCC" => Some(ClipSource::ColorCycle {
-                low: r.i16().within(&child_path)?,
-                high: r.i16().within(&child_path)?,
-                name: r.s0().within(&child_path)?,
-            }),
-            b"ANIM" => Some(ClipSource::Animation { name: r.s0().within(&child_path)?, server: r.s0().within(&child_path)? }),
-            _ => {
-                read_clip_attribute(child.id, &mut r, &mut clip).within(&child_path)?;
-                None
+        let parsed = if child.is_form(b"STIL") {
+            still_file_name(file, child).map(|name| name.map(ClipSource::Still))
+        } else {
+            match &child.id.0 {
+                b"STIL" => r.s0().map(|name| Some(ClipSource::Still(name))),
+                b"ISEQ" => read_sequence(&mut r).map(Some),
+                b"XREF" => r.u32().and_then(|index| Ok(Some(ClipSource::Reference { index, name: r.s0()? }))),
+                b"STCC" => r.i16().and_then(|low| Ok(Some(ClipSource::ColorCycle { low, high: r.i16()?, name: r.s0()? }))),
+                b"ANIM" => r.s0().and_then(|name| Ok(Some(ClipSource::Animation { name, server: r.s0()? }))),
+                _ => read_clip_attribute(child.id, &mut r, &mut clip).map(|()| None),
             }
         };
-        if let Some(parsed) = parsed {
-            source.get_or_insert(parsed);
+        match parsed {
+            Ok(Some(parsed)) => {
+                source.get_or_insert(parsed);
+            }
+            Ok(None) => {}
+            Err(e) => read_leniently(warnings, &child_path, Err(e)),
         }
     }
-    clip.source = source.unwrap_or_else(|| ClipSource::Unknown(node.children.first().map_or(node.id, |c| c.id)));
-    Ok(clip)
+    let first_id = node.children.iter().find(|c| c.id != ANONYMOUS).map_or(node.id, |c| c.form_type.unwrap_or(c.id));
+    clip.source = source.unwrap_or(ClipSource::Unknown(first_id));
+    clip
 }
 
 fn read_clip_attribute(id: crate::formats::fourcc::FourCc, r: &mut Reader<'_>, clip: &mut Clip) -> Result<()> {
@@ -91,13 +105,16 @@ fn read_sequence(r: &mut Reader<'_>) -> Result<ClipSource> {
     Ok(ClipSource::Sequence { prefix, suffix, digits, flags, offset, start, end })
 }
 
-pub(super) fn parse_envelope(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str) -> Result<Envelope> {
-    let index = index_reader(file, node, dialect).and_then(|mut r| r.vx()).within(path)?;
-    let mut envelope = Envelope { index, kind: 0, pre_behavior: 1, post_behavior: 1, keys: Vec::new(), name: None, modifiers: Vec::new() };
-    for child in &node.children {
-        let child_path = format!("{path}/{}", child.id);
+pub(super) fn parse_envelope(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Envelope {
+    let mut envelope = Envelope { index: 0, kind: 0, pre_behavior: 1, post_behavior: 1, keys: Vec::new(), name: None, modifiers: Vec::new() };
+    let index = index_reader(file, node, dialect).and_then(|mut r| if r.remaining() == 4 && dialect == IffDialect::Lwo3 { r.u32() } else { r.vx() });
+    match index {
+        Ok(index) => envelope.index = index,
+        Err(e) => read_leniently(warnings, path, Err(e)),
+    }
+    for (child_path, child) in node.child_paths(path) {
         let mut r = child.reader(file, Endian::Big);
-        match &child.id.0 {
+        let result = match &child.id.0 {
             b"TYPE" => r.u16().map(|t| envelope.kind = t),
             b"PRE " => r.u16().map(|b| envelope.pre_behavior = b),
             b"POST" => r.u16().map(|b| envelope.post_behavior = b),
@@ -122,8 +139,8 @@ pub(super) fn parse_envelope(file: &[u8], node: &ChunkNode, dialect: IffDialect,
                 Ok(())
             }),
             _ => Ok(()),
-        }
-        .within(&child_path)?;
+        };
+        read_leniently(warnings, &child_path, result);
     }
-    Ok(envelope)
+    envelope
 }

@@ -24,6 +24,8 @@ pub(super) struct ObjectBuilder {
     icon: Option<Icon>,
     /// A VMPA waiting for the vertex map it describes.
     pending_map_parameters: Option<[i32; 2]>,
+    /// The root's path segment: `FORM`, or `FORM LWO3`.
+    pub root_path: String,
     pub warnings: Vec<Warning>,
 }
 
@@ -39,6 +41,7 @@ impl ObjectBuilder {
             comments: Vec::new(),
             icon: None,
             pending_map_parameters: None,
+            root_path: "FORM".to_owned(),
             warnings: Vec::new(),
         }
     }
@@ -53,30 +56,41 @@ impl ObjectBuilder {
     }
 
     fn path(&self, id: FourCc) -> String {
+        let root = &self.root_path;
         if self.layers.is_empty() || self.kind == LwoKind::Lwob {
-            format!("FORM/{id}")
+            format!("{root}/{id}")
         } else {
-            format!("FORM/LAYR[{}]/{id}", self.layers.len() - 1)
+            format!("{root}/LAYR[{}]/{id}", self.layers.len() - 1)
         }
     }
 
     pub fn read_chunk(&mut self, file: &[u8], node: &ChunkNode) -> Result<()> {
         let path = self.path(node.id);
         let mut r = node.reader(file, crate::formats::reader::Endian::Big);
+        let result = self.read_chunk_data(node, &mut r, &path);
+        if matches!(&node.id.0, b"DESC" | b"TEXT" | b"ICON" | b"BBOX" | b"VMPA") {
+            // Not geometry: a short one is read as far as it goes.
+            super::read_leniently(&mut self.warnings, &path, result);
+            return Ok(());
+        }
+        result.within(&path)
+    }
+
+    fn read_chunk_data(&mut self, node: &ChunkNode, r: &mut Reader<'_>, path: &str) -> Result<()> {
         match &node.id.0 {
-            b"LAYR" => self.read_layer(&mut r),
-            b"PNTS" => self.read_points(&mut r, &path),
-            b"POLS" => self.read_polygons(&mut r, &path),
-            b"CRVS" => self.read_lwob_curves(&mut r, &path),
-            b"PTAG" => self.read_polygon_tags(&mut r, &path),
+            b"LAYR" => self.read_layer(r),
+            b"PNTS" => self.read_points(r, path),
+            b"POLS" => self.read_polygons(r, path),
+            b"CRVS" => self.read_lwob_curves(r, path),
+            b"PTAG" => self.read_polygon_tags(r, path),
             b"TAGS" | b"SRFS" => {
                 while !r.is_empty() {
                     self.tags.push(r.s0()?);
                 }
                 Ok(())
             }
-            b"VMAP" => self.read_vertex_map(&mut r, &path, false),
-            b"VMAD" => self.read_vertex_map(&mut r, &path, true),
+            b"VMAP" => self.read_vertex_map(r, path, false),
+            b"VMAD" => self.read_vertex_map(r, path, true),
             b"BBOX" => {
                 let layer = self.layer();
                 self.layers[layer].bounding_box = Some([r.vec3()?, r.vec3()?]);
@@ -105,7 +119,6 @@ impl ObjectBuilder {
             }
             _ => Ok(()),
         }
-        .within(&path)
     }
 
     fn read_layer(&mut self, r: &mut Reader<'_>) -> Result<()> {
@@ -155,7 +168,10 @@ impl ObjectBuilder {
         let mut vertices = Vec::new();
         let mut dropped = 0usize;
         let first_offset = r.offset();
+        let mut index_in_chunk = 0u32;
         while !r.is_empty() {
+            let record = [r.offset() as u32, index_in_chunk];
+            index_in_chunk += 1;
             let head = r.u16()?;
             let mut count = usize::from(head & 0x03FF);
             let mut flags = head >> 10;
@@ -171,7 +187,7 @@ impl ObjectBuilder {
                 vertices.push(v);
             }
             if in_range {
-                self.layers[layer].polygons.push(kind, flags, &vertices, 0, NONE);
+                self.layers[layer].polygons.push(kind, flags, &vertices, 0, NONE, record);
                 self.surface_refs[layer].push(0);
             } else {
                 dropped += 1;
@@ -184,18 +200,29 @@ impl ObjectBuilder {
     fn read_lwob_polygons(&mut self, r: &mut Reader<'_>, path: &str, layer: usize) -> Result<()> {
         let first_offset = r.offset();
         let mut dropped = 0usize;
+        let mut index_in_chunk = 0u32;
         while !r.is_empty() {
-            self.read_lwob_polygon(r, layer, NONE, 0, &mut dropped)?;
+            self.read_lwob_polygon(r, layer, NONE, 0, &mut dropped, &mut index_in_chunk)?;
         }
         self.report_dropped(path, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
         Ok(())
     }
 
-    fn read_lwob_polygon(&mut self, r: &mut Reader<'_>, layer: usize, detail_of: u32, depth: usize, dropped: &mut usize) -> Result<()> {
+    fn read_lwob_polygon(
+        &mut self,
+        r: &mut Reader<'_>,
+        layer: usize,
+        detail_of: u32,
+        depth: usize,
+        dropped: &mut usize,
+        index_in_chunk: &mut u32,
+    ) -> Result<()> {
         if depth > MAX_DETAIL_DEPTH {
             return Err(ParseError::invalid(r.offset(), format!("detail polygons nested deeper than {MAX_DETAIL_DEPTH} levels")));
         }
         let point_count = self.layers[layer].points.len() as u32;
+        let record = [r.offset() as u32, *index_in_chunk];
+        *index_in_chunk += 1;
         let count = usize::from(r.u16()?);
         let mut vertices = Vec::with_capacity(count.min(r.remaining() / 2));
         for _ in 0..count {
@@ -205,7 +232,7 @@ impl ObjectBuilder {
         let in_range = vertices.iter().all(|&v| v < point_count);
         let me = self.layers[layer].polygons.len() as u32;
         if in_range {
-            self.layers[layer].polygons.push(PolygonKind::Face, 0, &vertices, 0, detail_of);
+            self.layers[layer].polygons.push(PolygonKind::Face, 0, &vertices, 0, detail_of, record);
             self.surface_refs[layer].push(u32::from(surface.unsigned_abs()).wrapping_sub(1));
         } else {
             *dropped += 1;
@@ -214,7 +241,7 @@ impl ObjectBuilder {
             let details = r.u16()?;
             let base = if in_range { me } else { NONE };
             for _ in 0..details {
-                self.read_lwob_polygon(r, layer, base, depth + 1, dropped)?;
+                self.read_lwob_polygon(r, layer, base, depth + 1, dropped, index_in_chunk)?;
             }
         }
         Ok(())
@@ -225,7 +252,10 @@ impl ObjectBuilder {
         let point_count = self.layers[layer].points.len() as u32;
         let first_offset = r.offset();
         let mut dropped = 0;
+        let mut index_in_chunk = 0u32;
         while !r.is_empty() {
+            let record = [r.offset() as u32, index_in_chunk];
+            index_in_chunk += 1;
             let count = usize::from(r.u16()?);
             let mut vertices = Vec::with_capacity(count.min(r.remaining() / 2));
             for _ in 0..count {
@@ -234,7 +264,7 @@ impl ObjectBuilder {
             let surface = r.i16()?;
             let flags = r.u16()?;
             if vertices.iter().all(|&v| v < point_count) {
-                self.layers[layer].polygons.push(PolygonKind::Curve, flags & 0x3, &vertices, 0, NONE);
+                self.layers[layer].polygons.push(PolygonKind::Curve, flags & 0x3, &vertices, 0, NONE, record);
                 self.surface_refs[layer].push(u32::from(surface.unsigned_abs()).wrapping_sub(1));
             } else {
                 dropped += 1;

@@ -1,14 +1,20 @@
 //! LightWave objects: LWOB and LWLO (LightWave 5), LWO2 (6 and later), LWO3 (2018 and later), and modo's
 //! LXOB where its chunks agree with LWO2. Bytes → [`LwoObject`]; no engine types.
 
+pub mod chunks;
 mod clip;
 mod geometry;
 pub mod model;
+pub mod nodes;
+pub mod shading;
 mod surface;
 
+pub use chunks::{read_iff_tree, IffDialect};
 pub use model::*;
+pub use nodes::NodeGraph;
+pub use shading::{shading, SurfaceShading};
 
-use crate::formats::chunk::{read_iff_tree, ChunkNode, ChunkTree, IffDialect};
+use crate::formats::chunk::{ChunkNode, ChunkTree};
 use crate::formats::error::{ErrorKind, ParseError, Result, Warning};
 
 /// Walks the chunk tree and reads the object.
@@ -32,36 +38,43 @@ pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
     let mut surface_nodes: Vec<(String, &ChunkNode)> = Vec::new();
     let mut clip_nodes: Vec<(String, &ChunkNode)> = Vec::new();
     let mut envelope_nodes: Vec<(String, &ChunkNode)> = Vec::new();
-    form.visit("FORM", &mut |path, node| {
-        if path == "FORM" || path.matches('/').count() != 1 {
-            return;
-        }
-        let id = node.form_type.filter(|_| node.id.0 == *b"FORM").unwrap_or(node.id);
-        match &id.0 {
-            b"SURF" => surface_nodes.push((path.to_owned(), node)),
-            b"CLIP" => clip_nodes.push((path.to_owned(), node)),
-            b"ENVL" => envelope_nodes.push((path.to_owned(), node)),
+    for (path, node) in form.child_paths(&form.segment()) {
+        match &node.kind().0 {
+            b"SURF" => surface_nodes.push((path, node)),
+            b"CLIP" => clip_nodes.push((path, node)),
+            b"ENVL" => envelope_nodes.push((path, node)),
             _ => {}
         }
-    });
+    }
+    builder.root_path = form.segment();
     for node in &form.children {
         builder.read_chunk(bytes, node)?;
     }
     let mut surfaces = Vec::with_capacity(surface_nodes.len());
     for (path, node) in surface_nodes {
-        surfaces.push(surface::parse_surface(bytes, node, dialect, &path, &mut builder.warnings)?);
+        surfaces.push(surface::parse_surface(bytes, node, dialect, &path, &mut builder.warnings));
     }
     let mut clips = Vec::with_capacity(clip_nodes.len());
     for (path, node) in clip_nodes {
-        clips.push(clip::parse_clip(bytes, node, dialect, &path)?);
+        clips.push(clip::parse_clip(bytes, node, dialect, &path, &mut builder.warnings));
     }
     let mut envelopes = Vec::with_capacity(envelope_nodes.len());
     for (path, node) in envelope_nodes {
-        envelopes.push(clip::parse_envelope(bytes, node, dialect, &path)?);
+        envelopes.push(clip::parse_envelope(bytes, node, dialect, &path, &mut builder.warnings));
     }
     Ok(builder.finish(surfaces, clips, envelopes))
+}
+
+/// Lenient reading of an optional chunk: an error becomes one warning naming the chunk, and what was
+/// read before it stays (the rest keeps the spec's defaults).
+pub(crate) fn read_leniently(warnings: &mut Vec<Warning>, path: &str, result: Result<()>) {
+    if let Err(error) = result {
+        let message = format!("{}; read as far as it goes, the rest take the spec's defaults", error.kind);
+        warnings.push(Warning::new(path, error.offset, message));
+    }
 }
 
 pub(crate) fn warn(warnings: &mut Vec<Warning>, path: &str, offset: usize, message: impl Into<String>) {
     warnings.push(Warning::new(path, offset, message));
 }
+

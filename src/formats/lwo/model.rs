@@ -117,6 +117,22 @@ impl Layer {
         self.flags & 1 != 0
     }
 
+    /// The layer's morph targets (MORF and SPOT vertex maps), in file order.
+    pub fn morphs(&self) -> Vec<Morph<'_>> {
+        self.vertex_maps
+            .iter()
+            .filter(|m| !m.discontinuous && m.dimension >= 3)
+            .filter_map(|m| {
+                let kind = match &m.kind.0 {
+                    b"MORF" => MorphKind::Relative,
+                    b"SPOT" => MorphKind::Absolute,
+                    _ => return None,
+                };
+                Some(Morph { name: &m.name, kind, map: m })
+            })
+            .collect()
+    }
+
     pub fn vertex_map(&self, kind: &[u8; 4], name: &str, discontinuous: bool) -> Option<&VertexMap> {
         self.vertex_maps
             .iter()
@@ -170,6 +186,11 @@ pub struct Polygons {
     pub smoothing_group: Vec<u32>,
     /// LWOB detail polygons: the polygon they lie on, or `NONE`.
     pub detail_of: Vec<u32>,
+    /// Provenance, so a picked triangle can be traced to its bytes: the absolute file offset of each
+    /// polygon's record (its vertex count) …
+    pub record_offset: Vec<u32>,
+    /// … and its place among the records of its POLS (or CRVS) chunk, dropped records counted.
+    pub index_in_chunk: Vec<u32>,
 }
 
 impl Polygons {
@@ -188,7 +209,8 @@ impl Polygons {
         self.indices.get(a as usize..b as usize).unwrap_or(&[])
     }
 
-    pub fn push(&mut self, kind: PolygonKind, flags: u16, vertices: &[u32], surface: u32, detail_of: u32) {
+    /// Appends a polygon; `record` is where its record sits: absolute byte offset and index in its chunk.
+    pub fn push(&mut self, kind: PolygonKind, flags: u16, vertices: &[u32], surface: u32, detail_of: u32, record: [u32; 2]) {
         if self.starts.is_empty() {
             self.starts.push(0);
         }
@@ -200,6 +222,8 @@ impl Polygons {
         self.part.push(NONE);
         self.smoothing_group.push(0);
         self.detail_of.push(detail_of);
+        self.record_offset.push(record[0]);
+        self.index_in_chunk.push(record[1]);
     }
 }
 
@@ -239,6 +263,50 @@ impl VertexMap {
 
     pub fn is_color(&self) -> bool {
         matches!(&self.kind.0, b"RGB " | b"RGBA")
+    }
+}
+
+/// How a morph map's values move its points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum MorphKind {
+    /// MORF: offsets added to the base positions.
+    Relative,
+    /// SPOT: the positions themselves.
+    Absolute,
+}
+
+/// A morph target of a layer: a MORF or SPOT vertex map seen as per-point displacements.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Morph<'a> {
+    pub name: &'a str,
+    pub kind: MorphKind,
+    pub map: &'a VertexMap,
+}
+
+impl Morph<'_> {
+    /// The points the map names, each with its value as stored (an offset for MORF, a position for SPOT).
+    pub fn values(&self) -> impl Iterator<Item = (u32, [f32; 3])> + '_ {
+        (0..self.map.len()).map(|i| {
+            let v = self.map.value(i);
+            (self.map.points[i], [v[0], v[1], v[2]])
+        })
+    }
+
+    /// One offset per point of `base` (the layer's points): zero where the map names no point, so a
+    /// weight w moves point p to `base[p] + w · offsets[p]` for either kind.
+    pub fn offsets(&self, base: &[[f32; 3]]) -> Vec<[f32; 3]> {
+        let mut out = vec![[0.0; 3]; base.len()];
+        for (point, value) in self.values() {
+            let Some(slot) = out.get_mut(point as usize) else { continue };
+            *slot = match self.kind {
+                MorphKind::Relative => value,
+                MorphKind::Absolute => {
+                    let b = base[point as usize];
+                    [value[0] - b[0], value[1] - b[1], value[2] - b[2]]
+                }
+            };
+        }
+        out
     }
 }
 
@@ -283,6 +351,8 @@ pub struct Surface {
     /// Envelope index per animated parameter (`COLR`, `DIFF`, …), for those that name one.
     pub envelopes: Vec<(FourCc, u32)>,
     pub blocks: Vec<Block>,
+    /// LWO3's node graph (NODS), when the surface has one.
+    pub nodes: Option<crate::formats::lwo::nodes::NodeGraph>,
     /// Whether this surface was named by a tag but never defined by a SURF chunk.
     pub is_default: bool,
 }
@@ -322,6 +392,7 @@ impl Surface {
             outline: None,
             envelopes: Vec::new(),
             blocks: Vec::new(),
+            nodes: None,
             is_default: false,
         }
     }

@@ -1,55 +1,83 @@
 //! SURF chunks: LWOB's fixed-point parameters and \*TEX layers, LWO2's float parameters and BLOKs, and
 //! LWO3's nested form with the same payloads.
 
-use crate::formats::chunk::{ChunkNode, IffDialect};
+use crate::formats::chunk::ChunkNode;
 use crate::formats::error::{Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
 
+use super::chunks::{IffDialect, ANONYMOUS};
 use super::model::*;
-use super::warn;
+use super::{read_leniently, warn};
 
 /// LWOB's "smoothing" flag stands for this angle (89.5°), as every reader of the format agrees.
 const LWOB_SMOOTHING_ANGLE: f32 = 1.56207;
 
-pub(super) fn parse_surface(
-    file: &[u8],
-    node: &ChunkNode,
-    dialect: IffDialect,
-    path: &str,
-    warnings: &mut Vec<Warning>,
-) -> Result<Surface> {
+pub(super) fn parse_surface(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Surface {
+    let mut surface = Surface::new("");
+    let names = surface_names(file, node, dialect, &mut surface).within(path);
+    read_leniently(warnings, path, names);
+    if dialect == IffDialect::Lwob {
+        read_lwob_parameters(file, node, path, &mut surface, warnings);
+        return surface;
+    }
+    for (child_path, child) in node.child_paths(path) {
+        let mut r = child.reader(file, Endian::Big);
+        if child.id == ANONYMOUS {
+            continue;
+        }
+        if child.id.0 == *b"BLOK" {
+            surface.blocks.push(read_block(file, child, &child_path, warnings));
+        } else if child.is_form(b"NODS") {
+            surface.nodes = Some(super::nodes::read_node_graph(file, child, &child_path, warnings));
+        } else if child.id.0 != *b"FORM" {
+            let result = read_lwo2_parameter(child.id, &mut r, &mut surface);
+            check_sub_chunk(warnings, &child_path, child.id, &r, result);
+        }
+    }
+    surface
+}
+
+/// Name and source: LWOB's one name, LWO2's two strings before the sub-chunks, LWO3's anonymous chunk
+/// (or, in files written the older readers' way, the same two strings after eight bytes).
+fn surface_names(file: &[u8], node: &ChunkNode, dialect: IffDialect, surface: &mut Surface) -> Result<()> {
     let mut header = node.reader(file, Endian::Big);
-    let mut surface = match dialect {
-        IffDialect::Lwob => Surface::new(header.s0().within(path)?),
+    match dialect {
+        IffDialect::Lwob => surface.name = header.s0()?,
         IffDialect::Lwo2 => {
-            let mut s = Surface::new(header.s0().within(path)?);
-            s.source = header.s0().within(path)?;
-            s
+            surface.name = header.s0()?;
+            surface.source = header.s0()?;
         }
         IffDialect::Lwo3 => {
-            header.skip(4 + 8).within(path)?;
-            let mut s = Surface::new(header.s0().within(path)?);
-            s.source = header.s0().within(path)?;
-            s
-        }
-    };
-    if dialect == IffDialect::Lwob {
-        read_lwob_parameters(file, node, path, &mut surface)?;
-    } else {
-        for child in &node.children {
-            let child_path = format!("{path}/{}", child.id);
-            let mut r = child.reader(file, Endian::Big);
-            if child.id.0 == *b"BLOK" {
-                surface.blocks.push(read_block(file, child, &child_path)?);
-            } else if child.id.0 != *b"FORM" {
-                read_lwo2_parameter(child.id, &mut r, &mut surface).within(&child_path)?;
-            } else if child.form_type.is_some_and(|t| t.0 == *b"NODS") {
-                warn(warnings, &child_path, child.offset, "node-based surface (NODS) is not evaluated; basic parameters are used");
+            let mut fields = match node.children.first() {
+                Some(first) if first.id == ANONYMOUS => first.reader(file, Endian::Big),
+                _ => {
+                    header.skip(4 + 8)?;
+                    header
+                }
+            };
+            surface.name = fields.s0()?;
+            if !fields.is_empty() {
+                surface.source = fields.s0()?;
             }
         }
     }
-    Ok(surface)
+    Ok(())
+}
+
+/// Sub-chunks with a fixed layout whose extra bytes mean the writer and the spec disagree: one warning.
+/// (Chunks ending in strings, plug-in data or optional envelopes are not checked.)
+const FIXED_LAYOUT: &[&[u8; 4]] = &[b"SIDE", b"SMAN", b"RFOP", b"TROP", b"PROJ", b"AXIS", b"WRAP", b"AAST", b"PIXB", b"STCK", b"ENAB", b"NEGA", b"CSYS"];
+
+/// After reading a sub-chunk with `r`: one warning if it was short (`result` failed), else one if a
+/// fixed-layout chunk left bytes over.
+fn check_sub_chunk(warnings: &mut Vec<Warning>, path: &str, id: FourCc, r: &Reader<'_>, result: Result<()>) {
+    if result.is_err() {
+        read_leniently(warnings, path, result);
+    } else if r.remaining() > 0 && FIXED_LAYOUT.iter().any(|f| **f == id.0) {
+        let message = format!("{} bytes more than the spec's layout of {id}; they are ignored", r.remaining());
+        warn(warnings, path, r.offset(), message);
+    }
 }
 
 /// An optional envelope index after a value; 0 (or nothing left) means none.
@@ -154,9 +182,9 @@ fn read_lwo2_parameter(id: FourCc, r: &mut Reader<'_>, s: &mut Surface) -> Resul
     Ok(())
 }
 
-fn read_block(file: &[u8], node: &ChunkNode, path: &str) -> Result<Block> {
+fn read_block(file: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> Block {
     let Some(header) = node.children.first() else {
-        return Ok(Block::new(BlockKind::Procedural));
+        return Block::new(BlockKind::Procedural);
     };
     let kind = match &header.id.0 {
         b"IMAP" => BlockKind::Image,
@@ -166,10 +194,13 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str) -> Result<Block> {
     };
     let mut block = Block::new(kind);
     let header_path = format!("{path}/{}", header.id);
-    block.ordinal = header.reader(file, Endian::Big).s0().within(&header_path)?;
-    for sub in &header.children {
+    match header.reader(file, Endian::Big).s0() {
+        Ok(ordinal) => block.ordinal = ordinal,
+        Err(e) => read_leniently(warnings, &header_path, Err(e)),
+    }
+    for (sub_path, sub) in header.child_paths(&header_path) {
         let mut r = sub.reader(file, Endian::Big);
-        match &sub.id.0 {
+        let result = match &sub.id.0 {
             b"CHAN" => r.fourcc().map(|c| block.channel = c),
             b"ENAB" => r.u16().map(|v| block.enabled = v != 0),
             b"OPAC" => r.u16().and_then(|t| {
@@ -179,28 +210,17 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str) -> Result<Block> {
             }),
             b"NEGA" => r.u16().map(|v| block.negative = v != 0),
             _ => Ok(()),
-        }
-        .within(&format!("{header_path}/{}", sub.id))?;
+        };
+        check_sub_chunk(warnings, &sub_path, sub.id, &r, result);
     }
-    for attr in node.children.iter().skip(1) {
-        let attr_path = format!("{path}/{}", attr.id);
+    for (attr_path, attr) in node.child_paths(path).into_iter().skip(1) {
         let mut r = attr.reader(file, Endian::Big);
-        match &attr.id.0 {
+        let result = match &attr.id.0 {
             b"TMAP" => {
-                for t in &attr.children {
+                for (t_path, t) in attr.child_paths(&attr_path) {
                     let mut r = t.reader(file, Endian::Big);
-                    match &t.id.0 {
-                        b"CNTR" => block.center = r.vec3()?,
-                        b"SIZE" => block.size = r.vec3()?,
-                        b"ROTA" => block.rotation = r.vec3()?,
-                        b"CSYS" => block.world_coordinates = r.u16()? != 0,
-                        b"OREF" => {
-                            let name = r.s0()?;
-                            block.reference_object = (!name.is_empty() && name != "(none)").then_some(name);
-                        }
-                        b"FALL" => block.falloff = Some((r.u16()?, r.vec3()?)),
-                        _ => {}
-                    }
+                    let result = read_texture_mapping(t.id, &mut r, &mut block);
+                    check_sub_chunk(warnings, &t_path, t.id, &r, result);
                 }
                 Ok(())
             }
@@ -216,12 +236,14 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str) -> Result<Block> {
             b"VMAP" => r.s0().map(|name| block.uv_map = Some(name)),
             b"FUNC" => r.s0().map(|name| block.function = Some(name)),
             b"VALU" => {
-                while r.remaining() >= 4 {
-                    block.procedural_value.push(r.f32()?);
+                while let Some(v) = (r.remaining() >= 4).then(|| r.f32().ok()).flatten() {
+                    block.procedural_value.push(v);
                 }
                 Ok(())
             }
             b"AAST" => r.u16().and_then(|flags| {
+                // Older exporters write the flags alone: the strength then keeps its default, 100%.
+                block.antialiasing = (flags & 1 != 0).then_some(1.0);
                 let strength = r.f32()?;
                 block.antialiasing = (flags & 1 != 0).then_some(strength);
                 Ok(())
@@ -240,39 +262,55 @@ fn read_block(file: &[u8], node: &ChunkNode, path: &str) -> Result<Block> {
             b"FKEY" => {
                 let gradient = block.gradient.get_or_insert_with(Gradient::default);
                 // 20 bytes per key: the input and RGBA.
-                while r.remaining() >= 20 {
-                    gradient.keys.push((r.f32()?, r.vec4()?));
+                while let Some(key) = (r.remaining() >= 20).then(|| Some((r.f32().ok()?, r.vec4().ok()?))).flatten() {
+                    gradient.keys.push(key);
                 }
                 Ok(())
             }
             b"IKEY" => {
                 let gradient = block.gradient.get_or_insert_with(Gradient::default);
-                while r.remaining() >= 2 {
-                    gradient.spans.push(r.u16()?);
+                while let Some(span) = (r.remaining() >= 2).then(|| r.u16().ok()).flatten() {
+                    gradient.spans.push(span);
                 }
                 Ok(())
             }
             _ => Ok(()),
-        }
-        .within(&attr_path)?;
+        };
+        check_sub_chunk(warnings, &attr_path, attr.id, &r, result);
     }
-    Ok(block)
+    block
 }
 
-fn read_lwob_parameters(file: &[u8], node: &ChunkNode, path: &str, s: &mut Surface) -> Result<()> {
+fn read_texture_mapping(id: FourCc, r: &mut Reader<'_>, block: &mut Block) -> Result<()> {
+    match &id.0 {
+        b"CNTR" => block.center = r.vec3()?,
+        b"SIZE" => block.size = r.vec3()?,
+        b"ROTA" => block.rotation = r.vec3()?,
+        b"CSYS" => block.world_coordinates = r.u16()? != 0,
+        b"OREF" => {
+            let name = r.s0()?;
+            block.reference_object = (!name.is_empty() && name != "(none)").then_some(name);
+        }
+        b"FALL" => block.falloff = Some((r.u16()?, r.vec3()?)),
+        _ => {}
+    }
+    Ok(())
+}
+
+fn read_lwob_parameters(file: &[u8], node: &ChunkNode, path: &str, s: &mut Surface, warnings: &mut Vec<Warning>) {
     // The float forms (VDIF…) win over the fixed-point ones whatever their order.
     let mut float_values: Vec<(FourCc, f32)> = Vec::new();
-    for child in &node.children {
-        let child_path = format!("{path}/{}", child.id);
+    for (child_path, child) in node.child_paths(path) {
         let mut r = child.reader(file, Endian::Big);
         let fixed = |r: &mut Reader<'_>| -> Result<f32> { Ok(f32::from(r.i16()?) / 256.0) };
+        let mut read = || -> Result<()> {
         match &child.id.0 {
             b"COLR" => {
                 let [red, green, blue] = [r.u8()?, r.u8()?, r.u8()?].map(|c| f32::from(c) / 255.0);
                 s.color = [red, green, blue];
             }
             b"FLAG" => {
-                let flags = r.u16().within(&child_path)?;
+                let flags = r.u16()?;
                 if flags & 4 != 0 {
                     s.max_smoothing_angle = LWOB_SMOOTHING_ANGLE;
                 }
@@ -292,28 +330,32 @@ fn read_lwob_parameters(file: &[u8], node: &ChunkNode, path: &str, s: &mut Surfa
                     s.additive_transparency = 1.0;
                 }
             }
-            b"LUMI" => s.luminosity = fixed(&mut r).within(&child_path)?,
-            b"DIFF" => s.diffuse = fixed(&mut r).within(&child_path)?,
-            b"SPEC" => s.specular = fixed(&mut r).within(&child_path)?,
-            b"REFL" => s.reflection = fixed(&mut r).within(&child_path)?,
-            b"TRAN" => s.transparency = fixed(&mut r).within(&child_path)?,
-            b"VLUM" | b"VDIF" | b"VSPC" | b"VRFL" | b"VTRN" => float_values.push((child.id, r.f32().within(&child_path)?)),
+            b"LUMI" => s.luminosity = fixed(&mut r)?,
+            b"DIFF" => s.diffuse = fixed(&mut r)?,
+            b"SPEC" => s.specular = fixed(&mut r)?,
+            b"REFL" => s.reflection = fixed(&mut r)?,
+            b"TRAN" => s.transparency = fixed(&mut r)?,
+            b"VLUM" | b"VDIF" | b"VSPC" | b"VRFL" | b"VTRN" => float_values.push((child.id, r.f32()?)),
             b"GLOS" => {
-                let exponent = f32::from(r.u16().within(&child_path)?.max(1));
+                let exponent = f32::from(r.u16()?.max(1));
                 s.glossiness = ((exponent.log2() - 2.0) / 10.0).clamp(0.0, 1.0);
             }
-            b"SMAN" => s.max_smoothing_angle = r.f32().within(&child_path)?,
-            b"RIND" => s.refraction_index = r.f32().within(&child_path)?,
+            b"SMAN" => s.max_smoothing_angle = r.f32()?,
+            b"RIND" => s.refraction_index = r.f32()?,
             b"CTEX" | b"DTEX" | b"STEX" | b"RTEX" | b"TTEX" | b"LTEX" | b"BTEX" => {
-                let name = r.s0().within(&child_path)?;
+                let name = r.s0()?;
                 s.blocks.push(lwob_texture_block(child.id, &name));
             }
             _ => {
                 if let Some(block) = s.blocks.last_mut() {
-                    read_lwob_texture_parameter(child.id, &mut r, block).within(&child_path)?;
+                    read_lwob_texture_parameter(child.id, &mut r, block)?;
                 }
             }
         }
+        Ok(())
+        };
+        let result = read();
+        read_leniently(warnings, &child_path, result);
     }
     for (id, value) in float_values {
         match &id.0 {
@@ -324,7 +366,6 @@ fn read_lwob_parameters(file: &[u8], node: &ChunkNode, path: &str, s: &mut Surfa
             _ => s.transparency = value,
         }
     }
-    Ok(())
 }
 
 fn lwob_texture_block(id: FourCc, name: &str) -> Block {

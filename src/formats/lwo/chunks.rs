@@ -1,0 +1,267 @@
+//! LightWave's nesting grammar for the IFF walker: which chunks hold sub-chunks in LWOB and LWO2, the
+//! nested FORMs of LWO3 with their anonymous `"    "` chunks (lwo-surfaces.md §7a), and the names that
+//! make LWO3 paths readable (`FORM LWO3/FORM SURF "Right"/FORM NODS/…`).
+
+use crate::formats::chunk::{read_iff_tree_with, ChunkNode, ChunkTree, IffGrammar, LengthWidth, Nesting, FORM};
+use crate::formats::error::Result;
+use crate::formats::fourcc::FourCc;
+use crate::formats::reader::{Endian, Reader};
+
+/// The id of LWO3's anonymous chunk: four spaces. It holds the fields LWO2 put before a form's sub-chunks.
+pub const ANONYMOUS: FourCc = FourCc::new(b"    ");
+
+/// How the body of an IFF file nests: LWOB/LWLO SURF chunks have one name, LWO2 ones two, and LWO3
+/// wraps SURF, CLIP and ENVL in FORMs whose elements all have U4 lengths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IffDialect {
+    Lwob,
+    Lwo2,
+    Lwo3,
+}
+
+impl IffDialect {
+    pub fn of(form_type: FourCc) -> Self {
+        match &form_type.0 {
+            b"LWOB" | b"LWLO" => Self::Lwob,
+            b"LWO3" => Self::Lwo3,
+            _ => Self::Lwo2,
+        }
+    }
+}
+
+/// Walks a LightWave file (any IFF file: the form type picks the dialect).
+pub fn read_iff_tree(bytes: &[u8]) -> Result<ChunkTree> {
+    let dialect = bytes.get(8..12).map_or(IffDialect::Lwo2, |t| IffDialect::of(FourCc([t[0], t[1], t[2], t[3]])));
+    read_iff_tree_with(bytes, &LightWaveGrammar { dialect })
+}
+
+struct LightWaveGrammar {
+    dialect: IffDialect,
+}
+
+impl IffGrammar for LightWaveGrammar {
+    fn nesting(&self, ancestors: &[FourCc], index: usize, node: &mut ChunkNode, mut data: Reader<'_>) -> Result<Option<Nesting>> {
+        let start = data.offset();
+        match self.dialect {
+            IffDialect::Lwo3 => {
+                if node.id != FORM {
+                    return Ok(None);
+                }
+                let form_type = data.fourcc()?;
+                node.form_type = Some(form_type);
+                legacy_lwo3_prefix(form_type, &mut data)?;
+                Ok(Some(Nesting { prefix_len: data.offset() - start, children: LengthWidth::U4 }))
+            }
+            IffDialect::Lwob | IffDialect::Lwo2 if ancestors.len() == 1 => {
+                match &node.id.0 {
+                    b"SURF" => {
+                        data.s0()?;
+                        if self.dialect == IffDialect::Lwo2 {
+                            data.s0()?;
+                        }
+                    }
+                    b"CLIP" => data.skip(4)?,
+                    b"ENVL" => {
+                        data.vx()?;
+                    }
+                    _ => return Ok(None),
+                }
+                Ok(Some(Nesting { prefix_len: data.offset() - start, children: LengthWidth::U2 }))
+            }
+            IffDialect::Lwob | IffDialect::Lwo2 => {
+                let parent_is_block = ancestors.last().is_some_and(|p| p.0 == *b"BLOK");
+                let is_block_header = parent_is_block && index == 0 && matches!(&node.id.0, b"IMAP" | b"PROC" | b"GRAD" | b"SHDR");
+                if is_block_header {
+                    data.s0()?;
+                    Ok(Some(Nesting { prefix_len: data.offset() - start, children: LengthWidth::U2 }))
+                } else if matches!(&node.id.0, b"BLOK" | b"TMAP") {
+                    Ok(Some(Nesting { prefix_len: 0, children: LengthWidth::U2 }))
+                } else {
+                    Ok(None)
+                }
+            }
+        }
+    }
+
+    /// Every container below the root is a surface, clip, envelope or their parts: never geometry.
+    fn optional(&self, ancestors: &[FourCc], _node: &ChunkNode) -> bool {
+        !ancestors.is_empty()
+    }
+
+    fn describe(&self, ancestors: &[FourCc], node: &mut ChunkNode, file: &[u8]) {
+        if self.dialect != IffDialect::Lwo3 {
+            return;
+        }
+        if ancestors.is_empty() {
+            node.display = Some(node.label());
+            return;
+        }
+        let Some(form_type) = node.form_type.filter(|_| node.id == FORM) else {
+            return;
+        };
+        for child in &mut node.children {
+            if child.id == ANONYMOUS && child.fields.is_empty() {
+                child.display = Some("(fields)".into());
+                child.fields = anonymous_fields(form_type, child.data(file));
+            }
+        }
+        let name = form_name(form_type, node, file);
+        node.display = Some(match name {
+            Some(name) => format!("FORM {form_type} \"{name}\""),
+            None => format!("FORM {form_type}"),
+        });
+    }
+}
+
+/// Files written by readers' idea of LWO3 (the table in lwo-surfaces.md §7) put LWO2's leading fields
+/// straight after the form type, where LightWave writes an anonymous chunk. A form that starts with no
+/// plausible chunk id is read that way, so such files keep loading.
+fn legacy_lwo3_prefix(form_type: FourCc, data: &mut Reader<'_>) -> Result<()> {
+    let next = data.clone().array::<4>().ok().map(FourCc);
+    if next.is_none_or(|id| id.is_printable()) {
+        return Ok(());
+    }
+    match &form_type.0 {
+        b"SURF" => {
+            data.skip(8)?;
+            data.s0()?;
+            data.s0()?;
+        }
+        b"CLIP" => data.skip(4)?,
+        b"ENVL" => {
+            data.vx()?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The name a form goes by in paths: a surface's name, a clip's index, a still's file, a node's
+/// instance name, an input's name.
+fn form_name(form_type: FourCc, node: &ChunkNode, file: &[u8]) -> Option<String> {
+    let field = |key: &str| node.children.iter().find(|c| c.id == ANONYMOUS)?.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let string_child = |id: &[u8; 4]| {
+        let child = node.children.iter().find(|c| c.id.0 == *id)?;
+        child.reader(file, Endian::Big).s0().ok()
+    };
+    match &form_type.0 {
+        b"SURF" => field("name"),
+        b"CLIP" | b"ENVL" => field("index"),
+        b"STIL" => field("file"),
+        b"NTAG" => string_child(b"NNME"),
+        b"ENTR" => string_child(b"NAME"),
+        _ => None,
+    }
+}
+
+/// Decodes an anonymous chunk by the form it leads (lwo-surfaces.md §7a); bytes it cannot place are
+/// shown in hex.
+pub fn anonymous_fields(form_type: FourCc, data: &[u8]) -> Vec<(String, String)> {
+    let mut r = Reader::big(data, 0);
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
+    match &form_type.0 {
+        b"SURF" => {
+            if let Ok(name) = r.s0() {
+                push("name", name);
+            }
+            if let Ok(source) = r.s0() {
+                push("source", source);
+            }
+        }
+        b"CLIP" | b"ENVL" => {
+            let index = if r.remaining() >= 4 { r.u32().ok() } else { r.vx().ok() };
+            if let Some(index) = index {
+                push("index", index.to_string());
+            }
+        }
+        b"STIL" => {
+            if let Ok(file) = r.s0() {
+                push("file", file);
+            }
+        }
+        b"VALU" => match data.first() {
+            // The inner VALU of a vparam: a count, then that many doubles.
+            Some(0) => {
+                if let Ok(count) = r.u32() {
+                    push("count", count.to_string());
+                    let values: Vec<String> = (0..count.min(16)).map_while(|_| r.f64().ok()).map(|v| format!("{v}")).collect();
+                    push("values", values.join(", "));
+                }
+            }
+            Some(_) => {
+                if let Ok(kind) = r.s0() {
+                    push("type", kind.clone());
+                    match kind.as_str() {
+                        "int" => {
+                            if let Ok(v) = r.u32() {
+                                push("value", (v as i32).to_string());
+                            }
+                        }
+                        "double" => {
+                            if let Ok(v) = r.f64() {
+                                push("value", format!("{v}"));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            None => {}
+        },
+        b"VPRM" => {
+            if let (Ok(count), Ok(envelope)) = (r.u32(), r.u32()) {
+                push("count", count.to_string());
+                push("envelope", envelope.to_string());
+            }
+        }
+        b"VPVL" | b"IMST" => {
+            let mut values = Vec::new();
+            while r.remaining() >= 4 {
+                values.push(format!("{}", r.f32().unwrap_or_default()));
+            }
+            push("values", values.join(", "));
+        }
+        _ => {}
+    }
+    if out.is_empty() && !data.is_empty() {
+        let hex: Vec<String> = data.iter().take(32).map(|b| format!("{b:02X}")).collect();
+        out.push(("bytes".to_owned(), hex.join(" ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(form_type: &[u8; 4], data: &[u8]) -> Vec<(String, String)> {
+        anonymous_fields(FourCc::new(form_type), data)
+    }
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn anonymous_chunks_decode_by_the_form_they_lead() {
+        assert_eq!(fields(b"SURF", b"Right\0Src\0"), pairs(&[("name", "Right"), ("source", "Src")]));
+        assert_eq!(fields(b"CLIP", &[0, 0, 0, 7]), pairs(&[("index", "7")]));
+        assert_eq!(fields(b"ENVL", &[0, 3]), pairs(&[("index", "3")]));
+        assert_eq!(fields(b"STIL", b"Images/a.png\0\0"), pairs(&[("file", "Images/a.png")]));
+        assert_eq!(fields(b"VALU", b"int\0\xFF\xFF\xFF\xFE"), pairs(&[("type", "int"), ("value", "-2")]));
+        let mut double = b"double\0\0".to_vec();
+        double.extend(0.25f64.to_be_bytes());
+        assert_eq!(fields(b"VALU", &double), pairs(&[("type", "double"), ("value", "0.25")]));
+        let mut inner = 2u32.to_be_bytes().to_vec();
+        inner.extend(0.5f64.to_be_bytes());
+        inner.extend(1.0f64.to_be_bytes());
+        assert_eq!(fields(b"VALU", &inner), pairs(&[("count", "2"), ("values", "0.5, 1")]));
+        let mut vpvl = [1.0f32, 2.0].iter().flat_map(|v| v.to_be_bytes()).collect::<Vec<u8>>();
+        vpvl.extend([0, 0]);
+        assert_eq!(fields(b"VPVL", &vpvl), pairs(&[("values", "1, 2")]));
+        assert_eq!(fields(b"XYZW", &[1, 2]), pairs(&[("bytes", "01 02")]));
+        // A VALU count far beyond the chunk shows what is there, never allocates by the count.
+        assert_eq!(fields(b"VALU", &[0, 0xFF, 0xFF, 0xFF]), pairs(&[("count", "16777215"), ("values", "")]));
+    }
+}
