@@ -139,11 +139,43 @@ impl Scene {
     fn describe_lightwave(
         &self,
         file: &super::SceneFile,
-        layer: usize,
+        layer_index: usize,
         origin: &TriangleOrigin,
         field: &mut impl FnMut(&str, String),
     ) -> Option<String> {
-        let _ = (file, layer, origin, field);
-        None
+        let Model::Lwo(object) = &file.document.as_deref()?.model else { return None };
+        let layer = object.layers.get(layer_index)?;
+        let polygons = &layer.polygons;
+        // The mesh counts polygons in the layer; the origin, in their chunk.
+        let p = polygons.record_offset.iter().position(|&o| o as usize == origin.bytes.start)?;
+        let name = if layer.name.is_empty() { String::new() } else { format!(" \"{}\"", layer.name) };
+        field("layer", format!("{}{name} (layer {layer_index} of the file)", layer.number));
+        field("polygon", format!("{} in {} (bytes {}..{})", origin.record, origin.chunk_path, origin.bytes.start, origin.bytes.end));
+        field("type", format!("{:?}, flags 0x{:X}", polygons.kind[p], polygons.flags[p]));
+        let surface = polygons.surface[p];
+        let surface_name = object.surfaces.get(surface as usize).map_or("(none)", |s| s.name.as_str());
+        field("surface", format!("{surface_name} (PTAG SURF tag {surface})"));
+        field("smoothing group", polygons.smoothing_group[p].to_string());
+        for (k, &v) in polygons.vertices(p).iter().enumerate() {
+            let mut value = format!("point {v}");
+            if let Some(position) = layer.points.get(v as usize) {
+                value.push_str(&format!(" {}", vector(*position)));
+            }
+            // Each map's value at the corner: the VMAD entry for this polygon where one exists, else the VMAP's.
+            for map in layer.vertex_maps.iter().filter(|m| matches!(&m.kind.0, b"TXUV" | b"RGB " | b"RGBA")) {
+                let entry = if map.discontinuous {
+                    map.points.iter().zip(&map.polygons).position(|(&pt, &poly)| pt == v && poly as usize == p)
+                } else {
+                    map.points.iter().position(|&pt| pt == v)
+                };
+                if let Some(entry) = entry {
+                    let kind = if map.discontinuous { "VMAD" } else { "VMAP" };
+                    let values: Vec<String> = map.value(entry).iter().map(|c| format!("{c:.3}")).collect();
+                    value.push_str(&format!(", {kind} {} \"{}\" ({})", map.kind, map.name, values.join(", ")));
+                }
+            }
+            field(&format!("corner {k}"), value);
+        }
+        Some(format!("{} · layer {} · polygon {}", file_name(&file.path), layer.number, origin.record))
     }
 }

@@ -30,7 +30,23 @@ impl Scene {
         let record = *mesh.data.triangle_records.get(triangle)?;
         let file = self.files.get(source.file)?;
         match source.kind {
-            RecordKind::LwoPolygon { .. } => None,
+            RecordKind::LwoPolygon { layer } => {
+                let document = file.document.as_deref()?;
+                let Model::Lwo(object) = &document.model else { return None };
+                let polygons = &object.layers.get(layer)?.polygons;
+                let at = *polygons.record_offset.get(record as usize)? as usize;
+                let (chunk_path, node) = deepest_chunk_at(&document.tree.paths(), at)?;
+                let chunk = node.data_range();
+                // A record ends where the next one of its chunk starts, the last one at the chunk's end.
+                let end = polygons.record_offset.iter().map(|&o| o as usize).filter(|&o| o > at && o < chunk.end).min().unwrap_or(chunk.end);
+                Some(TriangleOrigin {
+                    file: source.file,
+                    chunk_path,
+                    chunk_data: chunk,
+                    record: *polygons.index_in_chunk.get(record as usize)?,
+                    bytes: at..end,
+                })
+            }
             RecordKind::WmoTriangle { .. } => {
                 let document = file.document.as_deref()?;
                 let (chunk_path, node) = document.tree.paths().into_iter().find_map(|(path, node)| {

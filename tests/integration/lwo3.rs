@@ -9,7 +9,7 @@ use lwo_wmo_viewer::formats::lwo::shading::{AlphaMode, ShadingSource, TextureSlo
 use lwo_wmo_viewer::formats::lwo::{self, ClipSource, LwoObject, MorphKind, Projection, Wrap};
 use lwo_wmo_viewer::mesh::lwo::{build, BuildOptions};
 
-fn content_root() -> PathBuf {
+pub fn content_root() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018");
     assert!(
         root.join("Objects").is_dir(),

@@ -108,3 +108,39 @@ fn doodad_instances_share_one_model_and_every_file_is_kept_with_its_bytes() {
     assert_eq!(barrel_meshes.len(), units);
     assert!(scene.nodes.iter().filter(|n| n.draw.is_some_and(|d| scene.meshes[d.mesh].label.starts_with("M2Model0/"))).count() > units);
 }
+
+/// Every LightWave triangle leads to its polygon's POLS record: the record lies inside the chunk and
+/// its count field says as many corners as the polygon has.
+fn lightwave_triangles_lead_to_their_pols_records(path: &std::path::Path) -> usize {
+    let scene = scene_of(path);
+    let checked = every_triangle_maps_into_its_chunk(&scene);
+    let Some(Model::Lwo(object)) = scene.files[0].document.as_deref().map(|d| &d.model) else { panic!("{} is not LightWave", path.display()) };
+    for (m, mesh) in scene.meshes.iter().enumerate() {
+        let Some(RecordKind::LwoPolygon { layer }) = mesh.source.map(|s| s.kind) else { continue };
+        let polygons = &object.layers[layer].polygons;
+        for t in 0..mesh.data.triangle_count() {
+            let origin = scene.triangle_origin(m, t).unwrap();
+            let chunk = origin.chunk_path.rsplit('/').next().unwrap();
+            assert!(chunk == "POLS" || chunk.starts_with("POLS["), "{}: {}", path.display(), origin.chunk_path);
+            let p = mesh.data.triangle_records[t] as usize;
+            let bytes = &scene.files[0].bytes[origin.bytes.clone()];
+            let count = usize::from(u16::from_be_bytes([bytes[0], bytes[1]]) & 0x3FF);
+            assert_eq!(count, polygons.vertices(p).len(), "{} {} triangle {t}", path.display(), mesh.label);
+            assert!(scene.describe_triangle(m, t).is_some(), "{} {} triangle {t}", path.display(), mesh.label);
+        }
+    }
+    checked
+}
+
+#[test]
+fn every_lightwave_triangle_of_the_corpus_leads_to_its_pols_record() {
+    let mut files = crate::lwo::corpus_files();
+    files.push(asset("square-with-detail.lwo"));
+    let objects = crate::lwo3::content_root().join("Objects");
+    files.extend(std::fs::read_dir(&objects).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "lwo")));
+    let mut triangles = 0;
+    for path in &files {
+        triangles += lightwave_triangles_lead_to_their_pols_records(path);
+    }
+    assert!(triangles > 10_000, "{triangles} triangles checked over {} files", files.len());
+}
