@@ -46,15 +46,28 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
             }
         })
         .collect();
+    // Normal maps need tangents, which only the meshes drawn with one get.
+    let mut needs_tangents = vec![false; description.meshes.len()];
+    for draw in description.nodes.iter().filter_map(|n| n.draw) {
+        if description.materials[draw.material].normal_map_texture.is_some() {
+            needs_tangents[draw.mesh] = true;
+        }
+    }
     // The vertex data moves into Bevy's meshes; the description keeps each triangle's source record.
     let meshes: Vec<Handle<Mesh>> = description
         .meshes
         .iter_mut()
-        .map(|m| {
+        .zip(needs_tangents)
+        .map(|(m, tangents)| {
             let topology = m.data.topology;
             let mut data = std::mem::replace(&mut m.data, MeshData::new(topology));
             m.data.triangle_records = std::mem::take(&mut data.triangle_records);
-            ctx.add_labeled_asset(m.label.clone(), to_bevy_mesh(data))
+            let mut mesh = to_bevy_mesh(data);
+            if tangents {
+                // Without UVs there are no tangents to make; the normal map then has no effect.
+                let _ = mesh.generate_tangents();
+            }
+            ctx.add_labeled_asset(m.label.clone(), mesh)
         })
         .collect();
 
@@ -118,6 +131,14 @@ fn standard_material(m: &scene::Material, images: &[Handle<Image>]) -> StandardM
     StandardMaterial {
         base_color: Color::srgba(r, g, b, a),
         base_color_texture: m.base_color_texture.map(|t| images[t.texture].clone()),
+        normal_map_texture: m.normal_map_texture.map(|t| images[t.texture].clone()),
+        emissive_texture: m.emissive_texture.map(|t| images[t.texture].clone()),
+        clearcoat: m.clearcoat,
+        clearcoat_perceptual_roughness: m.clearcoat_roughness,
+        specular_transmission: m.specular_transmission,
+        diffuse_transmission: m.diffuse_transmission,
+        thickness: m.thickness,
+        ior: m.ior,
         emissive: LinearRgba::rgb(er, eg, eb),
         perceptual_roughness: m.perceptual_roughness,
         metallic: m.metallic,

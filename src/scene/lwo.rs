@@ -2,7 +2,8 @@
 //! lists them in) with one mesh per surface, detail polygons drawn over their base, lines and points;
 //! surfaces as PBR materials with their colour images found under the content root.
 
-use crate::formats::lwo::{LwoObject, Surface, Wrap};
+use crate::formats::lwo::shading::{shading, AlphaMode as ShadingAlpha, ShadingSource, SurfaceShading, TextureSlot};
+use crate::formats::lwo::{Surface, Wrap};
 use crate::formats::Model;
 use crate::mesh::coords::lwo_to_bevy;
 use crate::mesh::lwo::build as build_meshes;
@@ -30,9 +31,43 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
     let mut textures = TextureSet::default();
     let mut surface_materials = Vec::with_capacity(object.surfaces.len());
     for (i, surface) in object.surfaces.iter().enumerate() {
-        let (texture, info_texture) = surface_texture(source, &object_path, object, i, &mut textures, &owner, &mut scene.warnings);
-        surface_materials.push(scene.add_material(surface_material(surface, i, texture)));
-        scene.material_infos.push(MaterialInfo { name: surface.name.clone(), parameters: surface_parameters(surface), texture: info_texture });
+        let shaded = shading(surface, object);
+        for note in &shaded.notes {
+            scene.warnings.push(Diagnostic::new(DiagnosticKind::Unsupported, &owner, format!("surface {}: {note}", surface.name)));
+        }
+        let mut slot_texture = |slot: TextureSlot, scene: &mut Scene| {
+            let texture = shaded.texture(slot)?;
+            let name = texture.file.clone().or_else(|| texture.clip.and_then(|c| object.clip(c)).and_then(|c| c.source.file_name()))?;
+            let repeat = texture.wrap.map(|w| matches!(w, Wrap::Repeat | Wrap::Mirror));
+            let located = find_lightwave_image(source, &object_path, &name).map(|path| Located { source, path }).ok_or_else(|| "not found".to_owned());
+            let label = if slot == TextureSlot::BaseColor { ModelLabel::Texture(i).to_string() } else { format!("{}/{slot:?}", ModelLabel::Texture(i)) };
+            let (texture, found) = textures.get(
+                &format!("surface {i} {slot:?}"),
+                label,
+                &name,
+                located,
+                ImageFormat::ByExtension,
+                Sampler { repeat, nearest: false },
+                &owner,
+                &mut scene.warnings,
+            );
+            Some((texture, name, found))
+        };
+        let base_texture = slot_texture(TextureSlot::BaseColor, &mut scene);
+        let normal_texture = slot_texture(TextureSlot::Normal, &mut scene).map(|(t, _, _)| t);
+        let emissive_texture = slot_texture(TextureSlot::Emissive, &mut scene).map(|(t, _, _)| t);
+        let material = Material {
+            normal_map_texture: normal_texture,
+            emissive_texture,
+            ..surface_material(&shaded, i, base_texture.as_ref().map(|(t, _, _)| *t))
+        };
+        surface_materials.push(scene.add_material(material));
+        let mut parameters = surface_parameters(surface);
+        parameters.insert(0, ("shading".to_owned(), shading_summary(&shaded)));
+        if let Some(graph) = &surface.nodes {
+            parameters.extend(graph.describe().into_iter().map(|line| ("node".to_owned(), line)));
+        }
+        scene.material_infos.push(MaterialInfo { name: surface.name.clone(), parameters, texture: base_texture.map(|(_, name, found)| (name, found)) });
     }
     let line_material = scene.add_material(Material::flat(ModelLabel::OverlayMaterial("Lines").to_string(), [0.9, 0.9, 0.6]));
     let mut detail_materials: Vec<Option<usize>> = vec![None; surface_materials.len()];
@@ -138,79 +173,42 @@ pub fn find_lightwave_image(source: &dyn FileSource, object_path: &str, neutral_
         .or_else(|| source.find(&join(object_dir, bare)))
 }
 
-/// The surface's colour image, decoded; a missing or unreadable one is the placeholder and a warning.
-fn surface_texture(
-    source: &dyn FileSource,
-    object_path: &str,
-    object: &LwoObject,
-    surface_index: usize,
-    textures: &mut TextureSet,
-    owner: &str,
-    warnings: &mut Vec<Diagnostic>,
-) -> (Option<TextureRef>, Option<(String, bool)>) {
-    let surface = &object.surfaces[surface_index];
-    let Some(block) = surface.color_map() else { return (None, None) };
-    let name = match (&block.image_file, object.clip(block.image)) {
-        (Some(file), _) => file.clone(),
-        (None, Some(clip)) => match clip.source.file_name() {
-            Some(name) => name,
-            None => return (None, None),
-        },
-        (None, None) if block.image == 0 => return (None, None),
-        (None, None) => {
-            warnings.push(Diagnostic::new(
-                DiagnosticKind::Format,
-                owner,
-                format!("surface {}: image block names clip {}, which does not exist", surface.name, block.image),
-            ));
-            return (Some(TextureRef { texture: textures.placeholder() }), Some((format!("clip {}", block.image), false)));
-        }
-    };
-    let repeat = block.wrap.map(|w| matches!(w, Wrap::Repeat | Wrap::Mirror));
-    let located = find_lightwave_image(source, object_path, &name).map(|path| Located { source, path }).ok_or_else(|| "not found".to_owned());
-    let (texture, found) = textures.get(
-        &format!("surface {surface_index}"),
-        ModelLabel::Texture(surface_index).to_string(),
-        &name,
-        located,
-        ImageFormat::ByExtension,
-        Sampler { repeat, nearest: false },
-        owner,
-        warnings,
-    );
-    (Some(texture), Some((name, found)))
-}
-
-/// LightWave surface → PBR: colour × diffuse as base, luminosity as emission, glossiness as smoothness,
-/// specular as reflectance, transparency as alpha (additive when ADTR is set), SIDE 3 without culling.
-fn surface_material(surface: &Surface, index: usize, texture: Option<TextureRef>) -> Material {
-    let [r, g, b] = surface.color;
-    let d = surface.diffuse.clamp(0.0, 1.0);
-    let alpha = (1.0 - surface.transparency).clamp(0.0, 1.0);
-    let alpha_mode = if surface.additive_transparency > 0.0 && surface.transparency > 0.0 {
-        AlphaMode::Add
-    } else if surface.transparency > 0.0 {
-        AlphaMode::Blend
-    } else {
-        AlphaMode::Opaque
-    };
-    let lumi = surface.luminosity.max(0.0);
+/// A LightWave surface's evaluated shading (its node material, or the basic parameters: colour ×
+/// diffuse as base, luminosity as emission, glossiness as roughness, specular as reflectance,
+/// transparency as alpha, additive when ADTR is set, SIDE 3 without culling) → the neutral material.
+fn surface_material(shaded: &SurfaceShading, index: usize, texture: Option<TextureRef>) -> Material {
+    let [r, g, b] = shaded.base_color;
+    let d = shaded.diffuse;
     Material {
-        base_color: [r * d, g * d, b * d, alpha],
+        base_color: [r * d, g * d, b * d, shaded.alpha],
         base_color_texture: texture,
-        emissive: [r, g, b].map(|c| srgb_to_linear(c) * lumi),
-        perceptual_roughness: (1.0 - surface.glossiness).clamp(0.08, 1.0),
-        reflectance: surface.specular.clamp(0.0, 1.0),
-        metallic: 0.0,
-        alpha_mode,
-        double_sided: surface.double_sided(),
+        emissive: shaded.emissive,
+        perceptual_roughness: shaded.roughness,
+        reflectance: shaded.reflectance,
+        metallic: shaded.metallic,
+        alpha_mode: match shaded.alpha_mode {
+            ShadingAlpha::Opaque => AlphaMode::Opaque,
+            ShadingAlpha::Blend => AlphaMode::Blend,
+            ShadingAlpha::Add => AlphaMode::Add,
+            ShadingAlpha::Mask(cutoff) => AlphaMode::Mask(cutoff),
+        },
+        double_sided: shaded.double_sided,
+        clearcoat: shaded.clearcoat,
+        clearcoat_roughness: shaded.clearcoat_roughness,
+        specular_transmission: shaded.transmission,
+        diffuse_transmission: shaded.diffuse_transmission,
+        thickness: shaded.thickness,
+        ior: shaded.ior,
         ..Material::new(ModelLabel::Surface(index).to_string())
     }
 }
 
-/// One sRGB channel to linear, as colour libraries do.
-pub(crate) fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+fn shading_summary(s: &SurfaceShading) -> String {
+    let source = match s.source {
+        ShadingSource::Nodes => "node material",
+        ShadingSource::Basic => "basic parameters",
+    };
+    format!("{source}: base {:.3} {:.3} {:.3}, metallic {:.2}, roughness {:.2}, alpha {:.2}", s.base_color[0], s.base_color[1], s.base_color[2], s.metallic, s.roughness, s.alpha)
 }
 
 fn surface_parameters(s: &Surface) -> Vec<(String, String)> {

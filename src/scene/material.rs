@@ -38,6 +38,9 @@ pub struct Material {
     /// sRGB colour and alpha.
     pub base_color: [f32; 4],
     pub base_color_texture: Option<TextureRef>,
+    /// A tangent-space normal map (LightWave node materials).
+    pub normal_map_texture: Option<TextureRef>,
+    pub emissive_texture: Option<TextureRef>,
     /// Linear RGB.
     pub emissive: [f32; 3],
     pub perceptual_roughness: f32,
@@ -49,6 +52,13 @@ pub struct Material {
     pub fog: bool,
     /// Drawn over coplanar geometry (LightWave detail polygons).
     pub depth_bias: f32,
+    pub clearcoat: f32,
+    pub clearcoat_roughness: f32,
+    /// Refraction (specular transmission) and translucency (diffuse transmission), 0–1.
+    pub specular_transmission: f32,
+    pub diffuse_transmission: f32,
+    pub thickness: f32,
+    pub ior: f32,
     /// WMO and M2 materials: drawn by the game's blend pass instead of the plain PBR one.
     pub game_pass: Option<GamePass>,
 }
@@ -60,6 +70,8 @@ impl Material {
             label: label.into(),
             base_color: [1.0, 1.0, 1.0, 1.0],
             base_color_texture: None,
+            normal_map_texture: None,
+            emissive_texture: None,
             emissive: [0.0; 3],
             perceptual_roughness: 0.5,
             metallic: 0.0,
@@ -69,6 +81,12 @@ impl Material {
             unlit: false,
             fog: true,
             depth_bias: 0.0,
+            clearcoat: 0.0,
+            clearcoat_roughness: 0.5,
+            specular_transmission: 0.0,
+            diffuse_transmission: 0.0,
+            thickness: 0.0,
+            ior: 1.5,
             game_pass: None,
         }
     }

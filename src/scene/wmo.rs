@@ -333,7 +333,7 @@ fn build_materials(scene: &mut Scene, root: Option<&WmoRoot>, data: Option<&dyn 
         let base_color = if found { [1.0; 4] } else { [r, g, b, if blend.writes_depth() { 1.0 } else { a }] };
         let emissive = if m.has(WmoMaterialRecord::EMISSIVE_AT_NIGHT) {
             let [er, eg, eb, _] = m.emissive.rgba_f32();
-            [er, eg, eb].map(super::lwo::srgb_to_linear)
+            crate::formats::lwo::shading::srgb_to_linear([er, eg, eb])
         } else {
             [0.0; 3]
         };

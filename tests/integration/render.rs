@@ -196,3 +196,16 @@ fn doodads_whose_models_are_missing_keep_their_markers_with_a_warning() {
     assert!(stderr.contains("doodad World\\Generic\\Lamp.m2"), "{stderr}");
     compare_with_baseline("courtyard-top-markers.png", &out);
 }
+
+/// Real LightWave 2018 objects whose surfaces exist only as node graphs: the six Standard nodes'
+/// colours of Cube04, and Cube06's Image node with its UV grid from the content folder's Images/.
+#[test]
+fn lightwave_2018_node_materials_match_baselines() {
+    let dir = scratch("render-lw2018");
+    let objects = crate::lwo3::content_root().join("Objects");
+    for (file, baseline) in [("Cube04-MultipleStandard.lwo", "lw2018-cube04-node-colours.png"), ("Cube06-UVTextureMapStandard.lwo", "lw2018-cube06-uv-grid.png")] {
+        let out = dir.join(baseline);
+        render(&objects.join(file), &out, &[]);
+        compare_with_baseline(baseline, &out);
+    }
+}
