@@ -413,12 +413,11 @@ fn chunk_node(
         let holds_selection = state.selected.as_ref().is_some_and(|(f, p)| *f == file && p.starts_with(path) && p != path);
         let header = egui::CollapsingHeader::new(egui::RichText::new(text).monospace())
             .id_salt(("chunk", file, path))
-            .default_open(path == "FORM")
+            .default_open(!path.contains('/'))
             .open((state.reveal && holds_selection).then_some(true));
         let response = header.show(ui, |ui| {
-            let mut counts = std::collections::HashMap::new();
-            for child in &node.children {
-                let child_path = crate::formats::chunk::child_path(path, child.id, &mut counts);
+            // The same paths the format layer gives (LWO3 forms by their names), so a pick's chunk matches.
+            for (child_path, child) in node.child_paths(path) {
                 chunk_node(ui, file, document, &child_path, child, state, actions);
             }
         });
@@ -428,7 +427,7 @@ fn chunk_node(
     }
     if selected {
         egui::Frame::group(ui.style()).show(ui, |ui| {
-            for (k, v) in chunk_fields(document, path, node) {
+            for (k, v) in chunk_fields(document, node) {
                 ui.label(format!("{k}: {v}"));
             }
             ui.label(hex_job(&state.hex, state.hex_base, state.picked.as_ref().map(|p| p.bytes.clone())));
@@ -484,20 +483,37 @@ pub fn hex_dump(bytes: &[u8], base: usize) -> String {
 }
 
 /// Decoded fields of the chunks the parsers know, found through the model.
-pub fn chunk_fields(document: &Document, path: &str, node: &ChunkNode) -> Vec<(String, String)> {
+pub fn chunk_fields(document: &Document, node: &ChunkNode) -> Vec<(String, String)> {
     let mut out = vec![("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)), ("length".to_owned(), node.length.to_string())];
-    let last = path.rsplit('/').next().unwrap_or(path);
-    let (id, index) = match last.split_once('[') {
-        Some((id, rest)) => (id, rest.trim_end_matches(']').parse::<usize>().unwrap_or(0)),
-        None => (last, 0),
-    };
+    out.extend(node.fields.iter().cloned());
+    // The model item a chunk made is found through the tree itself (the how-many-th chunk of its
+    // kind), not by reading an index back out of the path text.
+    let kind = node.kind().to_string();
+    let index = nth_of_kind(&document.tree, node);
     match &document.model {
-        Model::Lwo(object) => lwo_fields(object, id, index, &mut out),
-        Model::WmoRoot(root) => wmo_root_fields(root, id, &mut out),
-        Model::WmoGroup(group) => wmo_group_fields(group, id, &mut out),
+        Model::Lwo(object) => lwo_fields(object, &kind, index, &mut out),
+        Model::WmoRoot(root) => wmo_root_fields(root, &kind, &mut out),
+        Model::WmoGroup(group) => wmo_group_fields(group, &kind, &mut out),
         Model::M2(_) => {}
     }
     out
+}
+
+/// How many chunks of `node`'s kind (a form's type, else its id) come before it in the file.
+fn nth_of_kind(tree: &crate::formats::ChunkTree, node: &ChunkNode) -> usize {
+    let mut count = 0;
+    let mut found = None;
+    for (path, root) in tree.paths() {
+        root.visit(&path, &mut |_, n| {
+            if found.is_none() && n.kind() == node.kind() {
+                if std::ptr::eq(n, node) {
+                    found = Some(count);
+                }
+                count += 1;
+            }
+        });
+    }
+    found.unwrap_or(0)
 }
 
 fn lwo_fields(object: &LwoObject, id: &str, index: usize, out: &mut Vec<(String, String)>) {
@@ -515,7 +531,8 @@ fn lwo_fields(object: &LwoObject, id: &str, index: usize, out: &mut Vec<(String,
             }
         }
         "SURF" => {
-            if let Some(s) = object.surfaces.get(index) {
+            // Surfaces the file defines come first; tags without a SURF chunk follow with defaults.
+            if let Some(s) = object.surfaces.iter().filter(|s| !s.is_default).nth(index) {
                 push("name", s.name.clone());
                 push("colour", format!("{:.3?}", s.color));
                 push("diffuse", format!("{:.3}", s.diffuse));

@@ -140,3 +140,68 @@ fn an_m2_lists_its_header_arrays_in_place_of_chunks_and_its_texture_units_as_par
     assert!(text.contains("header field at 0x3C: count 52"), "the selected array's fields: {text}");
     assert!(text.contains("Unit 2: submesh 2"), "{text}");
 }
+
+/// The panel over a scene the library built from a real file, with `selected` chunk opened.
+fn draw_scene(path: &std::path::Path, selected: &str) -> String {
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(path);
+    let description = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
+    let parts = description.parts.len();
+    let model = ModelAsset { scene: Handle::default(), description, meshes: Vec::new(), standard_materials: Vec::new(), wmo_materials: Vec::new() };
+    let ctx = egui::Context::default();
+    let mut state = PanelState { selected: Some((0, selected.to_owned())), reveal: true, ..Default::default() };
+    let mut toggles = ViewToggles { parts: vec![true; parts], ..Default::default() };
+    let input = PanelInput { model: Some(&model), current_path: None, loading: None, error: None, load_time_ms: None, dialog_open: false };
+    let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 8000.0))), ..Default::default() };
+    let mut text = String::new();
+    for _ in 0..2 {
+        let mut output = ctx.run_ui(raw.clone(), |ui| {
+            state.reveal = true;
+            inspector(ui.ctx(), &input, &mut state, &mut toggles, &mut ViewOptions::default());
+        });
+        output.textures_delta.clear();
+        text = texts(&output.shapes);
+    }
+    text
+}
+
+#[test]
+fn a_lightwave_file_with_several_layers_shows_each_layer_and_its_decoded_chunk() {
+    let file = std::path::Path::new("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo");
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(file);
+    let scene = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
+    assert!(scene.parts.len() > 1, "hierarchy.lwo has several layers");
+    let text = draw_scene(file, "FORM/LAYR[1]");
+    for part in &scene.parts {
+        assert!(text.contains(&part.name), "layer {} not listed: {text}", part.name);
+    }
+    let Some(lwo_wmo_viewer::formats::Model::Lwo(object)) = scene.files[0].document.as_deref().map(|d| &d.model) else { panic!() };
+    let second = &object.layers[1];
+    assert!(text.contains(&format!("number: {}", second.number)) && text.contains(&format!("name: {}", second.name)), "{text}");
+    assert!(text.contains(&format!("points: {}", second.points.len())), "{text}");
+}
+
+#[test]
+fn lwo3_surfaces_show_by_name_with_their_fields_and_node_graph() {
+    let file = crate::lwo3::content_root().join("Objects/Cube04-MultipleStandard.lwo");
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(&file);
+    let scene = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
+    let document = scene.files[0].document.clone().unwrap();
+    // The surface form named Back, by the path the format layer gives it.
+    let mut back = None;
+    for (path, root) in document.tree.paths() {
+        root.visit(&path, &mut |p, node| {
+            if back.is_none() && node.is_form(b"SURF") && node.label().contains("\"Back\"") {
+                back = Some(p.to_owned());
+            }
+        });
+    }
+    let back = back.expect("a FORM SURF named Back");
+    assert!(back.starts_with("FORM LWO3/FORM SURF \"Back\""), "{back}");
+    let text = draw_scene(&file, &back);
+    assert!(text.contains("FORM SURF \"Back\""), "{text}");
+    assert!(text.contains("name: Back"), "the selected surface's decoded fields: {text}");
+    let back_material = scene.material_infos.iter().find(|m| m.name == "Back").unwrap();
+    let shading = &back_material.parameters.iter().find(|(k, _)| k == "shading").unwrap().1;
+    assert!(shading.starts_with("node material: base 0.000 0.502 0.000"), "{shading}");
+    assert!(back_material.parameters.iter().any(|(k, v)| k == "node" && v.contains("Principled BSDF")), "{:?}", back_material.parameters);
+}
