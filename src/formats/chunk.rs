@@ -1,8 +1,9 @@
 //! The chunk layer shared by both formats: a walk of the file into a tree of `{id, offset, length,
 //! children}` nodes. Lengths are checked against their parent here, once, so every parser that builds on
 //! the tree can slice chunk data without re-checking, and the inspector can show a file even when a
-//! later parse step rejects it. The walker knows no format: each IFF-based one brings an [`IffGrammar`]
-//! that says which chunks hold others (LightWave's is in `lwo::chunks`).
+//! later parse step rejects it. The walkers know no format: each IFF-based one brings an [`IffGrammar`]
+//! that says which chunks hold others (LightWave's is in `lwo::chunks`), and a little-endian chunk
+//! format a rule for its containers (WMO's is in `wmo::chunks`). A walk that breaks keeps what it read.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -16,8 +17,9 @@ pub const MAX_DEPTH: usize = 32;
 
 pub const FORM: FourCc = FourCc::new(b"FORM");
 
-/// Kept where the callers of the old walker import it from: an IFF file is a LightWave file here.
+/// Kept where the callers of the old walkers import them from; each format's grammar lives in its module.
 pub use super::lwo::read_iff_tree;
+pub use super::wmo::chunks::read_wmo_tree;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ChunkNode {
@@ -222,6 +224,22 @@ pub trait IffGrammar {
 
 /// Walks an IFF file (`FORM` + U4 length + type, then chunks) with a format's grammar.
 pub fn read_iff_tree_with(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<ChunkTree> {
+    match read_iff_tree_partial_with(bytes, grammar) {
+        (tree, None) => Ok(tree),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// As [`read_iff_tree_with`], but a walk that breaks keeps every chunk read up to the break (the
+/// broken chunk included, with what it held), so the inspector can show a file its parser rejects.
+pub fn read_iff_tree_partial_with(bytes: &[u8], grammar: &dyn IffGrammar) -> (ChunkTree, Option<ParseError>) {
+    match read_iff_root(bytes, grammar) {
+        Ok(walked) => walked,
+        Err(error) => (ChunkTree::default(), Some(error)),
+    }
+}
+
+fn read_iff_root(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<(ChunkTree, Option<ParseError>)> {
     let mut r = Reader::big(bytes, 0);
     let id = r.fourcc()?;
     if id != FORM {
@@ -240,12 +258,27 @@ pub fn read_iff_tree_with(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<Chun
     let mut root = ChunkNode { id, form_type: Some(form_type), offset: 0, header_len: 8, length, prefix_len: 4, display: None, fields: Vec::new(), children: Vec::new() };
     let mut walk = IffWalk { grammar, file: bytes, warnings: Vec::new(), ancestors: vec![form_type] };
     grammar.describe(&[], &mut root, bytes);
-    walk.read_children(&mut body, &mut root, "", 0, LengthWidth::U4, 1)?;
+    if let Err(error) = walk.read_children(&mut body, &mut root, "", 0, LengthWidth::U4, 1) {
+        return Ok((ChunkTree { roots: vec![root], warnings: walk.warnings }, Some(error)));
+    }
     let trailing = r.remaining();
     if trailing > 1 {
         walk.warnings.push(Warning::new("", 8 + length, format!("{trailing} bytes after the end of the FORM are ignored")));
     }
-    Ok(ChunkTree { roots: vec![root], warnings: walk.warnings })
+    Ok((ChunkTree { roots: vec![root], warnings: walk.warnings }, None))
+}
+
+/// A chunk whose header was read but whose length runs past its parent, cut to the bytes there are:
+/// kept in a broken walk so the inspector shows the chunk where reading stopped.
+fn clipped_node(at: &Reader<'_>, header_len: usize) -> Option<ChunkNode> {
+    let mut r = at.clone();
+    if r.remaining() < header_len {
+        return None;
+    }
+    let offset = r.offset();
+    let id = r.fourcc().ok()?;
+    r.skip(header_len - 4).ok()?;
+    Some(ChunkNode::leaf(id, offset, header_len, r.remaining()))
 }
 
 fn check_depth(depth: usize, offset: usize, path: &str) -> Result<()> {
@@ -300,10 +333,20 @@ impl IffWalk<'_, '_> {
                 break;
             }
             let offset = r.offset();
-            let (id, length, data) = read_header(r, width, &parent_path)?;
+            let before = r.clone();
+            let (id, length, data) = match read_header(r, width, &parent_path) {
+                Ok(header) => header,
+                Err(error) => {
+                    parent.children.extend(clipped_node(&before, header_len));
+                    return Err(error);
+                }
+            };
             let mut node = ChunkNode::leaf(id, offset, header_len, length);
             let provisional = join_path(&parent_path, &id.to_string(), 0);
-            check_depth(depth, offset, &provisional)?;
+            if let Err(error) = check_depth(depth, offset, &provisional) {
+                parent.children.push(node);
+                return Err(error);
+            }
             let nesting = self.grammar.nesting(&self.ancestors, parent.children.len(), &mut node, data.clone()).within(&provisional);
             let read = nesting.and_then(|nesting| {
                 let Some(nesting) = nesting else { return Ok(()) };
@@ -318,6 +361,8 @@ impl IffWalk<'_, '_> {
             });
             if let Err(error) = read {
                 if !self.grammar.optional(&self.ancestors, &node) {
+                    // Kept with what it held up to the break: the inspector shows where reading stopped.
+                    parent.children.push(node);
                     return Err(error);
                 }
                 let message = format!("{}; the chunk is kept as far as it could be read", error.kind);
@@ -340,38 +385,43 @@ impl IffWalk<'_, '_> {
     }
 }
 
-/// WMO ids whose data is a fixed header followed by sub-chunks.
-fn wmo_container_prefix(id: FourCc) -> Option<usize> {
-    (id == FourCc::new(b"MOGP")).then_some(crate::formats::wmo::group::MOGP_HEADER_SIZE)
-}
-
-/// Walks a WMO file: little-endian chunks with reversed ids, MOGP holding the group's sub-chunks.
-pub fn read_wmo_tree(bytes: &[u8]) -> Result<ChunkTree> {
+/// Walks a file of little-endian chunks (id, u32 length, data), as WMO is, to its end or to the first
+/// chunk that cannot be read: the chunks read so far are kept either way. `container` tells, for a
+/// chunk id, how many header bytes precede its sub-chunks when it holds any (the format's grammar).
+pub fn read_le_chunks_partial(bytes: &[u8], container: &dyn Fn(FourCc) -> Option<usize>) -> (ChunkTree, Option<ParseError>) {
     let mut r = Reader::little(bytes, 0);
-    let roots = read_wmo_chunks(&mut r, "", 1)?;
-    Ok(ChunkTree { roots, warnings: Vec::new() })
+    let mut roots = Vec::new();
+    let error = read_le_chunks(&mut r, "", 1, container, &mut roots).err();
+    (ChunkTree { roots, warnings: Vec::new() }, error)
 }
 
-fn read_wmo_chunks(r: &mut Reader<'_>, parent_path: &str, depth: usize) -> Result<Vec<ChunkNode>> {
-    let mut out = Vec::new();
+fn read_le_chunks(r: &mut Reader<'_>, parent_path: &str, depth: usize, container: &dyn Fn(FourCc) -> Option<usize>, out: &mut Vec<ChunkNode>) -> Result<()> {
     let mut counts = HashMap::new();
     while !r.is_empty() {
         let offset = r.offset();
-        let (id, length, mut data) = read_wmo_header(r, parent_path)?;
+        let before = r.clone();
+        let (id, length, mut data) = match read_le_header(r, parent_path) {
+            Ok(header) => header,
+            Err(error) => {
+                out.extend(clipped_node(&before, 8));
+                return Err(error);
+            }
+        };
         let path = child_path(parent_path, id, &mut counts);
-        check_depth(depth, offset, &path)?;
         let mut node = ChunkNode::leaf(id, offset, 8, length);
-        if let Some(prefix) = wmo_container_prefix(id) {
+        let read = check_depth(depth, offset, &path).and_then(|()| {
+            let Some(prefix) = container(id) else { return Ok(()) };
             data.skip(prefix).within(&path)?;
             node.prefix_len = prefix;
-            node.children = read_wmo_chunks(&mut data, &path, depth + 1)?;
-        }
+            read_le_chunks(&mut data, &path, depth + 1, container, &mut node.children)
+        });
         out.push(node);
+        read?;
     }
-    Ok(out)
+    Ok(())
 }
 
-fn read_wmo_header<'a>(r: &mut Reader<'a>, parent_path: &str) -> Result<(FourCc, usize, Reader<'a>)> {
+fn read_le_header<'a>(r: &mut Reader<'a>, parent_path: &str) -> Result<(FourCc, usize, Reader<'a>)> {
     if r.remaining() < 8 {
         return Err(r.truncated(8).within(if parent_path.is_empty() { "(chunk header)" } else { parent_path }));
     }

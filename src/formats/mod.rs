@@ -125,11 +125,13 @@ pub fn parse_document(bytes: &[u8]) -> Result<Document, ParseError> {
     }
 }
 
-/// Walks only the chunk tree, so the inspector can show the structure of a file its parser rejects.
-pub fn parse_chunk_tree(bytes: &[u8]) -> Result<ChunkTree, ParseError> {
+/// Walks only the chunk tree, so the inspector can show the structure of a file its parser rejects:
+/// every chunk up to the first that cannot be read, and the error there (`None` when the walk is whole).
+pub fn parse_chunk_tree(bytes: &[u8]) -> (ChunkTree, Option<ParseError>) {
     match bytes.get(..4) {
-        Some(b"FORM") => chunk::read_iff_tree(bytes),
-        _ => chunk::read_wmo_tree(bytes),
+        Some(b"FORM") => lwo::chunks::read_iff_tree_partial(bytes),
+        Some(b"MD20" | b"MD21") => (ChunkTree::default(), None),
+        _ => wmo::chunks::read_wmo_tree_partial(bytes),
     }
 }
 

@@ -190,12 +190,19 @@ pub fn to_json(path: &Path, info: &Info) -> Value {
     Value::Object(object)
 }
 
+/// The chunk tree, one indented line per chunk.
+pub fn tree_text(tree: &crate::formats::ChunkTree) -> String {
+    let mut out = String::new();
+    for root in &tree.roots {
+        write_node(&mut out, root, 1);
+    }
+    out
+}
+
 pub fn to_text(path: &Path, info: &Info) -> String {
     let mut out = String::new();
     out.push_str(&format!("file:   {}\nformat: {}\n\nchunks (id, offset, length):\n", path.display(), info.document.format.name()));
-    for root in &info.document.tree.roots {
-        write_node(&mut out, root, 1);
-    }
+    out.push_str(&tree_text(&info.document.tree));
     out.push_str("\nsummary:\n");
     for (k, v) in &info.summary {
         match v {

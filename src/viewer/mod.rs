@@ -32,6 +32,13 @@ pub fn run(args: Args) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
+                // The chunks as far as they go, then the error: where a hex editor should look.
+                if let Ok(bytes) = crate::formats::read_file(path) {
+                    let (tree, _) = crate::formats::parse_chunk_tree(&bytes);
+                    if !tree.roots.is_empty() && !args.json {
+                        print!("chunks up to where reading broke (id, offset, length):\n{}", info::tree_text(&tree));
+                    }
+                }
                 eprintln!("{e}");
                 ExitCode::FAILURE
             }

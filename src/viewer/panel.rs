@@ -35,6 +35,25 @@ pub struct PanelState {
     pub picked: Option<super::picking::PickInfo>,
     /// Open the chunk tree down to the selected chunk in the next frame (after a pick).
     pub reveal: bool,
+    /// The chunks of a file that could not be opened, up to where reading broke.
+    pub rejected: Option<RejectedFile>,
+}
+
+/// A file its parser refused, walked as far as its chunks go.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RejectedFile {
+    pub name: String,
+    pub tree: crate::formats::ChunkTree,
+    pub error: Option<crate::formats::ParseError>,
+}
+
+impl RejectedFile {
+    pub fn read(path: &Path) -> Option<Self> {
+        let bytes = crate::formats::read_file(path).ok()?;
+        let (tree, error) = crate::formats::parse_chunk_tree(&bytes);
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        Some(Self { name, tree, error })
+    }
 }
 
 impl PanelState {
@@ -123,7 +142,10 @@ pub fn draw_panel(
             PanelAction::Open(path) => viewer.open(&asset_server, &path),
             PanelAction::OpenDialog => dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
             PanelAction::Reload => viewer.reload(&asset_server),
-            PanelAction::DismissError => viewer.error = None,
+            PanelAction::DismissError => {
+                viewer.error = None;
+                state.rejected = None;
+            }
             PanelAction::SelectChunk { file, path, data_offset, length } => {
                 if let Some(model) = model {
                     state.show_chunk(&model.description, file, path, data_offset..data_offset + length, None, false);
@@ -219,12 +241,39 @@ pub fn inspector(
             if input.model.is_some() {
                 ui.label("The model that was open is still shown.");
             }
+            if let Some(rejected) = &state.rejected {
+                rejected_tree(ui, rejected);
+            }
             if ui.button("Dismiss").clicked() {
                 actions.push(PanelAction::DismissError);
             }
         });
     }
     (actions, free)
+}
+
+/// The rejected file's chunks as far as they could be read, the one where reading broke marked.
+fn rejected_tree(ui: &mut egui::Ui, rejected: &RejectedFile) {
+    fn node(ui: &mut egui::Ui, path: &str, n: &ChunkNode, error_at: Option<usize>) {
+        // The deepest chunk holding the error's offset is where reading broke.
+        let holds = |c: &ChunkNode| error_at.is_some_and(|at| (c.offset..c.data_range().end.max(c.offset + 8)).contains(&at));
+        let broke_here = holds(n) && !n.children.iter().any(holds);
+        let text = format!("{:<9} @0x{:X}  {} B{}", n.label(), n.offset, n.length, if broke_here { "   ← reading broke here" } else { "" });
+        let color = if broke_here { egui::Color32::from_rgb(255, 120, 100) } else { egui::Color32::GRAY };
+        ui.label(egui::RichText::new(text).monospace().color(color));
+        ui.indent(("rejected", path), |ui| {
+            for (child_path, child) in n.child_paths(path) {
+                node(ui, &child_path, child, error_at);
+            }
+        });
+    }
+    ui.separator();
+    ui.label(format!("{}: the chunks up to where reading broke", rejected.name));
+    egui::ScrollArea::vertical().max_height(300.0).show(ui, |ui| {
+        for (path, root) in rejected.tree.paths() {
+            node(ui, &path, root, rejected.error.as_ref().map(|e| e.offset));
+        }
+    });
 }
 
 fn file_section(ui: &mut egui::Ui, input: &PanelInput<'_>, state: &PanelState) {

@@ -109,6 +109,7 @@ fn poll_pending_load(
     asset_server: Res<AssetServer>,
     models: Res<Assets<ModelAsset>>,
     mut shown: MessageWriter<ModelShown>,
+    mut panel: Option<ResMut<super::panel::PanelState>>,
 ) {
     let Some(pending) = &viewer.pending else { return };
     match asset_server.load_state(&pending.handle) {
@@ -128,6 +129,9 @@ fn poll_pending_load(
             viewer.current = Some(pending.handle);
             viewer.current_path = Some(pending.path);
             viewer.error = None;
+            if let Some(panel) = panel.as_mut() {
+                panel.rejected = None;
+            }
             shown.write(ModelShown);
         }
         LoadState::Failed(err) => {
@@ -141,6 +145,9 @@ fn poll_pending_load(
                 other => other.to_string(),
             };
             error!("{message}");
+            if let Some(panel) = panel.as_mut() {
+                panel.rejected = super::panel::RejectedFile::read(&pending.path);
+            }
             viewer.error = Some(message);
             viewer.pending = None;
         }

@@ -140,3 +140,26 @@ fn unsupported_wmo_version_is_named() {
     let err = parse_document(&file).unwrap_err();
     assert!(err.to_string().contains("WMO version 14 is not supported"), "{err}");
 }
+
+#[test]
+fn a_rejected_file_keeps_its_chunks_up_to_the_break_with_the_error_there() {
+    use lwo_wmo_viewer::formats::{parse_chunk_tree, parse_document};
+    // WMO: MVER whole, MOHD claiming 64 bytes where 2 are left.
+    let wmo = b"REVM\x04\x00\x00\x00\x11\x00\x00\x00DHOM\x40\x00\x00\x00\x01\x02";
+    assert!(parse_document(wmo).is_err());
+    let (tree, error) = parse_chunk_tree(wmo);
+    let error = error.expect("the walk breaks at MOHD");
+    assert_eq!(tree.roots.iter().map(|n| n.id.to_string()).collect::<Vec<_>>(), ["MVER", "MOHD"]);
+    assert!(error.path.contains("MOHD") && error.offset == 16, "{error}");
+    // LightWave: PNTS whole, then a POLS whose length runs past the FORM; the FORM keeps PNTS and POLS.
+    let mut body = lwo_wmo_viewer::fixtures::lwo::chunk(b"PNTS", &[0; 12]);
+    body.extend_from_slice(b"POLS\x00\x00\x10\x00");
+    let lwo = lwo_wmo_viewer::fixtures::lwo::form(b"LWO2", &body);
+    let (tree, error) = parse_chunk_tree(&lwo);
+    let error = error.expect("the walk breaks at POLS");
+    let kids: Vec<String> = tree.roots[0].children.iter().map(|n| n.id.to_string()).collect();
+    assert_eq!(kids, ["PNTS", "POLS"]);
+    assert!(error.path.ends_with("POLS"), "{error}");
+    // A whole file walks with no error.
+    assert!(parse_chunk_tree(&lwo_wmo_viewer::fixtures::lwo::form(b"LWO2", &lwo_wmo_viewer::fixtures::lwo::chunk(b"PNTS", &[0; 12]))).1.is_none());
+}

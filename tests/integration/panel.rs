@@ -205,3 +205,26 @@ fn lwo3_surfaces_show_by_name_with_their_fields_and_node_graph() {
     assert!(shading.starts_with("node material: base 0.000 0.502 0.000"), "{shading}");
     assert!(back_material.parameters.iter().any(|(k, v)| k == "node" && v.contains("Principled BSDF")), "{:?}", back_material.parameters);
 }
+
+#[test]
+fn a_file_that_cannot_be_opened_shows_its_chunks_up_to_the_break() {
+    let dir = crate::support::scratch("panel-rejected");
+    let bad = dir.join("bad.wmo");
+    std::fs::write(&bad, b"REVM\x04\x00\x00\x00\x11\x00\x00\x00DHOM\x40\x00\x00\x00\x01\x02").unwrap();
+    let rejected = lwo_wmo_viewer::viewer::panel::RejectedFile::read(&bad).unwrap();
+    let ctx = egui::Context::default();
+    let mut state = PanelState { rejected: Some(rejected), ..Default::default() };
+    let input = PanelInput { model: None, current_path: None, loading: None, error: Some("bad.wmo: MOHD at byte 16: …"), load_time_ms: None, dialog_open: false };
+    let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 2000.0))), ..Default::default() };
+    let mut text = String::new();
+    for _ in 0..2 {
+        let mut output = ctx.run_ui(raw.clone(), |ui| {
+            inspector(ui.ctx(), &input, &mut state, &mut ViewToggles::default(), &mut ViewOptions::default());
+        });
+        output.textures_delta.clear();
+        text = texts(&output.shapes);
+    }
+    assert!(text.contains("MVER") && text.contains("bad.wmo: the chunks up to where reading broke"), "{text}");
+    let mohd = text.lines().find(|l| l.contains("MOHD") && l.contains('@')).unwrap_or_default();
+    assert!(mohd.contains("reading broke here"), "{text}");
+}

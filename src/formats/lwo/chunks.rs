@@ -31,8 +31,17 @@ impl IffDialect {
 
 /// Walks a LightWave file (any IFF file: the form type picks the dialect).
 pub fn read_iff_tree(bytes: &[u8]) -> Result<ChunkTree> {
+    read_iff_tree_with(bytes, &grammar_of(bytes))
+}
+
+/// The chunks up to the first that cannot be read, and the error there.
+pub fn read_iff_tree_partial(bytes: &[u8]) -> (ChunkTree, Option<crate::formats::ParseError>) {
+    crate::formats::chunk::read_iff_tree_partial_with(bytes, &grammar_of(bytes))
+}
+
+fn grammar_of(bytes: &[u8]) -> LightWaveGrammar {
     let dialect = bytes.get(8..12).map_or(IffDialect::Lwo2, |t| IffDialect::of(FourCc([t[0], t[1], t[2], t[3]])));
-    read_iff_tree_with(bytes, &LightWaveGrammar { dialect })
+    LightWaveGrammar { dialect }
 }
 
 struct LightWaveGrammar {

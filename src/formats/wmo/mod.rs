@@ -1,13 +1,15 @@
 //! World of Warcraft world map objects, version 17: a root file and one file per group.
 //! Bytes → [`WmoRoot`] / [`WmoGroup`]; no engine types.
 
+pub mod chunks;
 pub mod group;
 pub mod model;
 mod root;
 
 pub use model::*;
 
-use crate::formats::chunk::{read_wmo_tree, ChunkNode, ChunkTree};
+use crate::formats::chunk::{ChunkNode, ChunkTree};
+use chunks::read_wmo_tree;
 use crate::formats::error::{ErrorKind, ParseError, Result, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{entry_count, Endian, Reader};
