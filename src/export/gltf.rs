@@ -183,7 +183,11 @@ struct Builder<'s> {
     accessors: HashMap<usize, Option<MeshAccessors>>,
     /// (scene material, whether the primitive has UVs to sample its texture with) → glTF material.
     materials: HashMap<(usize, bool), json::Index<json::Material>>,
+    /// The texture whose pixels each image holds → the image (none when it could not be encoded).
+    images: HashMap<usize, Option<json::Index<json::Image>>>,
     textures: HashMap<usize, Option<json::Index<json::Texture>>>,
+    /// (image, sampler) → texture, so equal pairs are one texture.
+    texture_of_image: HashMap<(json::Index<json::Image>, json::Index<json::texture::Sampler>), json::Index<json::Texture>>,
     samplers: HashMap<(bool, bool, bool), json::Index<json::texture::Sampler>>,
     /// The game's blend passes glTF has no mode for, by name.
     unmapped_blends: BTreeSet<&'static str>,
@@ -212,7 +216,18 @@ fn build(scene: &Scene, options: &ExportOptions<'_>, buffer_uri: Option<String>)
         .filter_map(|d| scene.materials[d.material].base_color_texture.map(|t| t.texture))
         .filter(|&t| t < scene.textures.len())
         .collect();
-    let total = used_meshes.len() + used_textures.len();
+    // A file decoded twice (a WMO material and a doodad's M2 naming one BLP) is written as one image.
+    let mut first_with_pixels: HashMap<(u32, u32, &[u8]), usize> = HashMap::new();
+    let image_source: HashMap<usize, usize> = used_textures
+        .iter()
+        .map(|&t| {
+            let image = &scene.textures[t].image;
+            let pixels = image.levels.first().map_or(&[][..], |l| l.as_slice());
+            (t, *first_with_pixels.entry((image.width, image.height, pixels)).or_insert(t))
+        })
+        .collect();
+    let images: BTreeSet<usize> = image_source.values().copied().collect();
+    let total = used_meshes.len() + images.len();
     let done = AtomicUsize::new(0);
     let step = || {
         let now = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -226,14 +241,18 @@ fn build(scene: &Scene, options: &ExportOptions<'_>, buffer_uri: Option<String>)
         buffer: Vec::new(),
         accessors: HashMap::new(),
         materials: HashMap::new(),
+        images: HashMap::new(),
         textures: HashMap::new(),
+        texture_of_image: HashMap::new(),
         samplers: HashMap::new(),
         unmapped_blends: BTreeSet::new(),
         notes: Vec::new(),
     };
-    let encoded = encode_textures(scene, &used_textures, &step);
-    for (t, png) in encoded {
-        builder.add_texture(t, png);
+    for (t, png) in encode_textures(scene, &images, &step) {
+        builder.add_image(t, png);
+    }
+    for &t in &used_textures {
+        builder.add_texture(t, image_source[&t]);
     }
     for &m in &used_meshes {
         let accessors = builder.write_mesh(m);
@@ -567,13 +586,13 @@ impl Builder<'_> {
         Some((mesh, triangles))
     }
 
-    fn add_texture(&mut self, t: usize, png: Result<Vec<u8>, String>) {
+    fn add_image(&mut self, t: usize, png: Result<Vec<u8>, String>) {
         let texture = &self.scene.textures[t];
         let png = match png {
             Ok(png) => png,
             Err(reason) => {
                 self.notes.push(format!("texture {}: {reason}; written without it", texture.name));
-                self.textures.insert(t, None);
+                self.images.insert(t, None);
                 return;
             }
         };
@@ -586,8 +605,25 @@ impl Builder<'_> {
             extensions: None,
             extras: (!texture.found).then(|| raw(&value!({ "placeholder": true }))),
         });
+        self.images.insert(t, Some(image));
+    }
+
+    /// Texture `t` as its image (that of `image_source`, which holds the same pixels) and its sampler.
+    fn add_texture(&mut self, t: usize, image_source: usize) {
+        let Some(image) = self.images.get(&image_source).copied().flatten() else {
+            self.textures.insert(t, None);
+            return;
+        };
+        let texture = &self.scene.textures[t];
         let sampler = self.sampler(texture.sampler);
-        let index = self.root.push(json::Texture { name: Some(texture.label.clone()), sampler: Some(sampler), source: image, extensions: None, extras: None });
+        let index = match self.texture_of_image.get(&(image, sampler)) {
+            Some(&index) => index,
+            None => {
+                let index = self.root.push(json::Texture { name: Some(texture.label.clone()), sampler: Some(sampler), source: image, extensions: None, extras: None });
+                self.texture_of_image.insert((image, sampler), index);
+                index
+            }
+        };
         self.textures.insert(t, Some(index));
     }
 
