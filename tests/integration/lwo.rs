@@ -10,7 +10,7 @@ use lwo_wmo_viewer::mesh::triangulate::{winding_number, Triangulator};
 
 const CORPUS: &str = "/usr/share/assimp/models/LWO";
 
-fn corpus_files() -> Vec<PathBuf> {
+pub(crate) fn corpus_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e} (install assimp-testmodels)", dir.display())) {
             let path = entry.unwrap().path();
