@@ -257,3 +257,30 @@ fn large_wmo_exports_in_seconds() {
     assert!(report.triangles >= scene.stats.triangles, "{} < {}", report.triangles, scene.stats.triangles);
     assert!(exported.as_secs_f64() < 10.0, "{exported:?}");
 }
+
+#[test]
+fn lightwave_layers_keep_their_parents_and_pivots() {
+    let input = Path::new(crate::lwo::CORPUS).join("LWO2/hierarchy.lwo");
+    let scene = scene_of(&input);
+    let out = scratch("export-hierarchy").join("hierarchy.glb");
+    write_file(&scene, &ExportOptions::default(), &out).unwrap();
+    let document = glb_json(&out);
+    let nodes = document["nodes"].as_array().unwrap();
+    let mut parent_of = std::collections::HashMap::new();
+    for node in nodes {
+        for child in node["children"].as_array().into_iter().flatten() {
+            parent_of.insert(child.as_u64().unwrap() as usize, node["name"].as_str().unwrap());
+        }
+    }
+    let layers: Vec<_> = scene.nodes.iter().filter(|n| n.part.is_some() && n.draw.is_none() && !n.hidden).collect();
+    assert!(layers.len() >= 4, "{layers:?}");
+    for layer in layers {
+        let name = layer.name.as_deref().unwrap();
+        let (index, node) = nodes.iter().enumerate().find(|(_, n)| n["name"] == name).unwrap_or_else(|| panic!("{name} not written"));
+        let translation: Vec<f32> = node["translation"].as_array().map_or(vec![0.0; 3], |t| t.iter().map(|c| c.as_f64().unwrap() as f32).collect());
+        assert_eq!(translation, layer.transform.translation, "{name}");
+        let scene_parent = layer.parent.and_then(|p| scene.nodes[p].name.as_deref());
+        assert_eq!(parent_of.get(&index).copied(), scene_parent, "{name}");
+        assert!(node["mesh"].is_u64(), "{name} draws its surfaces");
+    }
+}

@@ -8,7 +8,7 @@ use lwo_wmo_viewer::formats::lwo::{self, LwoObject};
 use lwo_wmo_viewer::mesh::lwo::{build, BuildOptions};
 use lwo_wmo_viewer::mesh::triangulate::{winding_number, Triangulator};
 
-const CORPUS: &str = "/usr/share/assimp/models/LWO";
+pub(crate) const CORPUS: &str = "/usr/share/assimp/models/LWO";
 
 pub(crate) fn corpus_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
