@@ -364,10 +364,13 @@ fn has_uv(mesh: &MeshData) -> bool {
     mesh.uv_sets.first().is_some_and(|uv| uv.len() == mesh.positions.len())
 }
 
+/// A texture as PNG bytes, or why it could not be encoded.
+type EncodedImage = Result<Vec<u8>, String>;
+
 /// Every used texture's level 0 as PNG, on every core (a WMO has hundreds of textures).
-fn encode_textures(scene: &Scene, used: &BTreeSet<usize>, step: &(dyn Fn() + Sync)) -> Vec<(usize, Result<Vec<u8>, String>)> {
+fn encode_textures(scene: &Scene, used: &BTreeSet<usize>, step: &(dyn Fn() + Sync)) -> Vec<(usize, EncodedImage)> {
     let wanted: Vec<usize> = used.iter().copied().collect();
-    let results: Vec<Mutex<Option<Result<Vec<u8>, String>>>> = wanted.iter().map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<EncodedImage>>> = wanted.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(wanted.len()).max(1);
     std::thread::scope(|scope| {
@@ -388,7 +391,7 @@ fn encode_textures(scene: &Scene, used: &BTreeSet<usize>, step: &(dyn Fn() + Syn
         .collect()
 }
 
-fn encode_png(texture: &Texture) -> Result<Vec<u8>, String> {
+fn encode_png(texture: &Texture) -> EncodedImage {
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use image::ImageEncoder;
     let image = &texture.image;
@@ -586,7 +589,7 @@ impl Builder<'_> {
         Some((mesh, triangles))
     }
 
-    fn add_image(&mut self, t: usize, png: Result<Vec<u8>, String>) {
+    fn add_image(&mut self, t: usize, png: EncodedImage) {
         let texture = &self.scene.textures[t];
         let png = match png {
             Ok(png) => png,
@@ -651,10 +654,12 @@ impl Builder<'_> {
     /// The glTF material for a scene material; without UVs its texture is left out (a texture with no
     /// coordinates to sample it by is invalid glTF).
     fn material(&mut self, m: usize, with_uv: bool) -> json::Index<json::Material> {
+        let material = &self.scene.materials[m];
+        // Only a textured material differs with and without UVs.
+        let with_uv = with_uv && material.base_color_texture.is_some();
         if let Some(&index) = self.materials.get(&(m, with_uv)) {
             return index;
         }
-        let material = &self.scene.materials[m];
         let texture = material.base_color_texture.filter(|_| with_uv).and_then(|t| self.textures.get(&t.texture).copied().flatten());
         let (alpha_mode, cutoff) = match material.alpha_mode {
             AlphaMode::Opaque => (json::material::AlphaMode::Opaque, None),
