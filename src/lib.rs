@@ -3,11 +3,12 @@
 //! The modules follow the pipeline: [`source`] (where files come from) → [`formats`] (bytes → typed
 //! model and chunk tree) → [`mesh`] (triangulation, normals, axes) → [`scene`] (the neutral description
 //! every consumer reads: nodes, meshes with their source records, materials, textures) → [`plugin`]
-//! (its translation into Bevy assets) → [`viewer`] (the application). [`fixtures`] writes files back
-//! out, for samples, tests and benchmarks.
+//! (its translation into Bevy assets) → [`viewer`] (the application). [`export`] writes a scene out as glTF; [`fixtures`]
+//! writes files back out, for samples, tests and benchmarks.
 
 #![forbid(unsafe_code)]
 
+pub mod export;
 pub mod fixtures;
 pub mod formats;
 pub mod mesh;

@@ -26,6 +26,7 @@ pub use material::{AlphaMode, GamePass, Material, PassBlend, TextureRef};
 pub use m2::read_skin_beside;
 pub use texture::{DecodedImage, Sampler, Texture};
 pub use wmo::find_group_files;
+pub(crate) use lwo::srgb_to_linear;
 
 /// Options of a build, for every format.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,7 +114,7 @@ impl NodeTransform {
 }
 
 /// A mesh drawn with a material (indices into [`Scene::meshes`] and [`Scene::materials`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Draw {
     pub mesh: usize,
     pub material: usize,

@@ -43,6 +43,18 @@ pub struct Args {
     #[arg(long, value_name = "N", requires = "output")]
     pub measure_frames: Option<usize>,
 
+    /// Write what the window would show to a glTF file (.glb, or .gltf with a .bin beside it), and exit
+    #[arg(long, value_name = "OUT.glb|OUT.gltf", conflicts_with_all = ["info", "output"])]
+    pub export: Option<PathBuf>,
+
+    /// With --export: also write the WMO portal polygons
+    #[arg(long, requires = "export")]
+    pub export_portals: bool,
+
+    /// With --export: also write the WMO liquid surfaces
+    #[arg(long, requires = "export")]
+    pub export_liquids: bool,
+
     /// Folder that holds `World\…`, for WMO textures (default: walk up from the file)
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,

@@ -4,6 +4,7 @@
 pub mod camera;
 pub mod cli;
 pub mod control;
+pub mod export;
 pub mod headless;
 pub mod info;
 pub mod overlays;
@@ -43,6 +44,9 @@ pub fn run(args: Args) -> ExitCode {
                 ExitCode::FAILURE
             }
         };
+    }
+    if let Some(out) = args.export.as_deref() {
+        return export::run(&args, out);
     }
     if args.output.is_some() {
         return headless::run(args);

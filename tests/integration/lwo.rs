@@ -8,9 +8,9 @@ use lwo_wmo_viewer::formats::lwo::{self, LwoObject};
 use lwo_wmo_viewer::mesh::lwo::{build, BuildOptions};
 use lwo_wmo_viewer::mesh::triangulate::{winding_number, Triangulator};
 
-const CORPUS: &str = "/usr/share/assimp/models/LWO";
+pub(crate) const CORPUS: &str = "/usr/share/assimp/models/LWO";
 
-pub fn corpus_files() -> Vec<PathBuf> {
+pub(crate) fn corpus_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e} (install assimp-testmodels)", dir.display())) {
             let path = entry.unwrap().path();

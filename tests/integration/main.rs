@@ -3,6 +3,7 @@
 mod assets;
 mod chunks;
 mod cli;
+mod export;
 mod fuzz_regressions;
 mod lwo;
 mod lwo3;
