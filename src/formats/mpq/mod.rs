@@ -206,6 +206,11 @@ impl Archive {
         self.names.iter().map(|(name, _)| name.as_str())
     }
 
+    /// The listfile's spelling of the name of a block, if it gives one.
+    pub fn block_name(&self, block_index: u32) -> Option<&str> {
+        self.name_of_block.get(&block_index).map(|&at| self.names[at].0.as_str())
+    }
+
     /// Every block the hash table points at, named where the listfile names it.
     pub fn entries(&self) -> Vec<ArchiveEntry> {
         self.hash_table
