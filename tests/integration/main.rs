@@ -6,6 +6,7 @@ mod cli;
 mod fuzz_regressions;
 mod lwo;
 mod m2;
+mod mpq;
 mod mutation;
 mod panel;
 mod render;

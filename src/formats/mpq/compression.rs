@@ -83,52 +83,70 @@ fn run(method: Method, input: &[u8], expected: usize, exact: bool, out: &mut Vec
     Ok(())
 }
 
-/// Decodes into the sector's own span of `out`, so a stream can never write past what the sector holds.
-fn inflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+/// How a streaming decoder is driven: one call decodes from `input` into `output` and says whether
+/// the stream has ended; the totals say how far it got.
+trait StreamDecoder {
+    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, String>;
+    fn totals(&self) -> (usize, usize);
+}
+
+impl StreamDecoder for flate2::Decompress {
+    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, String> {
+        let status = self.decompress(input, output, flate2::FlushDecompress::Finish).map_err(|e| format!("zlib: {e}"))?;
+        Ok(status == flate2::Status::StreamEnd)
+    }
+    fn totals(&self) -> (usize, usize) {
+        (self.total_in() as usize, self.total_out() as usize)
+    }
+}
+
+impl StreamDecoder for bzip2::Decompress {
+    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, String> {
+        let status = self.decompress(input, output).map_err(|e| format!("bzip2: {e}"))?;
+        Ok(status == bzip2::Status::StreamEnd)
+    }
+    fn totals(&self) -> (usize, usize) {
+        (self.total_in() as usize, self.total_out() as usize)
+    }
+}
+
+/// Decodes at most `expected` bytes onto `out`. The room given grows as the stream fills it, from a
+/// multiple of the input, so that a damaged size field (a single unit claiming gigabytes) costs memory
+/// only for what the stream really holds.
+fn decode_stream(mut decoder: impl StreamDecoder, input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
     let start = out.len();
-    out.resize(start + expected, 0);
-    let mut inflater = flate2::Decompress::new(true);
+    let mut room = expected.min(input.len().saturating_mul(8).max(1 << 16));
+    out.resize(start + room, 0);
     loop {
-        let (read, written) = (inflater.total_in() as usize, inflater.total_out() as usize);
-        let status = inflater
-            .decompress(&input[read..], &mut out[start + written..], flate2::FlushDecompress::Finish)
-            .map_err(|e| format!("zlib: {e}"));
-        let status = match status {
-            Ok(status) => status,
+        let (read, written) = decoder.totals();
+        let ended = match decoder.step(&input[read.min(input.len())..], &mut out[start + written..start + room]) {
+            Ok(ended) => ended,
             Err(e) => {
                 out.truncate(start);
                 return Err(e);
             }
         };
-        let progressed = (inflater.total_in() as usize, inflater.total_out() as usize) != (read, written);
-        if status == flate2::Status::StreamEnd || inflater.total_out() as usize == expected || !progressed {
+        let (now_read, now_written) = decoder.totals();
+        if ended || now_written == expected {
+            break;
+        }
+        if now_written == room {
+            room = expected.min(room.saturating_mul(2));
+            out.resize(start + room, 0);
+        } else if (now_read, now_written) == (read, written) {
             break;
         }
     }
-    out.truncate(start + inflater.total_out() as usize);
+    out.truncate(start + decoder.totals().1);
     Ok(())
 }
 
+fn inflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    decode_stream(flate2::Decompress::new(true), input, expected, out)
+}
+
 fn bunzip(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
-    let start = out.len();
-    out.resize(start + expected, 0);
-    let mut decoder = bzip2::Decompress::new(false);
-    loop {
-        let (read, written) = (decoder.total_in() as usize, decoder.total_out() as usize);
-        let status = match decoder.decompress(&input[read..], &mut out[start + written..]) {
-            Ok(status) => status,
-            Err(e) => {
-                out.truncate(start);
-                return Err(format!("bzip2: {e}"));
-            }
-        };
-        let progressed = (decoder.total_in() as usize, decoder.total_out() as usize) != (read, written);
-        if status == bzip2::Status::StreamEnd || decoder.total_out() as usize == expected || !progressed {
-            break;
-        }
-    }
-    out.truncate(start + decoder.total_out() as usize);
-    Ok(())
+    decode_stream(bzip2::Decompress::new(false), input, expected, out)
 }
 
 fn explode_into(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {

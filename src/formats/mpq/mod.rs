@@ -126,10 +126,11 @@ impl Archive {
     /// A listfile that cannot be read leaves the files reachable by name and by hash; it is no reason to
     /// refuse the archive.
     fn load_listfile(&mut self) {
-        let Ok(bytes) = self.read(LISTFILE) else { return };
-        let text = String::from_utf8_lossy(&bytes);
-        for name in text.split([';', '\r', '\n']).map(str::trim).filter(|n| !n.is_empty()) {
-            self.remember_name(name);
+        if let Ok(bytes) = self.read(LISTFILE) {
+            let text = String::from_utf8_lossy(&bytes);
+            for name in text.split([';', '\r', '\n']).map(str::trim).filter(|n| !n.is_empty()) {
+                self.remember_name(name);
+            }
         }
         for special in [LISTFILE, ATTRIBUTES] {
             self.remember_name(special);
