@@ -1,10 +1,12 @@
 //! Side-by-side benchmark: this project's parse + mesh build against assimp (C API, loaded at run time)
 //! on every assimp-testmodels LWO file and on a generated scan-sized LWO, and against the `wow-wmo`
-//! crate on a generated zone-sized WMO; peak memory of each; the viewer's time to its first frame and
-//! its frame times with the large files on screen.
+//! crate on a generated zone-sized WMO; our MPQ reader against StormLib (`libstorm.so.9`, loaded at run
+//! time) on a generated client-sized archive; peak memory of each; the viewer's time to its first frame
+//! and its frame times with the large files on screen.
 //!
 //!     cargo build && cargo run --example bench            # the numbers in the README
 //!     cargo run --example bench -- --quick                 # small generated files, a smoke run
+//!     cargo run --example bench -- --mpq                   # the MPQ row alone
 //!
 //! Every measurement runs in a child process of its own (this binary with `--child`), so that each peak
 //! resident set is its own; times are the median of several runs inside the child.
@@ -115,6 +117,172 @@ fn assimp(path: &Path) -> Result<usize, String> {
     }
 }
 
+/// The names of a generated archive's files, one a line, beside it (both readers get the same list).
+fn archive_names(path: &Path) -> Result<Vec<String>, String> {
+    let names = std::fs::read_to_string(path.with_extension("names")).map_err(|e| e.to_string())?;
+    Ok(names.lines().map(str::to_owned).collect())
+}
+
+/// Every file of the archive read and decompressed through our reader on `threads` threads; the
+/// result is the number of bytes read.
+fn ours_mpq(path: &Path, threads: usize) -> Result<usize, String> {
+    let names = archive_names(path)?;
+    let archive = formats::mpq::Archive::open(path).map_err(|e| e.to_string())?;
+    let chunk = names.len().div_ceil(threads.max(1));
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = names
+            .chunks(chunk.max(1))
+            .map(|part| {
+                let archive = &archive;
+                scope.spawn(move || part.iter().try_fold(0usize, |total, name| archive.read(name).map(|b| total + b.len()).map_err(|e| e.to_string())))
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().map_err(|_| "a reader thread panicked".to_string())?).sum()
+    })
+}
+
+type Handle = *mut c_void;
+
+/// The same through StormLib's C API (`SFileOpenArchive`, `SFileOpenFileEx`, `SFileGetFileSize`,
+/// `SFileReadFile`, `SFileCloseFile`), one buffer per file as a caller that keeps the file would use.
+fn stormlib(path: &Path) -> Result<usize, String> {
+    const MPQ_OPEN_READ_ONLY: u32 = 0x100;
+    let names = archive_names(path)?;
+    // SAFETY: the symbols are StormLib's C API with the signatures of StormLib.h (on Linux TCHAR is
+    // char, DWORD u32, HANDLE a pointer, the results C++ bool); every handle opened is closed.
+    unsafe {
+        let library = libloading::Library::new("libstorm.so.9").map_err(|e| format!("StormLib not found: {e}"))?;
+        let open_archive: libloading::Symbol<unsafe extern "C" fn(*const c_char, u32, u32, *mut Handle) -> bool> = library.get(b"SFileOpenArchive\0").map_err(|e| e.to_string())?;
+        let close_archive: libloading::Symbol<unsafe extern "C" fn(Handle) -> bool> = library.get(b"SFileCloseArchive\0").map_err(|e| e.to_string())?;
+        let open_file: libloading::Symbol<unsafe extern "C" fn(Handle, *const c_char, u32, *mut Handle) -> bool> = library.get(b"SFileOpenFileEx\0").map_err(|e| e.to_string())?;
+        let file_size: libloading::Symbol<unsafe extern "C" fn(Handle, *mut u32) -> u32> = library.get(b"SFileGetFileSize\0").map_err(|e| e.to_string())?;
+        let read_file: libloading::Symbol<unsafe extern "C" fn(Handle, *mut c_void, u32, *mut u32, *mut c_void) -> bool> = library.get(b"SFileReadFile\0").map_err(|e| e.to_string())?;
+        let close_file: libloading::Symbol<unsafe extern "C" fn(Handle) -> bool> = library.get(b"SFileCloseFile\0").map_err(|e| e.to_string())?;
+        let archive_name = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+        let mut archive: Handle = std::ptr::null_mut();
+        if !open_archive(archive_name.as_ptr(), 0, MPQ_OPEN_READ_ONLY, &mut archive) {
+            return Err("SFileOpenArchive failed".into());
+        }
+        let mut total = 0;
+        for name in &names {
+            let c_name = CString::new(name.as_bytes()).map_err(|e| e.to_string())?;
+            let mut file: Handle = std::ptr::null_mut();
+            if !open_file(archive, c_name.as_ptr(), 0, &mut file) {
+                close_archive(archive);
+                return Err(format!("SFileOpenFileEx {name} failed"));
+            }
+            let size = file_size(file, std::ptr::null_mut());
+            let mut buffer = vec![0u8; size as usize];
+            let mut read = 0u32;
+            let ok = read_file(file, buffer.as_mut_ptr().cast(), size, &mut read, std::ptr::null_mut());
+            close_file(file);
+            if !ok && read != size {
+                close_archive(archive);
+                return Err(format!("SFileReadFile {name} read {read} of {size} bytes"));
+            }
+            total += read as usize;
+        }
+        close_archive(archive);
+        Ok(total)
+    }
+}
+
+/// A client-sized archive: `files` files of 1–72 KB (36 KB on average), each three quarters
+/// incompressible and one quarter text, so the archive stays large; a tenth each stored and PKWARE, a
+/// fifth bzip2, the rest zlib, as smpq (StormLib's archiver) writes them. Deterministic; built once.
+fn generated_archive(dir: &Path, files: usize) -> Result<PathBuf, String> {
+    let archive = dir.join(format!("client-{files}.mpq"));
+    if archive.exists() && archive.with_extension("names").exists() {
+        return Ok(archive);
+    }
+    let staging = dir.join(format!("client-{files}-files"));
+    let _ = std::fs::remove_dir_all(&staging);
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut groups: [Vec<String>; 4] = Default::default();
+    for index in 0..files {
+        let name = format!("World/Generated/Zone{:02}/Doodad{:03}/File{index:05}.bin", index % 37, (index / 37) % 211);
+        let size = 1024 + (next() % (71 * 1024)) as usize;
+        let mut bytes = Vec::with_capacity(size);
+        while bytes.len() < size {
+            if next() % 4 == 0 {
+                bytes.extend_from_slice(format!("vertex {} {} {}\n", next() % 1000, next() % 1000, next() % 1000).as_bytes());
+            } else {
+                bytes.extend_from_slice(&next().to_le_bytes());
+                bytes.extend_from_slice(&next().to_le_bytes());
+            }
+        }
+        bytes.truncate(size);
+        let path = staging.join(&name);
+        std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+        std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+        let group = match index % 10 { 0 => 0, 1 => 1, 2 | 3 => 2, _ => 3 };
+        groups[group].push(name);
+    }
+    let _ = std::fs::remove_file(&archive);
+    let archive_text = archive.to_string_lossy().into_owned();
+    for (group, compression) in ["none", "PKWARE", "BZIP2", "ZLIB"].iter().enumerate() {
+        for (part, names) in groups[group].chunks(2000).enumerate() {
+            // The version and the table size are set when the archive is created; smpq refuses them on -a.
+            let create: &[&str] = if group == 0 && part == 0 { &["-c", "-M", "2", "-m", "32768"] } else { &["-a"] };
+            let status = Command::new("smpq")
+                .current_dir(&staging)
+                .args(create)
+                .args(["-q", "-C", compression, &archive_text])
+                .args(names)
+                .status()
+                .map_err(|e| format!("smpq (apt-get install smpq): {e}"))?;
+            if !status.success() {
+                return Err(format!("smpq failed with {status}"));
+            }
+        }
+    }
+    let all: Vec<String> = groups.iter().flatten().map(|n| n.replace('/', "\\")).collect();
+    std::fs::write(archive.with_extension("names"), all.join("\n")).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&staging);
+    Ok(archive)
+}
+
+/// The MPQ rows: every file read and decompressed, ours on one thread and on all, against StormLib.
+fn compare_mpq(archive: &Path, runs: usize) {
+    let mb = std::fs::metadata(archive).map(|m| m.len()).unwrap_or(0) as f64 / (1 << 20) as f64;
+    let files = archive_names(archive).map(|n| n.len()).unwrap_or(0);
+    let storm = measure("stormlib", archive, runs);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("\n| archive | MB | files | ours | ours MB/s | StormLib | StormLib MB/s | speed-up | bytes read ours / StormLib | working MB ours / StormLib |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (kind, label) in [("ours-mpq", "1 thread".to_string()), ("ours-mpq-threads", format!("{threads} threads"))] {
+        let ours = measure(kind, archive, runs);
+        let rate = |v: &Value| seconds(v).map(|s| format!("{:.0}", mb / s)).unwrap_or_else(|| "–".into());
+        let ratio = match (seconds(&ours), seconds(&storm)) {
+            (Some(x), Some(y)) => format!("{:.1}×", y / x),
+            _ => "–".into(),
+        };
+        println!(
+            "| {} ({label}) | {mb:.1} | {files} | {} | {} | {} | {} | {ratio} | {} / {} | {:.0} / {:.0} |",
+            archive.file_name().unwrap().to_string_lossy(),
+            describe(&ours),
+            rate(&ours),
+            describe(&storm),
+            rate(&storm),
+            ours["triangles"],
+            storm["triangles"],
+            working_mb(&ours),
+            working_mb(&storm),
+        );
+        if label == "1 thread" {
+            if let (Some(x), Some(y)) = (seconds(&ours), seconds(&storm)) {
+                println!("- MPQ every file read, one thread, vs StormLib {:.2}× (target: ahead, > 1×): {}", y / x, verdict(y / x > 1.0));
+            }
+        }
+    }
+}
+
 fn status_kb(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
@@ -131,6 +299,9 @@ fn child(kind: &str, path: &Path, runs: usize) -> Value {
         "ours-wmo" => |p| ours_wmo(p, true),
         "ours-wmo-parse" => |p| ours_wmo(p, false),
         "wow-wmo" => wow_wmo,
+        "ours-mpq" => |p| ours_mpq(p, 1),
+        "ours-mpq-threads" => |p| ours_mpq(p, std::thread::available_parallelism().map_or(1, |n| n.get())),
+        "stormlib" => stormlib,
         other => return json!({ "error": format!("unknown kind {other}") }),
     };
     let baseline_kb = status_kb("VmRSS:");
@@ -275,6 +446,14 @@ fn main() {
     }
     let quick = args.iter().any(|a| a == "--quick");
     let data = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target")).join("bench-data");
+    let archive_files = if quick { 500 } else { 20_000 };
+    if args.iter().any(|a| a == "--mpq") {
+        match generated_archive(&data, archive_files) {
+            Ok(archive) => compare_mpq(&archive, 3),
+            Err(e) => println!("MPQ archive: {e}"),
+        }
+        return;
+    }
     let (large_lwo, large_wmo) = generated_files(&data, quick).expect("write the generated files");
     let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| c.lines().find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())));
     println!("machine: {} × {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), cpu.unwrap_or_default());
@@ -329,6 +508,11 @@ fn main() {
         );
     }
     println!("- large WMO working memory {:.0} MB = {:.2}× the {:.0} MB input (target ≤ 3×): {}", working_mb(&wa), working_mb(&wa) / wmo_mb, wmo_mb, verdict(working_mb(&wa) <= 3.0 * wmo_mb));
+
+    match generated_archive(&data, archive_files) {
+        Ok(archive) => compare_mpq(&archive, runs),
+        Err(e) => println!("MPQ archive: {e}"),
+    }
 
     println!("\nviewer (windowless, 1280×720, lavapipe):");
     // lavapipe rasterizes the 2 million WMO triangles in seconds per frame: fewer frames there.

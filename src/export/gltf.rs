@@ -668,8 +668,8 @@ impl Builder<'_> {
         };
         let [r, g, b, a] = finite_or(material.base_color, 1.0);
         // The scene's colour is sRGB, glTF's factor linear.
-        let linear = |c: f32| crate::scene::srgb_to_linear(c.clamp(0.0, 1.0));
-        let base_color = [linear(r), linear(g), linear(b), a.clamp(0.0, 1.0)];
+        let [r, g, b] = crate::formats::lwo::shading::srgb_to_linear([r, g, b].map(|c| c.clamp(0.0, 1.0)));
+        let base_color = [r, g, b, a.clamp(0.0, 1.0)];
         let emissive = finite_or(material.emissive, 0.0).map(|c| c.max(0.0));
         let brightest = emissive.iter().copied().fold(0.0f32, f32::max);
         let (emissive_factor, emissive_strength) =

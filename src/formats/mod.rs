@@ -6,6 +6,7 @@ pub mod error;
 pub mod fourcc;
 pub mod lwo;
 pub mod m2;
+pub mod mpq;
 pub mod reader;
 pub mod wmo;
 

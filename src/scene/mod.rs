@@ -26,7 +26,6 @@ pub use material::{AlphaMode, GamePass, Material, PassBlend, TextureRef};
 pub use m2::read_skin_beside;
 pub use texture::{DecodedImage, Sampler, Texture};
 pub use wmo::find_group_files;
-pub(crate) use lwo::srgb_to_linear;
 
 /// Options of a build, for every format.
 #[derive(Clone, Copy, Debug, PartialEq)]

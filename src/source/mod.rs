@@ -5,12 +5,16 @@
 //! Paths inside a source are relative, use `/` or `\` freely and are matched ignoring ASCII case, as game
 //! data written on Windows names files freely.
 
+mod game_data;
 mod loose;
+mod mpq;
 
 use std::fmt;
 use std::sync::Arc;
 
+pub use game_data::{DataEntry, GameData};
 pub use loose::LooseFolder;
+pub use mpq::MpqArchive;
 
 /// A tree of files that can be read by relative path.
 pub trait FileSource: Send + Sync + fmt::Debug {

@@ -151,6 +151,54 @@ fn mutated_files_never_panic_or_stall() {
     assert!(peak < 512 << 20, "peak resident memory {} MB", peak / (1 << 20));
 }
 
+/// The smpq-built archives of `mpq.rs` under the same mutations and limits, with a second kind aimed at
+/// the header and the two tables, where a generic flip rarely lands.
+#[test]
+fn mutated_archives_never_panic_or_stall() {
+    let archives = crate::mpq::archive_corpus();
+    let mut rng = Rng(0x5EED_1234_ABCD_0002);
+    let cases = 20_000;
+    let mut slowest = Duration::ZERO;
+    let mut failures = Vec::new();
+    for case in 0..cases {
+        let file = &archives[rng.below(archives.len())];
+        let mutated = if rng.below(2) == 0 { mutate(&mut rng, file) } else { mutate_archive_tables(&mut rng, file) };
+        let start = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(|| crate::mpq::exercise_archive(&mutated)));
+        let took = start.elapsed();
+        slowest = slowest.max(took);
+        if result.is_err() || took > Duration::from_secs(1) {
+            failures.push((case, took, mutated.len()));
+            if failures.len() > 20 {
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failing cases (case, time, size): {failures:?}", failures.len());
+    let peak = peak_resident_bytes();
+    println!("{cases} archive cases, slowest {slowest:?}, peak resident {} MB", peak / (1 << 20));
+    assert!(peak < 512 << 20, "peak resident memory {} MB", peak / (1 << 20));
+}
+
+/// Rewrites a word of the header or of the hash or block table (read from the header's own fields).
+fn mutate_archive_tables(rng: &mut Rng, file: &[u8]) -> Vec<u8> {
+    let mut out = file.to_vec();
+    let word = |at: usize| u32::from_le_bytes([file[at], file[at + 1], file[at + 2], file[at + 3]]) as usize;
+    let regions = [(0, 44), (word(16), word(24) * 16), (word(20), word(28) * 16)];
+    let (start, length) = regions[rng.below(regions.len())];
+    let at = start + rng.below(length.max(1)) / 4 * 4;
+    if at + 4 <= out.len() {
+        let value = match rng.below(4) {
+            0 => u32::MAX,
+            1 => 0,
+            2 => rng.next() as u32,
+            _ => (word(at) as u32) ^ (1 << rng.below(32)),
+        };
+        out[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    }
+    out
+}
+
 /// The process's peak resident set (VmHWM), which covers this test binary's other tests too.
 fn peak_resident_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
