@@ -46,7 +46,8 @@ pub struct ModelLoaderSettings {
     pub smoothing: Option<bool>,
     /// Catmull–Clark levels for LightWave PTCH/SUBD cages (`None`: 2; 0 shows the cage).
     pub subdivision_level: Option<u32>,
-    /// Folder that holds `World\…` for WMO textures; `None` walks up from the file to find one.
+    /// Folder that holds `World\…` for WMO and M2 textures and doodads — loose files, or a client's
+    /// `Data/` folder of MPQ archives; `None` walks up from the file to find a folder holding `World`.
     pub data_root: Option<PathBuf>,
 }
 
@@ -156,7 +157,12 @@ impl bevy::asset::AssetLoader for ModelLoader {
         };
         // Game data is its own data root: textures and doodads are looked up beside the model there.
         let data: Option<Arc<dyn FileSource>> = match &settings.data_root {
-            Some(root) => Some(Arc::new(LooseFolder::new(root))),
+            // A client's Data/ folder (its archives in load order, loose files over them), or a plain
+            // folder of loose files.
+            Some(root) => Some(match crate::source::GameData::open(root) {
+                Ok(game_data) => Arc::new(game_data),
+                Err(_) => Arc::new(LooseFolder::new(root)),
+            }),
             None if from_named_source => Some(source.clone()),
             None => None,
         };

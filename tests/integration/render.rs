@@ -209,3 +209,36 @@ fn lightwave_2018_node_materials_match_baselines() {
         compare_with_baseline(baseline, &out);
     }
 }
+
+/// The WMO sample with its textures and doodad models inside a client-style `Data/` folder of MPQ
+/// archives (built by StormLib's smpq, the world files in `common.MPQ`, the doodads in `patch.MPQ`),
+/// the root and groups loose elsewhere: it renders as from loose files.
+#[test]
+fn wmo_with_textures_and_doodads_from_mpq_archives_matches_the_loose_render() {
+    let dir = scratch("render-mpq");
+    let staging = dir.join("staging");
+    let names = ["World/wmo/Sample/Glass.blp", "World/wmo/Sample/Stone.blp", "World/wmo/Sample/Water.blp", "World/Generic/Barrel.m2", "World/Generic/Barrel00.skin", "World/Generic/Lamp.m2", "World/Generic/Lamp00.skin"];
+    for name in names {
+        let target = staging.join(name);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(asset(name), &target).unwrap();
+    }
+    let data = dir.join("Data");
+    std::fs::create_dir_all(&data).unwrap();
+    let common = data.join("common.MPQ").to_string_lossy().into_owned();
+    let patch = data.join("patch.MPQ").to_string_lossy().into_owned();
+    let mut args = vec!["-c", "-q", "-M", "2", "-C", "ZLIB", &common];
+    args.extend(&names[..3]);
+    crate::mpq::smpq(&staging, &args);
+    let mut args = vec!["-c", "-q", "-M", "1", "-C", "BZIP2", "-E", &patch];
+    args.extend(&names[3..]);
+    crate::mpq::smpq(&staging, &args);
+    let model = dir.join("model");
+    std::fs::create_dir_all(&model).unwrap();
+    for name in ["courtyard.wmo", "courtyard_000.wmo", "courtyard_001.wmo", "courtyard_002.wmo"] {
+        std::fs::copy(asset(name), model.join(name)).unwrap();
+    }
+    let out = dir.join("courtyard-doodads-set0.png");
+    render(&model.join("courtyard.wmo"), &out, &["--data", &data.to_string_lossy()]);
+    compare_with_baseline("courtyard-doodads-set0.png", &out);
+}
