@@ -16,7 +16,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use gltf::json;
 use json::validation::{Checked, USize64};
@@ -370,25 +369,12 @@ type EncodedImage = Result<Vec<u8>, String>;
 /// Every used texture's level 0 as PNG, on every core (a WMO has hundreds of textures).
 fn encode_textures(scene: &Scene, used: &BTreeSet<usize>, step: &(dyn Fn() + Sync)) -> Vec<(usize, EncodedImage)> {
     let wanted: Vec<usize> = used.iter().copied().collect();
-    let results: Vec<Mutex<Option<EncodedImage>>> = wanted.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(wanted.len()).max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&t) = wanted.get(k) else { break };
-                let png = encode_png(&scene.textures[t]);
-                *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(png);
-                step();
-            });
-        }
+    let encoded = crate::scene::parallel::parallel_map(&wanted, |&t| {
+        let png = encode_png(&scene.textures[t]);
+        step();
+        png
     });
-    wanted
-        .into_iter()
-        .zip(results)
-        .map(|(t, r)| (t, r.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(|| Err("not encoded".into()))))
-        .collect()
+    wanted.into_iter().zip(encoded).collect()
 }
 
 fn encode_png(texture: &Texture) -> EncodedImage {
@@ -792,6 +778,7 @@ fn unmapped_blend(blend: PassBlend) -> Option<(&'static str, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
     use crate::scene::{Node, SceneMesh};
 
     fn odd_scene() -> Scene {

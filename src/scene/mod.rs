@@ -9,6 +9,7 @@ pub mod label;
 mod lwo;
 mod m2;
 pub mod material;
+pub(crate) mod parallel;
 pub mod provenance;
 mod describe;
 pub mod texture;

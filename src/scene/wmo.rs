@@ -2,9 +2,6 @@
 //! in parallel), its materials with their BLP textures, portals and doodads; a group file opened alone
 //! shows that group with the root's materials when the root is beside it.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use crate::formats::m2::model_file_name;
 use crate::formats::wmo::{group_file_name, root_of_group_file, Material as WmoMaterialRecord, WmoGroup, WmoRoot};
 use crate::formats::{FileError, Model};
@@ -117,41 +114,12 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
 
 /// Reads and parses group files on every core: large WMOs have hundreds.
 fn read_in_parallel(source: &dyn FileSource, wanted: Vec<(usize, String)>) -> Vec<(usize, Result<SceneFile, FileError>)> {
-    let results: Vec<Mutex<Option<Result<SceneFile, FileError>>>> = wanted.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(wanted.len()).max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some((_, path)) = wanted.get(k) else { break };
-                let result = read_file(source, path);
-                *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-            });
-        }
-    });
-    wanted
-        .into_iter()
-        .zip(results)
-        .filter_map(|((i, _), r)| Some((i, r.into_inner().unwrap_or_else(|e| e.into_inner())?)))
-        .collect()
+    let read = super::parallel::parallel_map(&wanted, |(_, path)| read_file(source, path));
+    wanted.into_iter().map(|(i, _)| i).zip(read).collect()
 }
 
 fn build_in_parallel(groups: &[(usize, usize, &WmoGroup)], root: Option<&WmoRoot>) -> Vec<GroupMeshes> {
-    let results: Vec<Mutex<Option<GroupMeshes>>> = groups.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(groups.len()).max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(_, _, group)) = groups.get(k) else { break };
-                let meshes = build_group(group, root);
-                *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(meshes);
-            });
-        }
-    });
-    results.into_iter().map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every group was built")).collect()
+    super::parallel::parallel_map(groups, |&(_, _, group)| build_group(group, root))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -59,16 +59,21 @@ fn texts(shapes: &[egui::epaint::ClippedShape]) -> String {
 
 /// Draws the panel with `selected` chunk and returns all text on screen.
 fn draw(model: &ModelAsset, selected: &str) -> String {
-    let ctx = egui::Context::default();
     let mut state = PanelState { selected: Some((0, selected.to_owned())), ..Default::default() };
-    let mut toggles = ViewToggles { parts: vec![true; 3], ..Default::default() };
-    let input = PanelInput { model: Some(model), current_path: None, loading: None, error: None, load_time_ms: None, dialog_open: false };
-    let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 4000.0))), ..Default::default() };
+    run_panel(Some(model), None, &mut state, &mut ViewToggles { parts: vec![true; 3], ..Default::default() }, false)
+}
+
+/// Runs the inspector twice on a bare context (egui lays out in the first pass and settles in the
+/// second) and returns the text of the last frame; `reveal` opens the tree down to the selection.
+fn run_panel(model: Option<&ModelAsset>, error: Option<&str>, state: &mut PanelState, toggles: &mut ViewToggles, reveal: bool) -> String {
+    let ctx = egui::Context::default();
+    let input = PanelInput { model, current_path: None, loading: None, error, load_time_ms: None, dialog_open: false };
+    let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 8000.0))), ..Default::default() };
     let mut text = String::new();
-    // egui lays out in the first pass and settles in the second.
     for _ in 0..2 {
+        state.reveal = reveal;
         let mut output = ctx.run_ui(raw.clone(), |ui| {
-            inspector(ui.ctx(), &input, &mut state, &mut toggles, &mut ViewOptions::default());
+            inspector(ui.ctx(), &input, state, toggles, &mut ViewOptions::default());
         });
         // No renderer here to upload the font atlas to.
         output.textures_delta.clear();
@@ -147,21 +152,8 @@ fn draw_scene(path: &std::path::Path, selected: &str) -> String {
     let description = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
     let parts = description.parts.len();
     let model = ModelAsset { scene: Handle::default(), description, meshes: Vec::new(), standard_materials: Vec::new(), wmo_materials: Vec::new() };
-    let ctx = egui::Context::default();
-    let mut state = PanelState { selected: Some((0, selected.to_owned())), reveal: true, ..Default::default() };
-    let mut toggles = ViewToggles { parts: vec![true; parts], ..Default::default() };
-    let input = PanelInput { model: Some(&model), current_path: None, loading: None, error: None, load_time_ms: None, dialog_open: false };
-    let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 8000.0))), ..Default::default() };
-    let mut text = String::new();
-    for _ in 0..2 {
-        let mut output = ctx.run_ui(raw.clone(), |ui| {
-            state.reveal = true;
-            inspector(ui.ctx(), &input, &mut state, &mut toggles, &mut ViewOptions::default());
-        });
-        output.textures_delta.clear();
-        text = texts(&output.shapes);
-    }
-    text
+    let mut state = PanelState { selected: Some((0, selected.to_owned())), ..Default::default() };
+    run_panel(Some(&model), None, &mut state, &mut ViewToggles { parts: vec![true; parts], ..Default::default() }, true)
 }
 
 #[test]
@@ -212,18 +204,8 @@ fn a_file_that_cannot_be_opened_shows_its_chunks_up_to_the_break() {
     let bad = dir.join("bad.wmo");
     std::fs::write(&bad, b"REVM\x04\x00\x00\x00\x11\x00\x00\x00DHOM\x40\x00\x00\x00\x01\x02").unwrap();
     let rejected = lwo_wmo_viewer::viewer::panel::RejectedFile::read(&bad).unwrap();
-    let ctx = egui::Context::default();
     let mut state = PanelState { rejected: Some(rejected), ..Default::default() };
-    let input = PanelInput { model: None, current_path: None, loading: None, error: Some("bad.wmo: MOHD at byte 16: …"), load_time_ms: None, dialog_open: false };
-    let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 2000.0))), ..Default::default() };
-    let mut text = String::new();
-    for _ in 0..2 {
-        let mut output = ctx.run_ui(raw.clone(), |ui| {
-            inspector(ui.ctx(), &input, &mut state, &mut ViewToggles::default(), &mut ViewOptions::default());
-        });
-        output.textures_delta.clear();
-        text = texts(&output.shapes);
-    }
+    let text = run_panel(None, Some("bad.wmo: MOHD at byte 16: …"), &mut state, &mut ViewToggles::default(), false);
     assert!(text.contains("MVER") && text.contains("bad.wmo: the chunks up to where reading broke"), "{text}");
     let mohd = text.lines().find(|l| l.contains("MOHD") && l.contains('@')).unwrap_or_default();
     assert!(mohd.contains("reading broke here"), "{text}");

@@ -38,18 +38,7 @@ fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
     std::fs::write(&corrupt, b"REVM\x04\x00\x00\x00\x11\x00\x00\x00DHOM\x40\x00\x00\x00\x01\x02").unwrap();
     let lwo = asset("square-with-detail.lwo");
     let wmo = asset("courtyard.wmo");
-    let runtime = dir.join("xdg");
-    std::fs::create_dir_all(&runtime).unwrap();
-    let mut child = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x800x24"])
-        .arg(bin())
-        .arg(&lwo)
-        .env("LWO_WMO_VIEWER_CONTROL", &dir)
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("xvfb-run (package xvfb) starts the app");
+    let child = start(&dir, &lwo);
     let minute = Duration::from_secs(90);
     let shown = |path: &Path| {
         let path = path.display().to_string();
@@ -75,18 +64,11 @@ fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
     assert!(shot.exists());
     // Still running a moment later: the bad file did not take the app down.
     std::thread::sleep(Duration::from_millis(500));
+    let mut child = child;
     assert!(child.try_wait().unwrap().is_none(), "the app exited");
     let frame = status(&dir)["frame"].as_u64().unwrap();
     wait_for(&dir, "frames to keep coming", minute, |s| s["frame"].as_u64().is_some_and(|f| f > frame));
-    send(&dir, "quit");
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    quit(&dir, child);
 }
 
 /// Starts the app on `file` under Xvfb with the control hook in `dir`.
