@@ -159,10 +159,7 @@ impl bevy::asset::AssetLoader for ModelLoader {
         let data: Option<Arc<dyn FileSource>> = match &settings.data_root {
             // A client's Data/ folder (its archives in load order, loose files over them), or a plain
             // folder of loose files.
-            Some(root) => Some(match crate::source::GameData::open(root) {
-                Ok(game_data) => Arc::new(game_data),
-                Err(_) => Arc::new(LooseFolder::new(root)),
-            }),
+            Some(root) => Some(crate::source::open_data_root(root)),
             None if from_named_source => Some(source.clone()),
             None => None,
         };

@@ -69,3 +69,12 @@ pub fn path_components(path: &str) -> impl Iterator<Item = &str> {
 pub fn normalise(path: &str) -> String {
     path_components(path).collect::<Vec<_>>().join("/")
 }
+
+/// The data root a user names (`--data DIR`, the loader settings' `data_root`): a client's `Data/`
+/// folder of MPQ archives (or one archive) with any loose files beside them, else a folder of loose files.
+pub fn open_data_root(dir: &std::path::Path) -> std::sync::Arc<dyn FileSource> {
+    match GameData::open(dir) {
+        Ok(game_data) => std::sync::Arc::new(game_data),
+        Err(_) => std::sync::Arc::new(LooseFolder::new(dir)),
+    }
+}

@@ -6,6 +6,7 @@
 //! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit) and `select N|none`: the
 //!   panel's view options and part selection;
 //! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
+//! - `export PATH`: File ▸ Export to PATH (`.glb` or `.gltf`), without the dialog;
 //! - `quit`: exits.
 //!
 //! The status is `{"frame", "shown", "loading", "error", "screenshots", "pick"}`, `pick` being the
@@ -57,6 +58,7 @@ pub fn poll_control(
     pick_count: Option<Res<super::picking::PickCount>>,
     cameras: Query<(&Camera, &GlobalTransform), With<Camera3d>>,
     window_scale: Query<&Window, With<PrimaryWindow>>,
+    (mut export, toggles): (Option<ResMut<super::export::WindowExport>>, Res<super::scene::ViewToggles>),
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -105,6 +107,10 @@ pub fn poll_control(
                     _ => warn!("{CONTROL_ENV}: pick needs X Y, got {arg:?}"),
                 }
             }
+            "export" => match (export.as_mut(), &viewer.current_path) {
+                (Some(export), Some(file)) => export.start(file.clone(), viewer.data_root.clone(), toggles.doodad_set, PathBuf::from(arg)),
+                _ => warn!("{CONTROL_ENV}: export needs a shown file"),
+            },
             "quit" => {
                 exit.write(AppExit::Success);
             }
@@ -120,6 +126,7 @@ pub fn poll_control(
         "pick": panel.as_ref().and_then(|p| p.picked.as_ref()).map(|p| p.to_json()),
         "picks": pick_count.map_or(0, |c| c.0),
         "camera": camera_state(&cameras),
+        "export": export.as_ref().and_then(|e| e.status.clone()),
     });
     // Written when something changed, and every 30 frames so a reader sees the app is alive.
     if state != channel.last_state || frames.0 % 30 == 0 {

@@ -18,8 +18,8 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
     };
     let started = Instant::now();
     let (source, relative) = LooseFolder::containing(path);
-    let data = args.data.as_ref().map(LooseFolder::new);
-    let scene = match load(&source, &relative, data.as_ref().map(|d| d as _), &LoadOptions::default()) {
+    let data = args.data.as_deref().map(crate::source::open_data_root);
+    let scene = match load(&source, &relative, data.as_deref(), &LoadOptions::default()) {
         Ok(scene) => scene,
         Err(e) => {
             eprintln!("{e}");
@@ -56,6 +56,85 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
         Err(e) => {
             eprintln!("{}: {e}", out.display());
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// File ▸ Export in the window (and the control hook's `export PATH`): the shown file loaded again by
+/// the library with its vertex data (the window's copy lives on the GPU side) and written on a task,
+/// with its progress in the menu bar.
+#[derive(bevy::prelude::Resource, Default)]
+pub struct WindowExport {
+    dialog: Option<bevy::tasks::Task<Option<std::path::PathBuf>>>,
+    running: Option<Running>,
+    /// What the last export did, for the menu bar and the control hook.
+    pub status: Option<String>,
+}
+
+struct Running {
+    task: bevy::tasks::Task<Result<String, String>>,
+    progress: std::sync::Arc<[std::sync::atomic::AtomicUsize; 2]>,
+}
+
+impl WindowExport {
+    /// Asks for the output file with the save dialog.
+    pub fn ask(&mut self, start_dir: Option<std::path::PathBuf>) {
+        if self.dialog.is_some() || self.running.is_some() {
+            return;
+        }
+        self.dialog = Some(bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
+            let mut dialog = rfd::AsyncFileDialog::new().set_title("Export glTF").add_filter("glTF binary", &["glb"]).add_filter("glTF", &["gltf"]);
+            if let Some(dir) = start_dir {
+                dialog = dialog.set_directory(dir);
+            }
+            dialog.set_file_name("export.glb").save_file().await.map(|f| f.path().to_path_buf())
+        }));
+    }
+
+    /// Writes `file` (with its data root and doodad set) to `out` on a task.
+    pub fn start(&mut self, file: std::path::PathBuf, data: Option<std::path::PathBuf>, doodad_set: u32, out: std::path::PathBuf) {
+        if self.running.is_some() {
+            return;
+        }
+        let progress: std::sync::Arc<[std::sync::atomic::AtomicUsize; 2]> = std::sync::Arc::new(Default::default());
+        let shared = progress.clone();
+        let task = bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
+            let started = Instant::now();
+            let (source, relative) = LooseFolder::containing(&file);
+            let data = data.as_deref().map(crate::source::open_data_root);
+            let scene = load(&source, &relative, data.as_deref(), &LoadOptions::default()).map_err(|e| e.to_string())?;
+            let report_progress = |done: usize, total: usize| {
+                shared[0].store(done, std::sync::atomic::Ordering::Relaxed);
+                shared[1].store(total, std::sync::atomic::Ordering::Relaxed);
+            };
+            let options = ExportOptions { doodad_set, portals: false, liquids: false, progress: Some(&report_progress) };
+            let report = write_file(&scene, &options, &out).map_err(|e| format!("{}: {e}", out.display()))?;
+            Ok(format!("exported {} ({} nodes, {} triangles, {} bytes) in {:.1} s", out.display(), report.nodes, report.triangles, report.bytes, started.elapsed().as_secs_f64()))
+        });
+        self.status = Some("exporting…".into());
+        self.running = Some(Running { task, progress });
+    }
+
+    /// Advances the dialog and the running export; `open` says what to export when a path was chosen.
+    pub fn poll(&mut self, open: Option<(std::path::PathBuf, Option<std::path::PathBuf>, u32)>) {
+        if let Some(task) = self.dialog.as_mut() {
+            if let Some(chosen) = bevy::tasks::block_on(bevy::tasks::poll_once(task)) {
+                self.dialog = None;
+                if let (Some(out), Some((file, data, set))) = (chosen, open) {
+                    self.start(file, data, set, out);
+                }
+            }
+        }
+        if let Some(running) = self.running.as_mut() {
+            let [done, total] = [0, 1].map(|k| running.progress[k].load(std::sync::atomic::Ordering::Relaxed));
+            match bevy::tasks::block_on(bevy::tasks::poll_once(&mut running.task)) {
+                Some(result) => {
+                    self.status = Some(result.unwrap_or_else(|e| format!("export failed: {e}")));
+                    self.running = None;
+                }
+                None if total > 0 => self.status = Some(format!("exporting… {} %", done * 100 / total)),
+                None => {}
+            }
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct PanelState {
     pub reveal: bool,
     /// The chunks of a file that could not be opened, up to where reading broke.
     pub rejected: Option<RejectedFile>,
+    /// What File ▸ Export is doing or last did.
+    pub export_status: Option<String>,
 }
 
 /// A file its parser refused, walked as far as its chunks go.
@@ -86,6 +88,7 @@ pub enum PanelAction {
     Reload,
     DismissError,
     SelectChunk { file: usize, path: String, data_offset: usize, length: usize },
+    Export,
 }
 
 /// Everything the panel shows, borrowed from the app.
@@ -110,6 +113,7 @@ pub fn draw_panel(
     time: Res<Time>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut cameras: Query<&mut Camera, With<Camera3d>>,
+    mut export: ResMut<super::export::WindowExport>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let dt = time.delta_secs() * 1000.0;
@@ -142,6 +146,7 @@ pub fn draw_panel(
             PanelAction::Open(path) => viewer.open(&asset_server, &path),
             PanelAction::OpenDialog => dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
             PanelAction::Reload => viewer.reload(&asset_server),
+            PanelAction::Export => export.ask(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
             PanelAction::DismissError => {
                 viewer.error = None;
                 state.rejected = None;
@@ -185,6 +190,9 @@ pub fn inspector(
                 if ui.add_enabled(input.current_path.is_some(), egui::Button::new("Reload (Ctrl+R)")).clicked() {
                     actions.push(PanelAction::Reload);
                 }
+                if ui.add_enabled(input.current_path.is_some(), egui::Button::new("Export glTF…")).clicked() {
+                    actions.push(PanelAction::Export);
+                }
                 ui.separator();
                 ui.label("Recent");
                 for path in &state.recent {
@@ -199,6 +207,9 @@ pub fn inspector(
             if let Some(loading) = input.loading {
                 ui.spinner();
                 ui.label(format!("loading {}", loading.display()));
+            }
+            if let Some(status) = &state.export_status {
+                ui.label(status);
             }
         });
     });

@@ -42,8 +42,9 @@ pub fn run(args: Args) -> ExitCode {
     .insert_resource(PanelState { recent: load_recent(), ..default() })
     .insert_resource(StartupArgs(args))
     .insert_resource(FileDialog::default())
+    .init_resource::<super::export::WindowExport>()
     .add_systems(Startup, setup)
-    .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show, gate_camera))
+    .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show, gate_camera, poll_export))
     .add_systems(EguiPrimaryContextPass, draw_panel);
     if let Some(channel) = super::control::ControlChannel::from_env() {
         app.insert_resource(channel).add_systems(PreUpdate, super::control::poll_control);
@@ -252,6 +253,20 @@ fn poll_dialog(mut dialog: ResMut<FileDialog>, mut viewer: ResMut<Viewer>, mut p
         // With no desktop portal and no zenity the dialog returns at once, exactly like Cancel; offer the
         // path field so the user is never stuck.
         None => panel.show_path_field = true,
+    }
+}
+
+/// Advances File ▸ Export: the shown file, its data root and doodad set go to the writer.
+fn poll_export(
+    mut export: ResMut<super::export::WindowExport>,
+    viewer: Res<Viewer>,
+    toggles: Res<super::scene::ViewToggles>,
+    mut panel: ResMut<PanelState>,
+) {
+    let open = viewer.current_path.clone().map(|file| (file, viewer.data_root.clone(), toggles.doodad_set));
+    export.poll(open);
+    if panel.export_status != export.status {
+        panel.export_status = export.status.clone();
     }
 }
 

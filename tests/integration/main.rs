@@ -11,6 +11,7 @@ mod m2;
 mod mpq;
 mod mutation;
 mod panel;
+mod plugin_example;
 mod render;
 mod scene;
 mod support;

@@ -202,3 +202,22 @@ fn window_pixel(status: &serde_json::Value, point: [f32; 3]) -> Option<(u32, u32
     let py = viewport[1] + (1.0 - ny) / 2.0 * viewport[3];
     Some((px.round() as u32, py.round() as u32))
 }
+
+/// File ▸ Export through the control hook: the shown WMO is written as a glTF binary while the window
+/// keeps drawing, and the menu bar's status (kept in status.json) says where and how much.
+#[test]
+fn the_window_exports_what_it_shows() {
+    let dir = scratch("window-export");
+    let wmo = asset("courtyard.wmo");
+    let child = start(&dir, &wmo);
+    let shown = wmo.display().to_string();
+    wait_for(&dir, "the WMO to show", Duration::from_secs(90), |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    let out = dir.join("courtyard.glb");
+    send(&dir, &format!("export {}", out.display()));
+    let s = wait_for(&dir, "the export", Duration::from_secs(90), |s| s["export"].as_str().is_some_and(|e| e.starts_with("exported") || e.contains("failed")));
+    quit(&dir, child);
+    let status = s["export"].as_str().unwrap();
+    assert!(status.starts_with(&format!("exported {}", out.display())) && status.contains("nodes"), "{status}");
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(&bytes[..4], b"glTF");
+}
