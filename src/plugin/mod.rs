@@ -1,5 +1,5 @@
 //! The Bevy plugin: one asset loader for `.lwo`/`.lxo`, `.wmo` and `.m2`, in the manner of `bevy_gltf`.
-//! The library builds the neutral [`Scene`](crate::scene::Scene); this module only translates it into
+//! The library builds the neutral [`Scene`]; this module only translates it into
 //! Bevy meshes, materials, images and one scene ([`WorldAsset`]) with labeled sub-assets.
 
 mod convert;
@@ -20,7 +20,16 @@ pub use crate::scene::{DoodadInfo, MaterialInfo, ModelLabel, ModelStats, PartInf
 pub use source::{FileSourcePlugin, ModelSources, SourceReader};
 pub use wmo_material::{WmoExtension, WmoMaterial};
 
-/// Registers the [`ModelAsset`] type and its loader for LightWave, WMO and M2 files.
+/// Registers the [`ModelAsset`] type and its loader for LightWave (`.lwo`, `.lxo`), WMO (`.wmo`) and
+/// M2 (`.m2`) files, told apart by their content.
+///
+/// A loaded file's sub-assets are labeled as [`ModelLabel`] prints them: `Scene` (the world to spawn
+/// with `WorldAssetRoot`), `Layer0/Surface2` and `Layer0/Surface2/Detail`, `Layer0/Lines`,
+/// `Layer0/Points`, `Surface2` (LightWave); `Group3/Batch1`, `Group3/Collision`, `Group3/Liquid`,
+/// `Portal0`, `Material4`, `Texture84` (a MOTX offset) (WMO); `M2Model1/Unit2`, `M2Model1/Material0`,
+/// `M2Model1/Texture0` (M2 models, 0 for a model opened alone, then a WMO's doodad models in MODN
+/// order); `Placeholder` and `Overlay/…` for the viewer's own materials. [`ModelLoaderSettings`] set
+/// smoothing, subdivision and the data root.
 #[derive(Default)]
 pub struct LwoWmoPlugin;
 
