@@ -278,12 +278,15 @@ fn build(scene: &Scene, options: &ExportOptions<'_>, buffer_uri: Option<String>)
         if let Some((_, triangles)) = mesh {
             report.triangles += triangles;
         }
+        // glTF is in metres; World of Warcraft's files are in yards, scaled once at their root.
+        let unit_scale = if node.parent.is_none() { metres_per_unit(scene) } else { 1.0 };
+        let scale = finite_or(node.transform.scale, 1.0).map(|s| s * unit_scale);
         let index = builder.root.push(json::Node {
             name: node.name.clone(),
             mesh: mesh.map(|(m, _)| m),
             translation: (node.transform.translation != NodeTransform::IDENTITY.translation).then(|| finite_or(node.transform.translation, 0.0)),
             rotation: rotation(node.transform.rotation),
-            scale: (node.transform.scale != NodeTransform::IDENTITY.scale).then(|| finite_or(node.transform.scale, 1.0)),
+            scale: (scale != NodeTransform::IDENTITY.scale).then_some(scale),
             extras: node.overlay.map(overlay_extras),
             ..Default::default()
         });
@@ -740,7 +743,7 @@ impl Builder<'_> {
         }
         let units = match self.scene.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) {
             Some(Model::Lwo(_)) => "metres (LightWave's unit)",
-            Some(_) => "yards (World of Warcraft's unit), not scaled",
+            Some(_) => "metres: World of Warcraft's yards scaled by 0.9144 on the root node",
             None => "as in the file",
         };
         let mut extras = serde_json::Map::new();
@@ -830,5 +833,16 @@ mod tests {
         write(&scene, &ExportOptions { progress: Some(&progress), ..Default::default() }, &mut Vec::new()).unwrap();
         let (done, total) = *last.lock().unwrap();
         assert!(total > 0 && done == total, "{done} of {total}");
+    }
+}
+
+/// One yard in metres: WMO and M2 coordinates are yards.
+const METRES_PER_YARD: f32 = 0.9144;
+
+/// How many metres one unit of the scene's file is (LightWave: 1; World of Warcraft: a yard).
+fn metres_per_unit(scene: &Scene) -> f32 {
+    match scene.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) {
+        Some(Model::Lwo(_)) | None => 1.0,
+        Some(_) => METRES_PER_YARD,
     }
 }

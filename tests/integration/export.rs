@@ -165,6 +165,9 @@ fn the_wmo_sample_exports_its_groups_materials_textures_and_shown_doodads() {
         // The root, a node per group, a node per shown doodad; batches are primitives, not nodes.
         assert_eq!(nodes.len(), 1 + groups + expected_doodads, "set {set}: {nodes:?}");
         assert_eq!(report.nodes, nodes.len());
+        // glTF is in metres: the scene's root scales WoW's yards.
+        let root = document["scenes"][0]["nodes"][0].as_u64().unwrap() as usize;
+        assert_eq!(nodes[root]["scale"], serde_json::json!([0.9144, 0.9144, 0.9144]), "{}", nodes[root]);
         // Doodads of one model share its mesh.
         let mut mesh_of_model = std::collections::HashMap::new();
         for n in &doodads {
