@@ -221,3 +221,31 @@ fn the_window_exports_what_it_shows() {
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(&bytes[..4], b"glTF");
 }
+
+#[test]
+fn a_lightwave_pick_names_its_pols_record_and_surface() {
+    use lwo_wmo_viewer::formats::{parse_document, Model};
+    let dir = scratch("window-pick-lwo");
+    let lwo = asset("square-with-detail.lwo");
+    let child = start(&dir, &lwo);
+    let shown = lwo.display().to_string();
+    wait_for(&dir, "the LWO to show", Duration::from_secs(90), |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
+    wait_for(&dir, "a few frames", Duration::from_secs(60), |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 10));
+    let hits = pick_grid(&dir, 6, 4);
+    quit(&dir, child);
+    let Model::Lwo(object) = parse_document(&std::fs::read(&lwo).unwrap()).unwrap().model else { panic!("not LightWave") };
+    let polygons = &object.layers[0].polygons;
+    assert!(!hits.is_empty(), "nothing was hit");
+    for hit in &hits {
+        assert!(hit["chunk"].as_str().is_some_and(|c| c.ends_with("POLS")), "{hit}");
+        // The POLS index named is a polygon whose record starts at the bytes named, on the surface named.
+        let index = hit["record"].as_u64().unwrap() as u32;
+        let start = hit["bytes"][0].as_u64().unwrap() as u32;
+        let p = (0..polygons.len()).find(|&p| polygons.index_in_chunk[p] == index && polygons.record_offset[p] == start).unwrap_or_else(|| panic!("no POLS record {index} at {start}: {hit}"));
+        let surface = &object.surfaces[polygons.surface[p] as usize].name;
+        assert!(hit["fields"]["surface"].as_str().unwrap().starts_with(surface.as_str()), "{hit}");
+    }
+    // The seed's square is POLS record 0 on "Square", and it fills most of the view.
+    assert!(hits.iter().any(|h| h["record"] == 0 && h["fields"]["surface"].as_str().unwrap().starts_with("Square")), "{hits:?}");
+}
