@@ -25,11 +25,12 @@ pub fn run(args: Args) -> ExitCode {
         };
         return match info::gather(path) {
             Ok(gathered) => {
-                if args.json {
-                    println!("{}", serde_json::to_string_pretty(&info::to_json(path, &gathered)).unwrap_or_default());
+                let text = if args.json {
+                    format!("{}\n", serde_json::to_string_pretty(&info::to_json(path, &gathered)).unwrap_or_default())
                 } else {
-                    print!("{}", info::to_text(path, &gathered));
-                }
+                    info::to_text(path, &gathered)
+                };
+                print_to_stdout(&text);
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -37,7 +38,7 @@ pub fn run(args: Args) -> ExitCode {
                 if let Ok(bytes) = crate::formats::read_file(path) {
                     let (tree, _) = crate::formats::parse_chunk_tree(&bytes);
                     if !tree.roots.is_empty() && !args.json {
-                        print!("chunks up to where reading broke (id, offset, length):\n{}", info::tree_text(&tree));
+                        print_to_stdout(&format!("chunks up to where reading broke (id, offset, length):\n{}", info::tree_text(&tree)));
                     }
                 }
                 eprintln!("{e}");
@@ -52,4 +53,12 @@ pub fn run(args: Args) -> ExitCode {
         return headless::run(args);
     }
     window::run(args)
+}
+
+/// Writes to standard output like a Unix tool: a reader that stops early (`… --info | head`) closes
+/// the pipe, and the rest is dropped quietly instead of `print!`'s panic.
+fn print_to_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }

@@ -71,3 +71,32 @@ fn info_on_a_bad_file_names_file_chunk_and_offset() {
     assert_eq!(lines.len(), 1, "{stderr}");
     assert!(lines[0].contains("broken.lwo") && lines[0].contains("FORM/POLS") && lines[0].contains("byte 134"), "{stderr}");
 }
+
+/// `--info | head -1`: the reader closes the pipe after one line; the tool ends without a panic.
+#[test]
+fn info_into_a_closed_pipe_exits_quietly() {
+    // Far more lines than a pipe holds, so the tool is still writing when the reader has gone.
+    let dir = crate::support::scratch("cli-pipe");
+    let mut body = lwo_wmo_viewer::fixtures::lwo::chunk(b"PNTS", &[0; 12]);
+    for _ in 0..30_000 {
+        body.extend(lwo_wmo_viewer::fixtures::lwo::chunk(b"TEXT", b"ab"));
+    }
+    let file = dir.join("many-chunks.lwo");
+    std::fs::write(&file, lwo_wmo_viewer::fixtures::lwo::form(b"LWO2", &body)).unwrap();
+    let mut child = std::process::Command::new(crate::support::bin())
+        .arg(&file)
+        .arg("--info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one line, then close our end as `head -1` does.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
