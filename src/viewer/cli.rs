@@ -5,10 +5,19 @@ use std::path::PathBuf;
 use clap::{Parser, ValueEnum};
 
 #[derive(Parser, Debug, Clone)]
-#[command(name = "lwo-wmo-viewer", version, about = "View and inspect LightWave objects (.lwo, .lxo) and World of Warcraft WMO and M2 files")]
+#[command(
+    name = "lwo-wmo-viewer",
+    version,
+    about = "View and inspect LightWave objects (.lwo, .lxo) and World of Warcraft WMO and M2 files",
+    after_help = "Exit codes: 0 ok, 1 a file could not be read (the error names the file, chunk and byte offset), 2 bad usage."
+)]
 pub struct Args {
     /// File to open (.lwo, .lxo, .wmo root or group, .m2)
     pub file: Option<PathBuf>,
+
+    /// With --info: more files, each printed after the first
+    #[arg(value_name = "MORE", requires = "info")]
+    pub more_files: Vec<PathBuf>,
 
     /// Print the format, the chunk tree and a summary, and exit without opening a window
     #[arg(long)]

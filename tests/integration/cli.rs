@@ -100,3 +100,29 @@ fn info_into_a_closed_pipe_exits_quietly() {
     assert!(out.status.success(), "{:?}: {stderr}", out.status);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `--info` with several files prints each under its name; one bad file makes the exit 1 and is named
+/// on stderr; `--help` documents the exit codes.
+#[test]
+fn info_takes_several_files_and_help_lists_the_exit_codes() {
+    let dir = crate::support::scratch("cli-several");
+    let bad = dir.join("bad.wmo");
+    std::fs::write(&bad, b"REVM\x04\x00\x00\x00\x11\x00\x00\x00DHOM\x40\x00\x00\x00\x01\x02").unwrap();
+    let (lwo, wmo) = (crate::support::asset("square-with-detail.lwo"), crate::support::asset("courtyard.wmo"));
+    let out = std::process::Command::new(crate::support::bin()).arg(&lwo).arg(&wmo).arg("--info").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for file in [&lwo, &wmo] {
+        assert!(text.contains(&format!("==> {} <==", file.display())), "{text}");
+    }
+    assert!(text.contains("format: LWOB") && text.contains("format: WMO-root"), "{text}");
+    let out = std::process::Command::new(crate::support::bin()).arg(&lwo).arg(&bad).arg("--info").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.lines().count() == 1 && stderr.contains("bad.wmo"), "{stderr}");
+    let help = std::process::Command::new(crate::support::bin()).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("Exit codes: 0 ok, 1 a file could not be read") && help.contains("2 bad usage"), "{help}");
+    let usage = std::process::Command::new(crate::support::bin()).arg("--no-such-flag").output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+}
