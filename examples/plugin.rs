@@ -19,7 +19,13 @@ fn main() {
     let screenshot = args.iter().position(|a| a == "--screenshot").and_then(|i| args.get(i + 1)).cloned();
     App::new()
         // Files outside `assets/` are loaded by their path: the asset server allows that when asked.
-        .add_plugins(DefaultPlugins.set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() }))
+        // Pipelines compiled before the frame that needs them, so the saved frame shows the model
+        // even on a slow software renderer.
+        .add_plugins(
+            DefaultPlugins
+                .set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() })
+                .set(bevy::render::RenderPlugin { synchronous_pipeline_compilation: true, ..default() }),
+        )
         .add_plugins(LwoWmoPlugin)
         .add_systems(Startup, move |mut commands: Commands, assets: Res<AssetServer>| {
             let path = std::path::absolute(&file).unwrap_or_else(|_| file.clone().into());
