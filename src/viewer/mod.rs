@@ -34,6 +34,9 @@ pub fn run(args: Args) -> ExitCode {
         }
         return if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS };
     }
+    if let Some(out) = args.export.as_deref() {
+        return export::run(&args, out);
+    }
     if args.output.is_some() {
         return headless::run(args);
     }
