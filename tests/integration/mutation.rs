@@ -123,23 +123,20 @@ fn exercise(bytes: &[u8]) {
     }
 }
 
-#[test]
-fn mutated_files_never_panic_or_stall() {
-    let files = corpus();
-    assert!(files.len() >= 45, "the assimp corpus and the fixtures");
-    let mut rng = Rng(0x5EED_1234_ABCD_0001);
-    let cases = 100_000;
+/// Runs `cases` mutated inputs through `exercise`: none may panic or take over a second, and the
+/// process's peak memory stays under 512 MB.
+fn run_mutation_cases(label: &str, seed: u64, cases: usize, mut mutated: impl FnMut(&mut Rng) -> Vec<u8>, exercise: impl Fn(&[u8])) {
+    let mut rng = Rng(seed);
     let mut slowest = Duration::ZERO;
     let mut failures = Vec::new();
     for case in 0..cases {
-        let file = &files[rng.below(files.len())];
-        let mutated = mutate(&mut rng, file);
+        let input = mutated(&mut rng);
         let start = Instant::now();
-        let result = catch_unwind(AssertUnwindSafe(|| exercise(&mutated)));
+        let result = catch_unwind(AssertUnwindSafe(|| exercise(&input)));
         let took = start.elapsed();
         slowest = slowest.max(took);
         if result.is_err() || took > Duration::from_secs(1) {
-            failures.push((case, took, mutated.len()));
+            failures.push((case, took, input.len()));
             if failures.len() > 20 {
                 break;
             }
@@ -147,8 +144,19 @@ fn mutated_files_never_panic_or_stall() {
     }
     assert!(failures.is_empty(), "{} failing cases (case, time, size): {failures:?}", failures.len());
     let peak = peak_resident_bytes();
-    println!("{cases} cases, slowest {slowest:?}, peak resident {} MB", peak / (1 << 20));
+    println!("{cases} {label} cases, slowest {slowest:?}, peak resident {} MB", peak / (1 << 20));
     assert!(peak < 512 << 20, "peak resident memory {} MB", peak / (1 << 20));
+}
+
+#[test]
+fn mutated_files_never_panic_or_stall() {
+    let files = corpus();
+    assert!(files.len() >= 45, "the assimp corpus and the fixtures");
+    let pick = |rng: &mut Rng| {
+        let file = &files[rng.below(files.len())];
+        mutate(rng, file)
+    };
+    run_mutation_cases("file", 0x5EED_1234_ABCD_0001, 100_000, pick, exercise);
 }
 
 /// The smpq-built archives of `mpq.rs` under the same mutations and limits, with a second kind aimed at
@@ -156,28 +164,11 @@ fn mutated_files_never_panic_or_stall() {
 #[test]
 fn mutated_archives_never_panic_or_stall() {
     let archives = crate::mpq::archive_corpus();
-    let mut rng = Rng(0x5EED_1234_ABCD_0002);
-    let cases = 20_000;
-    let mut slowest = Duration::ZERO;
-    let mut failures = Vec::new();
-    for case in 0..cases {
+    let pick = |rng: &mut Rng| {
         let file = &archives[rng.below(archives.len())];
-        let mutated = if rng.below(2) == 0 { mutate(&mut rng, file) } else { mutate_archive_tables(&mut rng, file) };
-        let start = Instant::now();
-        let result = catch_unwind(AssertUnwindSafe(|| crate::mpq::exercise_archive(&mutated)));
-        let took = start.elapsed();
-        slowest = slowest.max(took);
-        if result.is_err() || took > Duration::from_secs(1) {
-            failures.push((case, took, mutated.len()));
-            if failures.len() > 20 {
-                break;
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{} failing cases (case, time, size): {failures:?}", failures.len());
-    let peak = peak_resident_bytes();
-    println!("{cases} archive cases, slowest {slowest:?}, peak resident {} MB", peak / (1 << 20));
-    assert!(peak < 512 << 20, "peak resident memory {} MB", peak / (1 << 20));
+        if rng.below(2) == 0 { mutate(rng, file) } else { mutate_archive_tables(rng, file) }
+    };
+    run_mutation_cases("archive", 0x5EED_1234_ABCD_0002, 20_000, pick, crate::mpq::exercise_archive);
 }
 
 /// Rewrites a word of the header or of the hash or block table (read from the header's own fields).
