@@ -177,6 +177,13 @@ pub fn frame_all(
         camera.target_yaw = yaw;
         camera.target_pitch = pitch;
         camera.force_update = true;
+        if !camera.initialized {
+            // A model that shows before the camera's first update: the camera starts from these fields
+            // and would reset the targets above to its spawn position.
+            camera.focus = focus;
+            camera.radius = Some(distance);
+            (camera.yaw, camera.pitch) = (Some(yaw), Some(pitch));
+        }
         if let Projection::Perspective(p) = &mut *projection {
             (p.near, p.far) = near_far(distance);
         }

@@ -134,6 +134,8 @@ fn picks_name_the_mopy_entry_material_and_doodad_they_came_from() {
     let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(&wmo);
     let scene = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
     let mut doodad_hits = Vec::new();
+    let mut skipped = Vec::new();
+    assert!(scene.doodads.iter().any(|d| d.set == 0), "the fixture places no doodad in set 0");
     for doodad in scene.doodads.iter().filter(|d| d.set == 0) {
         // Models are built in the order their first doodad appears: `M2Model{that order}/…`.
         let mut distinct: Vec<&str> = Vec::new();
@@ -150,7 +152,13 @@ fn picks_name_the_mopy_entry_material_and_doodad_they_came_from() {
             .flat_map(|m| m.data.positions.iter().map(|p| p[1]))
             .fold(0.0f32, f32::max);
         let [x, y, z] = doodad.position;
-        let Some((px, py)) = window_pixel(&status(&dir), [x, y + 0.9 * height * doodad.scale, z]) else { continue };
+        let point = [x, y + 0.9 * height * doodad.scale, z];
+        // The camera is in every status the app writes; wait for one rather than read a status between two.
+        let camera = wait_for(&dir, "the camera", Duration::from_secs(30), |s| s["camera"]["viewport"].is_array());
+        let Some((px, py)) = window_pixel(&camera, point) else {
+            skipped.push(format!("{} at {point:?} is behind the camera {}", doodad.model, camera["camera"]));
+            continue;
+        };
         let before = status(&dir)["picks"].as_u64().unwrap_or(0);
         send(&dir, &format!("pick {px} {py}"));
         let s = wait_for(&dir, "the doodad pick", Duration::from_secs(30), |s| s["picks"].as_u64().is_some_and(|n| n > before));
@@ -179,7 +187,7 @@ fn picks_name_the_mopy_entry_material_and_doodad_they_came_from() {
         assert!(material.contains(&format!("blend {}", blend.code())), "{hit}");
     }
     // A doodad: the MODD entry it names places the model it names.
-    assert!(doodad_hits.iter().any(|(_, hit)| !hit["doodad"].is_null()), "no doodad was hit: {doodad_hits:?}");
+    assert!(doodad_hits.iter().any(|(_, hit)| !hit["doodad"].is_null()), "no doodad was hit: {doodad_hits:?}; not picked: {skipped:?}");
     for (_, hit) in doodad_hits.iter().filter(|(_, hit)| !hit["doodad"].is_null()) {
         let modd = hit["doodad"]["modd"].as_u64().unwrap() as usize;
         let name = root.doodad_names.get(root.doodads[modd].name_offset).unwrap();
