@@ -89,6 +89,8 @@ impl LwoObject {
 pub struct Layer {
     pub number: u16,
     pub flags: u16,
+    /// Whether bit 0 of `flags` is the hidden bit: true for LightWave's forms, false for modo's LXOB.
+    pub flags_mean_hidden: bool,
     pub pivot: [f32; 3],
     pub name: String,
     pub parent: Option<u16>,
@@ -103,6 +105,7 @@ impl Layer {
         Self {
             number,
             flags: 0,
+            flags_mean_hidden: true,
             pivot: [0.0; 3],
             name: String::new(),
             parent: None,
@@ -113,8 +116,9 @@ impl Layer {
         }
     }
 
+    /// LightWave's hidden bit. Only LWO2/LWO3 define it (see [`Layer::flags_mean_hidden`]).
     pub fn hidden(&self) -> bool {
-        self.flags & 1 != 0
+        self.flags_mean_hidden && self.flags & 1 != 0
     }
 
     /// The layer's morph targets (MORF and SPOT vertex maps), in file order.
