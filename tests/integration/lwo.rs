@@ -498,3 +498,27 @@ fn vmad_overrides_the_vmap_per_corner_and_splits_the_shared_point() {
     assert_eq!(uvs[2], [0.5, 0.75]);
     assert_eq!(uvs[0], [0.0, 1.0]);
 }
+
+/// LWLO's LAYR flags bit 0 marks Modeler's foreground (active) layer, not a hidden one: a foreground
+/// and a background layer are both read as shown, each under its name.
+#[test]
+fn lightwave5_layers_flagged_foreground_are_shown() {
+    use lwo_wmo_viewer::fixtures::lwo::{chunk, f32s, form, s0};
+    let u16b = |v: u16| v.to_be_bytes().to_vec();
+    let triangle = |x: f32| {
+        let mut out = chunk(b"PNTS", &f32s(&[x, 0.0, 0.0, x + 1.0, 0.0, 0.0, x, 1.0, 0.0]));
+        out.extend(chunk(b"POLS", &[u16b(3), u16b(0), u16b(1), u16b(2), u16b(1)].concat()));
+        out
+    };
+    let mut body = chunk(b"SRFS", &s0("Default"));
+    for (number, flags, name, x) in [(1, 1, "Front", 0.0), (2, 0, "Back", 5.0)] {
+        body.extend(chunk(b"LAYR", &[u16b(number), u16b(flags), s0(name)].concat()));
+        body.extend(triangle(x));
+    }
+    let (_, object) = lwo::parse(&form(b"LWLO", &body)).unwrap();
+    let layers: Vec<(&str, u16, bool)> = object.layers.iter().map(|l| (l.name.as_str(), l.flags, l.hidden())).collect();
+    assert_eq!(layers, [("Front", 1, false), ("Back", 0, false)]);
+    let built = build(&object, BuildOptions::default());
+    assert_eq!(built.triangle_count, 2);
+    assert!(built.layers.iter().all(|l| !l.hidden));
+}

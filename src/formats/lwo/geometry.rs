@@ -126,9 +126,9 @@ impl ObjectBuilder {
         let flags = r.u16()?;
         let mut layer = Layer::new(number);
         layer.flags = flags;
-        // modo writes 5 here for the mesh layers it shows (both real .lxo files we have), so bit 0 is
-        // not LightWave's hidden bit there; assimp, the peer, ignores the field for every form.
-        layer.flags_mean_hidden = self.kind != LwoKind::Lxob;
+        // Bit 0 is "hidden" only in LWO2/LWO3. LWLO uses it for Modeler's foreground layer, and modo
+        // writes 5 for the mesh layers it shows (both real .lxo files we have); assimp ignores the field.
+        layer.flags_mean_hidden = matches!(self.kind, LwoKind::Lwo2 | LwoKind::Lwo3);
         if self.kind == LwoKind::Lwlo {
             layer.name = r.s0()?;
         } else {

@@ -89,7 +89,7 @@ impl LwoObject {
 pub struct Layer {
     pub number: u16,
     pub flags: u16,
-    /// Whether bit 0 of `flags` is the hidden bit: true for LightWave's forms, false for modo's LXOB.
+    /// Whether bit 0 of `flags` is the hidden bit: LWO2 and LWO3 only (LWLO: foreground layer; LXOB: modo's own).
     pub flags_mean_hidden: bool,
     pub pivot: [f32; 3],
     pub name: String,
