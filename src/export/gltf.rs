@@ -34,6 +34,8 @@ pub struct ExportOptions<'a> {
     pub portals: bool,
     /// Write the WMO liquid surfaces (shown in the viewer, but not geometry most tools want).
     pub liquids: bool,
+    /// Weights of the morph targets by name, written as the meshes' default weights (others at 0).
+    pub morph_weights: &'a [(String, f32)],
     /// Called as `(done, total)` while the buffer is built and the textures are encoded; it may be
     /// called from several threads.
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
@@ -173,6 +175,9 @@ struct MeshAccessors {
     mode: json::mesh::Mode,
     has_uv: bool,
     triangles: usize,
+    /// Morph targets (position and normal displacements) and their names, in target order.
+    targets: Vec<json::mesh::MorphTarget>,
+    target_names: Vec<String>,
 }
 
 struct Builder<'s> {
@@ -190,6 +195,8 @@ struct Builder<'s> {
     samplers: HashMap<(bool, bool, bool), json::Index<json::texture::Sampler>>,
     /// The game's blend passes glTF has no mode for, by name.
     unmapped_blends: BTreeSet<&'static str>,
+    /// The morph weights chosen, by name (the last setting of a name wins).
+    morph_weights: &'s [(String, f32)],
     notes: Vec<String>,
 }
 
@@ -245,6 +252,7 @@ fn build(scene: &Scene, options: &ExportOptions<'_>, buffer_uri: Option<String>)
         texture_of_image: HashMap::new(),
         samplers: HashMap::new(),
         unmapped_blends: BTreeSet::new(),
+        morph_weights: options.morph_weights,
         notes: Vec::new(),
     };
     for (t, png) in encode_textures(scene, &images, &step) {
@@ -529,8 +537,33 @@ impl Builder<'_> {
             Some(colors) => self.notes.push(format!("{label}: {} colours for {vertex_count} vertices; COLOR_0 left out", colors.len())),
             None => {}
         }
-        // Morph targets (LightWave endomorphs) go here, as the primitive's `targets`, once the scene
-        // carries them.
+        // Morph targets (LightWave endomorphs): displacements, POSITION with its bounds as glTF asks.
+        let mut targets = Vec::new();
+        let mut target_names = Vec::new();
+        for target in &mesh.morph_targets {
+            if target.positions.len() != vertex_count || target.normals.len() != vertex_count {
+                self.notes.push(format!("{label}: morph {} has {} values for {vertex_count} vertices; left out", target.name, target.positions.len()));
+                continue;
+            }
+            let mut write = |values: &[[f32; 3]], bounded: bool| {
+                bytes.clear();
+                let mut min = [f32::INFINITY; 3];
+                let mut max = [f32::NEG_INFINITY; 3];
+                for v in values {
+                    let v = finite_or(*v, 0.0);
+                    for k in 0..3 {
+                        min[k] = min[k].min(v[k]);
+                        max[k] = max[k].max(v[k]);
+                        bytes.extend_from_slice(&v[k].to_le_bytes());
+                    }
+                }
+                self.add_accessor(&bytes, Target::ArrayBuffer, vertex_count, ComponentType::F32, Type::Vec3, false, bounded.then_some((min, max)))
+            };
+            let positions = write(&target.positions, true);
+            let normals = (mesh.normals.len() == vertex_count).then(|| write(&target.normals, false));
+            targets.push(json::mesh::MorphTarget { positions: Some(positions), normals, tangents: None });
+            target_names.push(target.name.clone());
+        }
         bytes.clear();
         let component = if vertex_count <= usize::from(u16::MAX) {
             indices.iter().for_each(|&i| bytes.extend_from_slice(&(i as u16).to_le_bytes()));
@@ -546,6 +579,8 @@ impl Builder<'_> {
             mode,
             has_uv: has_uv(mesh),
             triangles: if mode == json::mesh::Mode::Triangles { indices.len() / 3 } else { 0 },
+            targets,
+            target_names,
         })
     }
 
@@ -553,8 +588,15 @@ impl Builder<'_> {
     fn add_mesh(&mut self, draws: &[Draw], node_name: Option<&str>) -> Option<(json::Index<json::Mesh>, usize)> {
         let mut primitives = Vec::new();
         let mut triangles = 0;
+        let mut target_names: Option<Vec<String>> = None;
+        let mut targets_agree = true;
         for draw in draws {
             let Some(accessors) = self.accessors.get(&draw.mesh).cloned().flatten() else { continue };
+            // glTF gives one mesh one set of weights: every primitive needs the same targets.
+            match &target_names {
+                None => target_names = Some(accessors.target_names.clone()),
+                Some(names) => targets_agree &= *names == accessors.target_names,
+            }
             let material = self.material(draw.material, accessors.has_uv);
             triangles += accessors.triangles;
             primitives.push(json::mesh::Primitive {
@@ -564,17 +606,30 @@ impl Builder<'_> {
                 indices: Some(accessors.indices),
                 material: Some(material),
                 mode: Checked::Valid(accessors.mode),
-                targets: None,
+                targets: (!accessors.targets.is_empty()).then_some(accessors.targets),
             });
         }
         if primitives.is_empty() {
             return None;
         }
+        let mut target_names = target_names.unwrap_or_default();
+        if !targets_agree {
+            self.notes.push(format!("{}: its parts have different morph targets; written without them", node_name.unwrap_or("a mesh")));
+            primitives.iter_mut().for_each(|p| p.targets = None);
+            target_names.clear();
+        }
         let name = match draws {
             [one] => Some(self.scene.meshes[one.mesh].label.clone()),
             _ => node_name.map(str::to_owned),
         };
-        let mesh = self.root.push(json::Mesh { extensions: None, extras: None, name, primitives, weights: None });
+        // `targetNames` in the mesh's extras is where Blender and three.js look for the targets' names.
+        let (weights, extras) = if target_names.is_empty() {
+            (None, None)
+        } else {
+            let weight = |name: &String| self.morph_weights.iter().rev().find(|(n, _)| n == name).map_or(0.0, |&(_, w)| if w.is_finite() { w } else { 0.0 });
+            (Some(target_names.iter().map(weight).collect()), Some(raw(&value!({ "targetNames": target_names }))))
+        };
+        let mesh = self.root.push(json::Mesh { extensions: None, extras, name, primitives, weights });
         Some((mesh, triangles))
     }
 

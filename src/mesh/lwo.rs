@@ -12,7 +12,7 @@ use super::normals::{polygon_normal, CornerNormals};
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
 use super::triangulate::{Crossing, Triangulator};
-use super::{sub, Bounds, MeshData, Topology};
+use super::{add, sub, Bounds, MeshData, MorphTarget, Topology};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BuildOptions {
@@ -51,7 +51,7 @@ pub struct LayerMeshes {
     pub surfaces: Vec<SurfaceMesh>,
     pub lines: Option<MeshData>,
     pub points: Option<MeshData>,
-    /// Bounds of this layer's geometry in its own frame.
+    /// Bounds of this layer's geometry in its own frame, at rest and with each morph fully applied.
     pub bounds: Bounds,
 }
 
@@ -80,11 +80,11 @@ pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
         degenerate_polygons += built.degenerate;
         let mut bounds = Bounds::EMPTY;
         for s in &built.surfaces {
-            bounds.union(&s.mesh.bounds());
+            bounds.union(&s.mesh.reach());
             rendered_triangles += s.mesh.triangle_count();
         }
         for m in built.lines.iter().chain(&built.points) {
-            bounds.union(&m.bounds());
+            bounds.union(&m.reach());
         }
         layers.push(LayerMeshes {
             index,
@@ -228,14 +228,15 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
     // modo writes its own vertex normals as a NORM map; where one is present it wins.
     let stored_normals = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
     let local = |p: [f32; 3]| lwo_to_bevy(sub(p, layer.pivot));
+    let morphs = LayerMorphs::new(layer, &normals);
     let mut meshes: Vec<SurfaceMesh> = Vec::new();
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
     let mut maps_of: HashMap<u32, usize> = HashMap::new();
     let mut corner_maps: Vec<CornerMaps<'_>> = Vec::new();
     let mut last_mesh: Option<((u32, bool), (usize, usize))> = None;
     let expected = expected_sizes(layer, options);
-    let mut lines = MeshData::new(Topology::Lines);
-    let mut points = MeshData::new(Topology::Points);
+    let mut lines = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Lines) };
+    let mut points = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Points) };
     let mut corner_points: Vec<[f32; 3]> = Vec::new();
     let mut tris: Vec<[u32; 3]> = Vec::new();
     let mut triangles = 0;
@@ -257,12 +258,14 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                 (PolygonKind::MetaBall, _) | (_, 1) => {
                     for &v in vertices {
                         push_plain_vertex(&mut points, local(point_at(&layer.points, v)));
+                        morphs.push_vertex(&mut points, v, None);
                     }
                 }
                 _ => {
                     for pair in vertices.windows(2) {
                         for &v in pair {
                             push_plain_vertex(&mut lines, local(point_at(&layer.points, v)));
+                            morphs.push_vertex(&mut lines, v, None);
                         }
                     }
                 }
@@ -322,7 +325,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                     corner_maps.len() - 1
                 });
                 let slot = *mesh_of.entry(key).or_insert_with(|| {
-                    let mut mesh = MeshData::new(Topology::Triangles);
+                    let mut mesh = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Triangles) };
                     // Sized up front: growing by doubling would hold old and new buffers at once.
                     if let Some(&(corners, triangles)) = expected.get(&key) {
                         let vertices = corners.min(layer.points.len());
@@ -392,6 +395,8 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                     if let Some(c) = color {
                         mesh.colors.get_or_insert_with(Vec::new).push(c);
                     }
+                    // A normal the file stores is kept as it is in every shape.
+                    morphs.push_vertex(mesh, v, stored.is_none().then_some((p, normal)));
                     if let Some(last) = last_vertex_of_point.get_mut(v as usize) {
                         *last = (slot as u32, i);
                     }
@@ -415,24 +420,35 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
         let projection = projecting_block(surface);
         let has_uv = uv.is_some() || projection.is_some();
-        if has_uv {
+        // UVs and morph offsets ride through subdivision as extras: Catmull–Clark is linear in its
+        // points, so subdividing the offsets gives exactly the subdivided morphed shape's offsets.
+        if has_uv || !morphs.is_empty() {
             let mut by_cage_point: Vec<(u32, u32)> = remap.into_iter().map(|(point, slot)| (slot, point)).collect();
             by_cage_point.sort_unstable();
             cage.extras = by_cage_point
                 .iter()
                 .map(|&(slot, point)| {
                     let p = cage.points[slot as usize];
-                    let value = match (&uv, projection) {
-                        (Some(map), _) => map.get(point, NONE).map_or([0.0, 0.0], |v| [v.first().copied().unwrap_or(0.0), 1.0 - v.get(1).copied().unwrap_or(0.0)]),
-                        (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
-                        (None, None) => [0.0, 0.0],
-                    };
-                    value.to_vec()
+                    let mut extras = Vec::with_capacity(2 + 3 * morphs.len());
+                    if has_uv {
+                        let value = match (&uv, projection) {
+                            (Some(map), _) => map.get(point, NONE).map_or([0.0, 0.0], |v| [v.first().copied().unwrap_or(0.0), 1.0 - v.get(1).copied().unwrap_or(0.0)]),
+                            (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
+                            (None, None) => [0.0, 0.0],
+                        };
+                        extras.extend(value);
+                    }
+                    for offsets in &morphs.offsets {
+                        extras.extend(offsets.get(point as usize).copied().unwrap_or([0.0; 3]));
+                    }
+                    extras
                 })
                 .collect();
         }
         let smooth = subdivide(&cage, options.subdivision_level);
-        meshes.push(SurfaceMesh { surface: surface_index, detail: false, mesh: limit_surface_mesh(&smooth, has_uv, &local) });
+        let mut mesh = limit_surface_mesh(&smooth, has_uv, &local);
+        morphs.add_to_limit_surface(&mut mesh, &smooth, if has_uv { 2 } else { 0 });
+        meshes.push(SurfaceMesh { surface: surface_index, detail: false, mesh });
     }
     BuiltLayer {
         surfaces: meshes,
@@ -477,19 +493,25 @@ fn expected_sizes(layer: &Layer, options: BuildOptions) -> HashMap<(u32, bool), 
     sizes
 }
 
-/// Triangles of a subdivided cage, shaded smooth: each point's normal is the sum of its quads' normals.
-fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f32; 3]) -> MeshData {
-    let mut sums = vec![[0.0f32; 3]; cage.points.len()];
-    for face in &cage.faces {
-        let n = polygon_normal(&cage.points, face);
+/// Smooth normals of a subdivided cage with its points at `points`: each point's normal is the sum of
+/// its quads' normals, in Bevy's frame.
+fn limit_surface_normals(points: &[[f32; 3]], faces: &[Vec<u32>]) -> Vec<[f32; 3]> {
+    let mut sums = vec![[0.0f32; 3]; points.len()];
+    for face in faces {
+        let n = polygon_normal(points, face);
         for &v in face {
             let s = &mut sums[v as usize];
-            *s = [s[0] + n[0], s[1] + n[1], s[2] + n[2]];
+            *s = add(*s, n);
         }
     }
+    sums.iter().map(|n| lwo_to_bevy(super::normalize(*n).unwrap_or([0.0, 1.0, 0.0]))).collect()
+}
+
+/// Triangles of a subdivided cage, shaded smooth.
+fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f32; 3]) -> MeshData {
     let mut mesh = MeshData::new(Topology::Triangles);
     mesh.positions = cage.points.iter().map(|p| local(*p)).collect();
-    mesh.normals = sums.iter().map(|n| lwo_to_bevy(super::normalize(*n).unwrap_or([0.0, 1.0, 0.0]))).collect();
+    mesh.normals = limit_surface_normals(&cage.points, &cage.faces);
     if has_uv {
         mesh.uv_sets.push(cage.extras.iter().map(|e| [e.first().copied().unwrap_or(0.0), e.get(1).copied().unwrap_or(0.0)]).collect());
     }
@@ -522,6 +544,73 @@ fn push_crossing(mesh: &mut MeshData, corner_vertex: &[u32], crossing: &Crossing
     if let Some(colors) = &mut mesh.colors {
         let c = lerp(colors, a, b, t);
         colors.push(c);
+    }
+    for target in &mut mesh.morph_targets {
+        let p = lerp(&target.positions, a, b, t);
+        target.positions.push(p);
+        let n = lerp(&target.normals, a, b, t);
+        target.normals.push(n);
+    }
+}
+
+/// A layer's morph maps (MORF, SPOT), made ready to give each vertex what it gains at weight 1.
+struct LayerMorphs<'a> {
+    names: Vec<&'a str>,
+    /// Per morph: every point's offset, in the file's frame.
+    offsets: Vec<Vec<[f32; 3]>>,
+    /// Per morph: every polygon's normal in the morphed shape, for the smoothing rule.
+    face_normals: Vec<Vec<[f32; 3]>>,
+    corner_normals: &'a CornerNormals<'a>,
+}
+
+impl<'a> LayerMorphs<'a> {
+    fn new(layer: &'a Layer, corner_normals: &'a CornerNormals<'a>) -> Self {
+        let morphs = layer.morphs();
+        let offsets: Vec<Vec<[f32; 3]>> = morphs.iter().map(|m| m.offsets(&layer.points)).collect();
+        let face_normals = offsets
+            .iter()
+            .map(|offsets| {
+                let shape: Vec<[f32; 3]> = layer.points.iter().zip(offsets).map(|(&p, &d)| add(p, d)).collect();
+                corner_normals.face_normals_for(&shape)
+            })
+            .collect();
+        Self { names: morphs.iter().map(|m| m.name).collect(), offsets, face_normals, corner_normals }
+    }
+
+    fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Empty targets, one per morph, for a new mesh of the layer.
+    fn targets(&self) -> Vec<MorphTarget> {
+        self.names.iter().map(|name| MorphTarget { name: (*name).to_owned(), positions: Vec::new(), normals: Vec::new() }).collect()
+    }
+
+    /// The targets' values for a vertex just pushed for `point`; `corner` (its polygon and base normal,
+    /// Bevy's frame) when its normal follows the shape, else the normal stays.
+    fn push_vertex(&self, mesh: &mut MeshData, point: u32, corner: Option<(usize, [f32; 3])>) {
+        for (k, target) in mesh.morph_targets.iter_mut().enumerate() {
+            target.positions.push(lwo_to_bevy(self.offsets[k].get(point as usize).copied().unwrap_or([0.0; 3])));
+            let normal = corner.map_or([0.0; 3], |(polygon, base)| sub(lwo_to_bevy(self.corner_normals.at_with(&self.face_normals[k], polygon, point)), base));
+            target.normals.push(normal);
+        }
+    }
+
+    /// Targets for a subdivided cage whose extras hold, after `skip` values, three offsets per morph.
+    fn add_to_limit_surface(&self, mesh: &mut MeshData, cage: &Cage, skip: usize) {
+        mesh.morph_targets = self.targets();
+        for (k, target) in mesh.morph_targets.iter_mut().enumerate() {
+            let at = skip + 3 * k;
+            let offsets: Vec<[f32; 3]> =
+                cage.extras.iter().map(|e| e.get(at..at + 3).map_or([0.0; 3], |o| [o[0], o[1], o[2]])).collect();
+            let shape: Vec<[f32; 3]> = cage.points.iter().zip(&offsets).map(|(&p, &d)| add(p, d)).collect();
+            target.normals = limit_surface_normals(&shape, &cage.faces).iter().zip(&mesh.normals).map(|(&n, &base)| sub(n, base)).collect();
+            target.positions = offsets.into_iter().map(lwo_to_bevy).collect();
+        }
     }
 }
 

@@ -67,11 +67,22 @@ pub struct MeshData {
     /// (LightWave), a MOVI/MOPY triangle (WMO), a skin triangle (M2). Empty for lines, points and
     /// meshes that no record made (liquids, portals, markers).
     pub triangle_records: Vec<u32>,
+    /// Morph targets (LightWave's MORF and SPOT maps), each as long as `positions`; every mesh of one
+    /// layer carries the same targets in the same order, so one set of weights drives them all.
+    pub morph_targets: Vec<MorphTarget>,
+}
+
+/// One morph target of a mesh: what each vertex's position and normal gain at weight 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MorphTarget {
+    pub name: String,
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
 }
 
 impl MeshData {
     pub fn new(topology: Topology) -> Self {
-        Self { topology, positions: Vec::new(), normals: Vec::new(), uv_sets: Vec::new(), colors: None, indices: Vec::new(), triangle_records: Vec::new() }
+        Self { topology, positions: Vec::new(), normals: Vec::new(), uv_sets: Vec::new(), colors: None, indices: Vec::new(), triangle_records: Vec::new(), morph_targets: Vec::new() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -86,6 +97,18 @@ impl MeshData {
         let mut b = Bounds::EMPTY;
         for p in &self.positions {
             b.include(*p);
+        }
+        b
+    }
+
+    /// The bounds of the rest pose and of every morph target fully applied: where the mesh can be
+    /// at weights from 0 to 1, so a camera framing it keeps a morphed shape in view.
+    pub fn reach(&self) -> Bounds {
+        let mut b = self.bounds();
+        for target in &self.morph_targets {
+            for (p, d) in self.positions.iter().zip(&target.positions) {
+                b.include(add(*p, *d));
+            }
         }
         b
     }

@@ -72,7 +72,19 @@ impl<'a> CornerNormals<'a> {
 
     /// The normal at point `v` of polygon `p`.
     pub fn at(&self, p: usize, v: u32) -> [f32; 3] {
-        let own = self.face_normals[p];
+        self.at_with(&self.face_normals, p, v)
+    }
+
+    /// Every polygon's normal with the layer's points moved to `points` (a morph target's shape).
+    pub fn face_normals_for(&self, points: &[[f32; 3]]) -> Vec<[f32; 3]> {
+        let polys = &self.layer.polygons;
+        (0..polys.len()).map(|p| polygon_normal(points, polys.vertices(p))).collect()
+    }
+
+    /// The normal at point `v` of polygon `p` for another shape of the same polygons: the smoothing
+    /// rule applied to `face_normals` (from [`Self::face_normals_for`]).
+    pub fn at_with(&self, face_normals: &[[f32; 3]], p: usize, v: u32) -> [f32; 3] {
+        let own = face_normals[p];
         let Some(cos_limit) = self.cos_limit.get(self.layer.polygons.surface[p] as usize).copied().flatten() else { return own };
         let polys = &self.layer.polygons;
         let v = v as usize;
@@ -83,7 +95,7 @@ impl<'a> CornerNormals<'a> {
             if q == p || polys.smoothing_group[q] != polys.smoothing_group[p] {
                 continue;
             }
-            let other = self.face_normals[q];
+            let other = face_normals[q];
             if dot(own, other) >= cos_limit - 1e-6 {
                 sum = [sum[0] + other[0], sum[1] + other[1], sum[2] + other[2]];
             }

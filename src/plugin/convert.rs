@@ -3,16 +3,17 @@
 
 use bevy::asset::{LoadContext, RenderAssetUsages};
 use bevy::image::{Image, ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
+use bevy::mesh::morph::{MeshMorphWeights, MorphAttributes, MorphWeights};
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::world_serialization::WorldAsset;
 
-use crate::mesh::{MeshData, Topology};
+use crate::mesh::{MeshData, MorphTarget, Topology};
 use crate::scene::{self, Scene};
 
 use super::wmo_material::{WmoExtension, WmoMaterial};
-use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelPart, Overlay};
+use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelPart, MorphTargetNames, Overlay};
 
 /// A scene material as Bevy draws it.
 #[derive(Clone)]
@@ -53,6 +54,8 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
             needs_tangents[draw.mesh] = true;
         }
     }
+    let morph_counts: Vec<usize> = description.meshes.iter().map(|m| drawn_morph_targets(&m.data).len()).collect();
+    let has_morphs: Vec<bool> = morph_counts.iter().map(|&n| n > 0).collect();
     // The vertex data moves into Bevy's meshes; the description keeps each triangle's source record.
     let meshes: Vec<Handle<Mesh>> = description
         .meshes
@@ -97,8 +100,26 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
         if let Some(modd) = node.doodad {
             entity.insert(DoodadInstance(modd));
         }
+        if !node.morph_targets.is_empty() {
+            let weights = MorphWeights::new(vec![0.0; node.morph_targets.len()], None).unwrap_or_default();
+            entity.insert((weights, MorphTargetNames(node.morph_targets.clone())));
+        }
         if let Some(draw) = node.draw {
             entity.insert((Mesh3d(meshes[draw.mesh].clone()), DrawnMesh(draw.mesh)));
+            if has_morphs[draw.mesh] {
+                // The nearest node above with weights drives this mesh's targets (Bevy requires every
+                // morphed mesh to have weights, or it does not draw it).
+                let mut controller = node.parent;
+                while let Some(c) = controller.filter(|&c| description.nodes[c].morph_targets.is_empty()) {
+                    controller = description.nodes[c].parent;
+                }
+                let weights = match controller {
+                    Some(c) => MeshMorphWeights::Reference(entities[c]),
+                    None => MeshMorphWeights::Value { weights: vec![0.0; morph_counts[draw.mesh]] },
+                };
+                // Bevy's bounding box is the rest pose's; a morph may move the mesh out of it.
+                entity.insert((weights, bevy::camera::visibility::NoFrustumCulling));
+            }
             // A click may hit the back of a two-sided surface; a one-sided one is seen only from the front.
             if description.materials[draw.material].double_sided {
                 entity.insert(bevy::picking::mesh_picking::ray_cast::RayCastBackfaces);
@@ -165,6 +186,14 @@ pub fn to_bevy_mesh(data: MeshData) -> Mesh {
         Topology::Points => PrimitiveTopology::PointList,
     };
     let vertex_count = data.positions.len();
+    let targets = drawn_morph_targets(&data);
+    // Bevy wants the targets one after another, each a run of the mesh's vertices.
+    let morph_attributes: Vec<MorphAttributes> = targets
+        .iter()
+        .flat_map(|t| t.positions.iter().zip(&t.normals))
+        .map(|(p, n)| MorphAttributes::new(Vec3::from_array(*p), Vec3::from_array(*n), Vec3::ZERO))
+        .collect();
+    let morph_names: Vec<String> = targets.iter().map(|t| t.name.clone()).collect();
     let mut mesh = Mesh::new(topology, RenderAssetUsages::default());
     mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, data.positions);
     if data.normals.len() == vertex_count {
@@ -180,8 +209,19 @@ pub fn to_bevy_mesh(data: MeshData) -> Mesh {
     if let Some(colors) = data.colors.filter(|c| c.len() == vertex_count) {
         mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, colors);
     }
+    if !morph_names.is_empty() {
+        mesh.set_morph_targets(morph_attributes);
+        mesh.set_morph_target_names(morph_names);
+    }
     mesh.insert_indices(Indices::U32(data.indices));
     mesh
+}
+
+/// The morph targets Bevy can draw: whole ones, as many as its weights allow.
+fn drawn_morph_targets(data: &MeshData) -> Vec<&MorphTarget> {
+    let vertex_count = data.positions.len();
+    let whole = data.morph_targets.iter().filter(|t| t.positions.len() == vertex_count && t.normals.len() == vertex_count);
+    whole.take(bevy::mesh::morph::MAX_MORPH_WEIGHTS).collect()
 }
 
 /// Decoded RGBA8 levels → an sRGB texture with its mip chain.

@@ -43,6 +43,7 @@ impl Plugin for LwoWmoPlugin {
             .register_type::<Overlay>()
             .register_type::<DrawnMesh>()
             .register_type::<DoodadInstance>()
+            .register_type::<MorphTargetNames>()
             .register_asset_loader(ModelLoader { sources });
     }
 }
@@ -84,6 +85,12 @@ pub struct ModelPart(pub usize);
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[reflect(Component)]
 pub struct DrawnMesh(pub usize);
+
+/// On the entity whose `MorphWeights` drive the morph targets of the meshes under it (a LightWave
+/// layer): the targets' names, in weight order.
+#[derive(Component, Reflect, Clone, Debug, PartialEq, Eq)]
+#[reflect(Component)]
+pub struct MorphTargetNames(pub Vec<String>);
 
 /// On a WMO doodad's entity: its MODD entry.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, Hash)]

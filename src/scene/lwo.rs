@@ -96,9 +96,14 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
     for i in order {
         let Some(layer) = layers[i].take() else { continue };
         let parent = layer.parent.and_then(|p| layer_nodes[p]).unwrap_or(root);
+        // Every mesh of a layer carries the layer's morph maps in one order: the first says which.
+        let morph_targets = layer.surfaces.iter().map(|s| &s.mesh).chain(&layer.lines).chain(&layer.points).next().map_or(Vec::new(), |m| {
+            m.morph_targets.iter().map(|t| t.name.clone()).collect()
+        });
         let node = scene.add_node(Node {
             part: Some(i),
             hidden: layer.hidden,
+            morph_targets,
             ..Node::group(scene.parts[i].name.clone(), Some(parent), NodeTransform::from_translation(layer.translation))
         });
         layer_nodes[i] = Some(node);

@@ -134,15 +134,18 @@ pub struct Node {
     pub draw: Option<Draw>,
     /// For a WMO doodad's node: its MODD entry.
     pub doodad: Option<usize>,
+    /// The morph targets (in target order) of the meshes drawn under this node, which one set of
+    /// weights on this node drives: a LightWave layer's morph maps.
+    pub morph_targets: Vec<String>,
 }
 
 impl Node {
     pub fn group(name: impl Into<String>, parent: Option<usize>, transform: NodeTransform) -> Self {
-        Self { name: Some(name.into()), parent, transform, part: None, overlay: None, hidden: false, draw: None, doodad: None }
+        Self { name: Some(name.into()), parent, transform, part: None, overlay: None, hidden: false, draw: None, doodad: None, morph_targets: Vec::new() }
     }
 
     pub fn drawing(parent: usize, draw: Draw) -> Self {
-        Self { name: None, parent: Some(parent), transform: NodeTransform::IDENTITY, part: None, overlay: None, hidden: false, draw: Some(draw), doodad: None }
+        Self { name: None, parent: Some(parent), transform: NodeTransform::IDENTITY, part: None, overlay: None, hidden: false, draw: Some(draw), doodad: None, morph_targets: Vec::new() }
     }
 }
 
@@ -205,6 +208,18 @@ pub struct Scene {
 }
 
 impl Scene {
+    /// Every morph target's name, in the order the nodes list them, each once (two layers may have
+    /// a morph of the same name, which one slider drives).
+    pub fn morph_target_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for name in self.nodes.iter().flat_map(|n| &n.morph_targets) {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        names
+    }
+
     pub(crate) fn add_mesh(&mut self, label: impl ToString, data: MeshData, source: Option<MeshSource>) -> usize {
         self.meshes.push(SceneMesh { label: label.to_string(), data, source });
         self.meshes.len() - 1

@@ -64,6 +64,11 @@ pub struct Args {
     #[arg(long, requires = "export")]
     pub export_liquids: bool,
 
+    /// Set a LightWave morph's weight (0 at rest, 1 fully applied) for --output, --export and the
+    /// window; repeatable
+    #[arg(long, value_name = "NAME=WEIGHT", value_parser = crate::viewer::morphs::parse_morph_setting)]
+    pub morph: Vec<(String, f32)>,
+
     /// Folder that holds `World\…`, for WMO textures (default: walk up from the file)
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,

@@ -7,6 +7,7 @@
 //!   panel's view options and part selection;
 //! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
 //! - `export PATH`: File ▸ Export to PATH (`.glb` or `.gltf`), without the dialog;
+//! - `morph NAME WEIGHT`: sets a morph's weight, as its slider in the panel does;
 //! - `quit`: exits.
 //!
 //! The status is `{"frame", "shown", "loading", "error", "screenshots", "pick"}`, `pick` being the
@@ -58,7 +59,7 @@ pub fn poll_control(
     pick_count: Option<Res<super::picking::PickCount>>,
     cameras: Query<(&Camera, &GlobalTransform), With<Camera3d>>,
     window_scale: Query<&Window, With<PrimaryWindow>>,
-    (mut export, toggles): (Option<ResMut<super::export::WindowExport>>, Res<super::scene::ViewToggles>),
+    (mut export, toggles, mut morphs): (Option<ResMut<super::export::WindowExport>>, Res<super::scene::ViewToggles>, ResMut<super::morphs::MorphControls>),
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -108,9 +109,27 @@ pub fn poll_control(
                 }
             }
             "export" => match (export.as_mut(), &viewer.current_path) {
-                (Some(export), Some(file)) => export.start(file.clone(), viewer.data_root.clone(), toggles.doodad_set, PathBuf::from(arg)),
+                (Some(export), Some(file)) => {
+                    let shown = super::export::ExportRequest {
+                        file: file.clone(),
+                        data: viewer.data_root.clone(),
+                        doodad_set: toggles.doodad_set,
+                        morph_weights: morphs.weights.clone().into_iter().collect(),
+                    };
+                    export.start(shown, PathBuf::from(arg));
+                }
                 _ => warn!("{CONTROL_ENV}: export needs a shown file"),
             },
+            "morph" => {
+                // The name may hold spaces; the weight is the last word.
+                let set = arg.rsplit_once(' ').ok_or_else(|| format!("morph needs NAME WEIGHT, got {arg:?}")).and_then(|(name, weight)| {
+                    let weight: f32 = weight.parse().map_err(|e| format!("morph {name}: {weight}: {e}"))?;
+                    morphs.set(name, weight)
+                });
+                if let Err(e) = set {
+                    warn!("{CONTROL_ENV}: {e}");
+                }
+            }
             "quit" => {
                 exit.write(AppExit::Success);
             }
@@ -127,6 +146,7 @@ pub fn poll_control(
         "picks": pick_count.map_or(0, |c| c.0),
         "camera": camera_state(&cameras),
         "export": export.as_ref().and_then(|e| e.status.clone()),
+        "morphs": morphs.weights,
     });
     // Written when something changed, and every 30 frames so a reader sees the app is alive.
     if state != channel.last_state || frames.0 % 30 == 0 {

@@ -29,7 +29,13 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
     for warning in &scene.warnings {
         eprintln!("warning: {warning}");
     }
-    let options = ExportOptions { doodad_set: args.doodad_set, portals: args.export_portals, liquids: args.export_liquids, progress: None };
+    let options = ExportOptions {
+        doodad_set: args.doodad_set,
+        portals: args.export_portals,
+        liquids: args.export_liquids,
+        morph_weights: &args.morph,
+        progress: None,
+    };
     match write_file(&scene, &options, out) {
         Ok(report) => {
             for note in &report.notes {
@@ -58,6 +64,15 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// What the window shows, as the writer needs it: the file, its data root, the doodad set and the
+/// morph weights.
+pub struct ExportRequest {
+    pub file: std::path::PathBuf,
+    pub data: Option<std::path::PathBuf>,
+    pub doodad_set: u32,
+    pub morph_weights: Vec<(String, f32)>,
 }
 
 /// File ▸ Export in the window (and the control hook's `export PATH`): the shown file loaded again by
@@ -91,8 +106,9 @@ impl WindowExport {
         }));
     }
 
-    /// Writes `file` (with its data root and doodad set) to `out` on a task.
-    pub fn start(&mut self, file: std::path::PathBuf, data: Option<std::path::PathBuf>, doodad_set: u32, out: std::path::PathBuf) {
+    /// Writes the shown file, as the window shows it, to `out` on a task.
+    pub fn start(&mut self, shown: ExportRequest, out: std::path::PathBuf) {
+        let ExportRequest { file, data, doodad_set, morph_weights } = shown;
         if self.running.is_some() {
             return;
         }
@@ -107,7 +123,7 @@ impl WindowExport {
                 shared[0].store(done, std::sync::atomic::Ordering::Relaxed);
                 shared[1].store(total, std::sync::atomic::Ordering::Relaxed);
             };
-            let options = ExportOptions { doodad_set, portals: false, liquids: false, progress: Some(&report_progress) };
+            let options = ExportOptions { doodad_set, portals: false, liquids: false, morph_weights: &morph_weights, progress: Some(&report_progress) };
             let report = write_file(&scene, &options, &out).map_err(|e| format!("{}: {e}", out.display()))?;
             Ok(format!("exported {} ({} nodes, {} triangles, {} bytes) in {:.1} s", out.display(), report.nodes, report.triangles, report.bytes, started.elapsed().as_secs_f64()))
         });
@@ -116,12 +132,12 @@ impl WindowExport {
     }
 
     /// Advances the dialog and the running export; `open` says what to export when a path was chosen.
-    pub fn poll(&mut self, open: Option<(std::path::PathBuf, Option<std::path::PathBuf>, u32)>) {
+    pub fn poll(&mut self, open: Option<ExportRequest>) {
         if let Some(task) = self.dialog.as_mut() {
             if let Some(chosen) = bevy::tasks::block_on(bevy::tasks::poll_once(task)) {
                 self.dialog = None;
-                if let (Some(out), Some((file, data, set))) = (chosen, open) {
-                    self.start(file, data, set, out);
+                if let (Some(out), Some(shown)) = (chosen, open) {
+                    self.start(shown, out);
                 }
             }
         }

@@ -124,7 +124,7 @@ pub fn run(args: Args) -> ExitCode {
             .disable::<WinitPlugin>(),
     )
     .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::from_millis(1)))
-    .add_plugins(ViewerScenePlugin { data_root: args.data.clone() })
+    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), morphs: args.morph.clone() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
     .add_systems(Startup, setup)
     .add_systems(Update, (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure))

@@ -7,6 +7,7 @@ pub mod control;
 pub mod export;
 pub mod headless;
 pub mod info;
+pub mod morphs;
 pub mod overlays;
 pub mod panel;
 pub mod picking;

@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{egui, EguiContexts};
 
+use super::morphs::MorphControls;
 use super::overlays::ViewOptions;
 use super::scene::{ViewToggles, Viewer};
 use super::window::{save_recent, FileDialog};
@@ -114,6 +115,7 @@ pub fn draw_panel(
     window: Query<&Window, With<PrimaryWindow>>,
     mut cameras: Query<&mut Camera, With<Camera3d>>,
     mut export: ResMut<super::export::WindowExport>,
+    mut morphs: ResMut<MorphControls>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let dt = time.delta_secs() * 1000.0;
@@ -128,7 +130,11 @@ pub fn draw_panel(
         dialog_open: dialog.is_open(),
     };
     let mut edited = options.clone();
-    let (actions, free) = inspector(ctx, &input, &mut state, &mut toggles, &mut edited);
+    let mut edited_morphs = morphs.clone();
+    let (actions, free) = inspector(ctx, &input, &mut state, &mut toggles, &mut edited, &mut edited_morphs);
+    if edited_morphs != *morphs {
+        *morphs = edited_morphs;
+    }
     if edited != *options {
         *options = edited;
     }
@@ -175,6 +181,7 @@ pub fn inspector(
     state: &mut PanelState,
     toggles: &mut ViewToggles,
     options: &mut ViewOptions,
+    morphs: &mut MorphControls,
 ) -> (Vec<PanelAction>, FreeArea) {
     let mut actions = Vec::new();
     let mut root = egui::Ui::new(ctx.clone(), "viewer_root".into(), egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()));
@@ -220,6 +227,7 @@ pub fn inspector(
             if let Some(model) = input.model {
                 picked_section(ui, state);
                 scene_section(ui, model, toggles, options);
+                morphs_section(ui, model, morphs);
                 materials_section(ui, model);
                 chunks_section(ui, model, state, &mut actions);
                 warnings_section(ui, model);
@@ -379,6 +387,25 @@ fn parent_depth(model: &ModelAsset, mut i: usize) -> usize {
         }
     }
     depth
+}
+
+/// A slider per morph target (LightWave's endomorphs), 0 at rest to 1 fully applied, and a reset.
+fn morphs_section(ui: &mut egui::Ui, model: &ModelAsset, morphs: &mut MorphControls) {
+    let names = model.description.morph_target_names();
+    if names.is_empty() {
+        return;
+    }
+    egui::CollapsingHeader::new(format!("Morphs ({})", names.len())).default_open(true).show(ui, |ui| {
+        for name in &names {
+            let mut weight = morphs.weight(name);
+            if ui.add(egui::Slider::new(&mut weight, 0.0..=1.0).text(*name)).changed() {
+                let _ = morphs.set(name, weight);
+            }
+        }
+        if ui.add_enabled(!morphs.weights.is_empty(), egui::Button::new("Reset")).clicked() {
+            morphs.weights.clear();
+        }
+    });
 }
 
 fn materials_section(ui: &mut egui::Ui, model: &ModelAsset) {

@@ -11,8 +11,12 @@ use bevy::world_serialization::WorldAssetRoot;
 use crate::plugin::{ModelAsset, ModelLoadError, ModelLoaderSettings, ModelPart, Overlay};
 use crate::LwoWmoPlugin;
 
+use super::morphs::{apply_morph_weights, MorphControls};
+
 pub struct ViewerScenePlugin {
     pub data_root: Option<PathBuf>,
+    /// Morph weights to start with (`--morph NAME=WEIGHT`).
+    pub morphs: Vec<(String, f32)>,
 }
 
 impl Plugin for ViewerScenePlugin {
@@ -20,8 +24,9 @@ impl Plugin for ViewerScenePlugin {
         app.add_plugins(LwoWmoPlugin)
             .insert_resource(Viewer { data_root: self.data_root.clone(), ..default() })
             .insert_resource(ViewToggles::default())
+            .insert_resource(MorphControls { weights: self.morphs.iter().cloned().collect() })
             .add_message::<ModelShown>()
-            .add_systems(Update, (poll_pending_load, apply_visibility).chain());
+            .add_systems(Update, (poll_pending_load, apply_visibility, apply_morph_weights).chain());
     }
 }
 
@@ -110,12 +115,17 @@ fn poll_pending_load(
     models: Res<Assets<ModelAsset>>,
     mut shown: MessageWriter<ModelShown>,
     mut panel: Option<ResMut<super::panel::PanelState>>,
+    mut morphs: ResMut<MorphControls>,
 ) {
     let Some(pending) = &viewer.pending else { return };
     match asset_server.load_state(&pending.handle) {
         LoadState::Loaded => {
             let Some(model) = models.get(&pending.handle) else { return };
             let pending = viewer.pending.take().expect("checked above");
+            // Another file starts with its morphs at rest; a reload of the same file keeps them.
+            if viewer.current_path.as_ref().is_some_and(|shown| *shown != pending.path) {
+                morphs.weights.clear();
+            }
             if let Some(old) = viewer.scene_entity.take() {
                 commands.entity(old).despawn();
             }

@@ -33,7 +33,7 @@ pub fn run(args: Args) -> ExitCode {
     )
     .add_plugins(EguiPlugin::default())
     .add_plugins(PanOrbitCameraPlugin)
-    .add_plugins(ViewerScenePlugin { data_root: args.data.clone() })
+    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), morphs: args.morph.clone() })
     .add_plugins(super::overlays::ViewOptionsPlugin)
     .add_plugins(super::picking::PickingPlugin)
     // Picks are cast on a click, not on every pointer move over the view.
@@ -268,9 +268,15 @@ fn poll_export(
     mut export: ResMut<super::export::WindowExport>,
     viewer: Res<Viewer>,
     toggles: Res<super::scene::ViewToggles>,
+    morphs: Res<super::morphs::MorphControls>,
     mut panel: ResMut<PanelState>,
 ) {
-    let open = viewer.current_path.clone().map(|file| (file, viewer.data_root.clone(), toggles.doodad_set));
+    let open = viewer.current_path.clone().map(|file| super::export::ExportRequest {
+        file,
+        data: viewer.data_root.clone(),
+        doodad_set: toggles.doodad_set,
+        morph_weights: morphs.weights.clone().into_iter().collect(),
+    });
     export.poll(open);
     if panel.export_status != export.status {
         panel.export_status = export.status.clone();

@@ -71,7 +71,7 @@ fn export(input: &Path, output: PathBuf, options: &ExportOptions<'_>) -> Exporte
 }
 
 /// Runs the Khronos validator once over all files; one JSON object per file.
-fn validate(files: &[&Path]) -> Vec<serde_json::Value> {
+pub fn validate(files: &[&Path]) -> Vec<serde_json::Value> {
     let tool = repo().join("tools/gltf-validate");
     assert!(
         tool.join("node_modules/gltf-validator").is_dir(),
@@ -119,7 +119,7 @@ fn every_sample_and_corpus_model_exports_valid_gltf_that_assimp_reads_back_whole
         })
         .collect();
     // The other container and every optional overlay, once.
-    let everything = ExportOptions { doodad_set: 1, portals: true, liquids: true, progress: None };
+    let everything = ExportOptions { doodad_set: 1, portals: true, liquids: true, ..ExportOptions::default() };
     exported.push(export(&asset("courtyard.wmo"), dir.join("courtyard-everything.gltf"), &everything));
 
     let files: Vec<&Path> = exported.iter().map(|e| e.output.as_path()).collect();
@@ -151,7 +151,7 @@ fn modo_layers_are_shown_and_export_the_triangles_assimp_reads_from_the_lxo() {
 }
 
 /// The glTF document of a `.glb`: its JSON chunk.
-fn glb_json(path: &Path) -> serde_json::Value {
+pub fn glb_json(path: &Path) -> serde_json::Value {
     let bytes = crate::support::read(path);
     assert_eq!(&bytes[0..4], b"glTF");
     let length = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;

@@ -8,6 +8,7 @@ mod fuzz_regressions;
 mod lwo;
 mod lwo3;
 mod m2;
+mod morphs;
 mod mpq;
 mod mutation;
 mod panel;

@@ -10,6 +10,7 @@ use lwo_wmo_viewer::formats::parse_document;
 use lwo_wmo_viewer::mesh::Bounds;
 use lwo_wmo_viewer::plugin::{DoodadInfo, ModelAsset, ModelPart, Overlay, PartInfo};
 use lwo_wmo_viewer::scene::{Scene, SceneFile};
+use lwo_wmo_viewer::viewer::morphs::MorphControls;
 use lwo_wmo_viewer::viewer::overlays::ViewOptions;
 use lwo_wmo_viewer::viewer::panel::{inspector, PanelInput, PanelState};
 use lwo_wmo_viewer::viewer::scene::{apply_visibility, ViewToggles};
@@ -73,7 +74,7 @@ fn run_panel(model: Option<&ModelAsset>, error: Option<&str>, state: &mut PanelS
     for _ in 0..2 {
         state.reveal = reveal;
         let mut output = ctx.run_ui(raw.clone(), |ui| {
-            inspector(ui.ctx(), &input, state, toggles, &mut ViewOptions::default());
+            inspector(ui.ctx(), &input, state, toggles, &mut ViewOptions::default(), &mut MorphControls::default());
         });
         // No renderer here to upload the font atlas to.
         output.textures_delta.clear();
@@ -209,4 +210,17 @@ fn a_file_that_cannot_be_opened_shows_its_chunks_up_to_the_break() {
     assert!(text.contains("MVER") && text.contains("bad.wmo: the chunks up to where reading broke"), "{text}");
     let mohd = text.lines().find(|l| l.contains("MOHD") && l.contains('@')).unwrap_or_default();
     assert!(mohd.contains("reading broke here"), "{text}");
+}
+
+#[test]
+fn a_lightwave_object_with_morphs_shows_a_slider_per_morph() {
+    let file = crate::lwo3::content_root().join("Objects/Cube10-Morphs.lwo");
+    let text = draw_scene(&file, "");
+    assert!(text.contains("Morphs (3)"), "{text}");
+    for name in ["Random", "Tall & Skinny", "Wide", "Reset"] {
+        assert!(text.contains(name), "{name}: {text}");
+    }
+    // A file without morphs has no such section.
+    let plain = draw_scene(&crate::lwo3::content_root().join("Objects/Cube04-MultipleStandard.lwo"), "");
+    assert!(!plain.contains("Morphs ("), "{plain}");
 }

@@ -13,7 +13,7 @@ const MEAN_TOLERANCE: f64 = 1.5;
 const OUTLIER_SHARE: f64 = 0.005;
 const PIXEL_THRESHOLD: u8 = 40;
 
-fn render(file: &Path, out: &Path, extra: &[&str]) {
+pub fn render(file: &Path, out: &Path, extra: &[&str]) {
     let status = Command::new(bin())
         .arg(file)
         .arg("--output")

@@ -257,3 +257,47 @@ fn a_lightwave_pick_names_its_pols_record_and_surface() {
     // The seed's square is POLS record 0 on "Square", and it fills most of the view.
     assert!(hits.iter().any(|h| h["record"] == 0 && h["fields"]["surface"].as_str().unwrap().starts_with("Square")), "{hits:?}");
 }
+
+/// The control hook's `morph NAME WEIGHT` moves the real Cube10's points on screen, the status says
+/// so, and File ▸ Export writes the weights the window shows.
+#[test]
+fn a_morph_weight_set_in_the_window_changes_the_view_and_the_export() {
+    let dir = scratch("window-morph");
+    let cube = crate::lwo3::content_root().join("Objects/Cube10-Morphs.lwo");
+    let child = start(&dir, &cube);
+    let shown = cube.display().to_string();
+    let minute = Duration::from_secs(90);
+    wait_for(&dir, "the cube to show", minute, |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    let settle = |dir: &Path| {
+        let frame = status(dir)["frame"].as_u64().unwrap_or(0);
+        wait_for(dir, "a few frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 20));
+    };
+    let shoot = |dir: &Path, name: &str, count: usize| {
+        let shot = dir.join(name);
+        send(dir, &format!("screenshot {}", shot.display()));
+        wait_for(dir, "the screenshot", minute, |s| s["screenshots"].as_array().is_some_and(|a| a.len() >= count));
+        // The file is written just after the status names it.
+        let start = Instant::now();
+        while image::open(&shot).is_err() && start.elapsed() < minute {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        image::open(&shot).unwrap().to_rgb8()
+    };
+    settle(&dir);
+    let rest = shoot(&dir, "rest.png", 1);
+    send(&dir, "morph Tall & Skinny 1");
+    wait_for(&dir, "the weight in the status", minute, |s| s["morphs"]["Tall & Skinny"] == 1.0);
+    settle(&dir);
+    let tall = shoot(&dir, "tall.png", 2);
+    let out = dir.join("tall.glb");
+    send(&dir, &format!("export {}", out.display()));
+    let s = wait_for(&dir, "the export", minute, |s| s["export"].as_str().is_some_and(|e| e.starts_with("exported") || e.contains("failed")));
+    quit(&dir, child);
+    assert!(s["export"].as_str().unwrap().starts_with("exported"), "{s}");
+    let differ = rest.pixels().zip(tall.pixels()).filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 40)).count();
+    assert!(differ > 2000, "only {differ} pixels changed when the morph was applied");
+    let json = crate::export::glb_json(&out);
+    for mesh in json["meshes"].as_array().unwrap() {
+        assert_eq!(mesh["weights"], serde_json::json!([0.0, 1.0, 0.0]), "{mesh}");
+    }
+}
