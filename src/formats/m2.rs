@@ -193,6 +193,15 @@ fn header_array(file: &[u8], at: usize, name: &'static str, entry_size: usize) -
     Ok(HeaderArray { name, header_offset: at, count, offset, entry_size })
 }
 
+/// An array the model draws without (names, textures, materials, lookups): one whose entries run past
+/// the file is read as empty, with one warning, instead of refusing the model.
+fn optional_array(file: &[u8], at: usize, name: &'static str, entry_size: usize, warnings: &mut Vec<Warning>) -> HeaderArray {
+    header_array(file, at, name, entry_size).unwrap_or_else(|e| {
+        warnings.push(Warning::new(name, e.offset, format!("{}; read as empty", e.kind)));
+        HeaderArray { name, header_offset: at, count: 0, offset: 0, entry_size }
+    })
+}
+
 /// The entries of a checked array, each read by `read` from its own bytes.
 fn entries<T>(file: &[u8], array: &HeaderArray, read: impl Fn(&mut Reader<'_>) -> Result<T>) -> Result<Vec<T>> {
     let start = array.offset as usize;
@@ -232,14 +241,16 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
         return Err(ParseError::new(file.len(), ErrorKind::Truncated { needed: layout.header_len, available: file.len() }).within("header"));
     }
     let word = |at: usize| u32::from_le_bytes([file[at], file[at + 1], file[at + 2], file[at + 3]]);
-    let name_array = header_array(file, 0x08, "name", 1)?;
+    let mut warnings = Vec::new();
+    // The vertices (and the views) are the geometry: those must be readable. The rest is optional.
     let vertices_array = header_array(file, layout.vertices, "vertices", 48)?;
-    let textures_array = header_array(file, layout.textures, "textures", 16)?;
-    let replaceable_array = header_array(file, layout.replaceable, "replaceable texture lookup", 2)?;
-    let materials_array = header_array(file, layout.materials, "materials", 4)?;
-    let texture_lookup_array = header_array(file, layout.texture_lookup, "texture lookup", 2)?;
-    let unit_lookup_array = header_array(file, layout.unit_lookup, "texture unit lookup", 2)?;
-    let transparency_array = header_array(file, layout.transparency_lookup, "transparency lookup", 2)?;
+    let name_array = optional_array(file, 0x08, "name", 1, &mut warnings);
+    let textures_array = optional_array(file, layout.textures, "textures", 16, &mut warnings);
+    let replaceable_array = optional_array(file, layout.replaceable, "replaceable texture lookup", 2, &mut warnings);
+    let materials_array = optional_array(file, layout.materials, "materials", 4, &mut warnings);
+    let texture_lookup_array = optional_array(file, layout.texture_lookup, "texture lookup", 2, &mut warnings);
+    let unit_lookup_array = optional_array(file, layout.unit_lookup, "texture unit lookup", 2, &mut warnings);
+    let transparency_array = optional_array(file, layout.transparency_lookup, "transparency lookup", 2, &mut warnings);
 
     let vertices = entries(file, &vertices_array, |r| {
         let position = r.vec3()?;
@@ -251,7 +262,7 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
     let texture_entries = entries(file, &textures_array, |r| Ok((r.u32()?, r.u32()?, r.offset())))?;
     let mut textures = Vec::with_capacity(texture_entries.len());
     for (kind, flags, name_at) in texture_entries {
-        let name = header_array(file, name_at, "texture names", 1)?;
+        let name = optional_array(file, name_at, "texture names", 1, &mut warnings);
         textures.push(Texture { kind, flags, file_name: string(file, &name) });
     }
     let i16s = |array: &HeaderArray| entries(file, array, |r| r.i16());
@@ -275,7 +286,6 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
         (0, views)
     };
     arrays.extend([textures_array, replaceable_array.clone(), materials_array, texture_lookup_array.clone(), unit_lookup_array.clone(), transparency_array.clone()]);
-    let mut warnings = Vec::new();
     if version >= 264 && skin_file_count == 0 {
         warnings.push(Warning::new("header", layout.views, "the model names no .skin file, so it has nothing to draw"));
     }

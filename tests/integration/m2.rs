@@ -74,14 +74,51 @@ fn later_and_broken_files_are_refused_naming_the_array_and_offset() {
     inflated[0x3C..0x40].copy_from_slice(&0x0FFF_FFFFu32.to_le_bytes());
     let error = parse(&inflated).unwrap_err().to_string();
     assert!(error.starts_with("vertices at byte 60 (0x3C)") && error.contains("past the end of the file"), "{error}");
-    for cut in [0, 3, 7, 0x100, good.len() - 1] {
+    for cut in [0, 3, 7, 0x100] {
         assert!(parse(&good[..cut]).is_err(), "cut at {cut}");
     }
+    // Cut inside the vertices, the geometry: refused, naming them.
+    let vertices_at = u32::from_le_bytes(good[0x40..0x44].try_into().unwrap()) as usize;
+    let error = parse(&good[..vertices_at + 10]).unwrap_err().to_string();
+    assert!(error.starts_with("vertices"), "{error}");
     let skin = write_skin(parts);
     let mut odd = skin.clone();
     odd[0x0C..0x10].copy_from_slice(&7u32.to_le_bytes());
     assert!(parse_skin(&odd).unwrap_err().to_string().contains("not a multiple of 3"));
     assert!(parse_skin(&skin[..20]).is_err());
+}
+
+/// Arrays the model draws without (lookups, materials, textures, names) that run past the file are read
+/// as empty with one warning naming the array and the header pair, and the model still opens.
+#[test]
+fn optional_arrays_that_run_past_the_file_read_as_empty_with_a_warning() {
+    let (_, parts) = &sample_doodads()[0];
+    let good = write_model(parts);
+    // The last array the writer lays out is the transparency lookup: one byte short.
+    let cut = parse(&good[..good.len() - 1]).unwrap();
+    assert!(cut.transparency_lookup.is_empty() && !parts.transparency_lookup.is_empty());
+    assert_eq!(cut.vertices, parts.vertices);
+    assert_eq!(cut.warnings.len(), 1, "{:?}", cut.warnings);
+    let warning = cut.warnings[0].to_string();
+    assert!(warning.starts_with("transparency lookup at byte 144 (0x90)") && warning.contains("read as empty"), "{warning}");
+    // Textures pointing past the end: none are read, the rest is whole.
+    let mut textures = good.clone();
+    let len = textures.len() as u32;
+    textures[0x54..0x58].copy_from_slice(&len.to_le_bytes());
+    let model = parse(&textures).unwrap();
+    assert!(model.textures.is_empty());
+    assert_eq!(model.materials, parts.materials);
+    assert!(model.warnings.iter().any(|w| w.path == "textures" && w.offset == 0x50), "{:?}", model.warnings);
+    // A texture's name pointing past the end: that texture keeps its kind and flags, with no name.
+    let named = parts.textures.iter().position(|t| !t.file_name.is_empty()).unwrap();
+    let entry = u32::from_le_bytes(good[0x54..0x58].try_into().unwrap()) as usize + 16 * named;
+    let mut name = good.clone();
+    name[entry + 12..entry + 16].copy_from_slice(&len.to_le_bytes());
+    let model = parse(&name).unwrap();
+    assert_eq!(model.textures.len(), parts.textures.len());
+    assert_eq!((model.textures[named].kind, model.textures[named].file_name.as_str()), (parts.textures[named].kind, ""));
+    assert!(model.textures.iter().zip(&parts.textures).enumerate().all(|(i, (a, b))| i == named || a == b));
+    assert!(model.warnings.iter().any(|w| w.path == "texture names" && w.offset == entry + 8), "{:?}", model.warnings);
 }
 
 /// A model vertex at local (1, 0, 0), placed by a doodad turned 90° about WMO Z and scaled 2 at

@@ -233,3 +233,97 @@ fn blp_textures_decode_in_every_encoding_the_spec_lists() {
     assert_eq!((image.width, image.height), (16, 16));
     assert!(decode_blp(b"BLP2 but not really").is_err());
 }
+
+/// `file` with chunk `id` (as the spec names it; stored reversed) rewritten by `change`, at the top
+/// level or inside MOGP (after its 68-byte header); its size and MOGP's follow the change.
+fn rewrite_chunk(file: &[u8], id: &[u8; 4], change: impl Fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
+    fn walk(data: &[u8], id: &[u8; 4], change: &dyn Fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut p = 0;
+        while p + 8 <= data.len() {
+            let stored: [u8; 4] = data[p..p + 4].try_into().unwrap();
+            let mut name = stored;
+            name.reverse();
+            let len = u32::from_le_bytes(data[p + 4..p + 8].try_into().unwrap()) as usize;
+            let body = &data[p + 8..p + 8 + len];
+            let new = if &name == id {
+                change(body)
+            } else if &name == b"MOGP" {
+                [&body[..68], &walk(&body[68..], id, change)[..]].concat()
+            } else {
+                body.to_vec()
+            };
+            out.extend(stored);
+            out.extend((new.len() as u32).to_le_bytes());
+            out.extend(new);
+            p += 8 + len;
+        }
+        out
+    }
+    walk(file, id, &change)
+}
+
+/// Where chunk `id`'s data starts, at the top level or inside MOGP.
+fn data_offset(file: &[u8], id: &[u8; 4]) -> usize {
+    let tree = wmo::chunks::read_wmo_tree(file).unwrap();
+    let top = tree.roots.iter().find(|n| &n.id.0 == id);
+    let nested = || tree.roots.iter().flat_map(|n| &n.children).find(|n| &n.id.0 == id);
+    top.or_else(nested).unwrap_or_else(|| panic!("no {}", String::from_utf8_lossy(id))).data_offset()
+}
+
+/// Optional chunks as real files have them — a MOHD 4 bytes short, an MFOG with 2 bytes of padding, a
+/// MOLT cut inside its only light, a group's MOCV 3 bytes long and its MLIQ cut inside its header — load
+/// with one warning each naming the file, the chunk and the offset; the geometry is all there.
+#[test]
+fn short_and_long_optional_chunks_load_with_one_warning_each_naming_file_chunk_and_offset() {
+    use lwo_wmo_viewer::scene::{load, LoadOptions};
+    let scene = sample_scene();
+    let dir = crate::support::scratch("wmo-lenient");
+    let root_path = scene.write_to(&dir, "lenient").unwrap();
+    let mut root = std::fs::read(&root_path).unwrap();
+    root = rewrite_chunk(&root, b"MOHD", |d| d[..60].to_vec());
+    root = rewrite_chunk(&root, b"MFOG", |d| [d, &[0, 0][..]].concat());
+    root = rewrite_chunk(&root, b"MOLT", |d| d[..d.len() - 1].to_vec());
+    std::fs::write(&root_path, &root).unwrap();
+    let g = scene.groups.iter().position(|g| g.liquid.is_some() && !g.color_sets.is_empty()).expect("a group with a liquid and colours");
+    let group_path = dir.join(format!("lenient_{g:03}.wmo"));
+    let mut group = std::fs::read(&group_path).unwrap();
+    group = rewrite_chunk(&group, b"MOCV", |d| [d, &[1, 2, 3][..]].concat());
+    group = rewrite_chunk(&group, b"MLIQ", |d| d[..20].to_vec());
+    std::fs::write(&group_path, &group).unwrap();
+
+    let (_, parsed) = wmo::parse_root(&root).unwrap();
+    assert_eq!((parsed.header.flags, parsed.header.lod_count), (0, 0), "the missing MOHD fields read as 0");
+    assert_eq!(parsed.header.group_count as usize, scene.groups.len());
+    assert_eq!((parsed.fogs.len(), parsed.lights.len()), (1, 0));
+    let (_, parsed_group) = wmo::parse_group(&group).unwrap();
+    assert!(parsed_group.liquid.is_none());
+    assert_eq!(parsed_group.color_sets[0], scene.groups[g].color_sets[0]);
+    assert_eq!(parsed_group.positions, scene.groups[g].positions);
+
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(&root_path);
+    let loaded = load(&source, &relative, None, &LoadOptions::default()).unwrap();
+    // Against the same scene unmodified: every mesh is there with its triangles, but that group's liquid.
+    let intact_path = scene.write_to(&dir.join("intact"), "lenient").unwrap();
+    let (src, rel) = lwo_wmo_viewer::source::LooseFolder::containing(&intact_path);
+    let intact = load(&src, &rel, None, &LoadOptions::default()).unwrap();
+    let liquid = format!("Group{g}/Liquid");
+    assert!(intact.meshes.iter().any(|m| m.label == liquid), "{liquid} in the intact scene");
+    assert!(!loaded.meshes.iter().any(|m| m.label == liquid));
+    for mesh in intact.meshes.iter().filter(|m| m.label != liquid) {
+        let ours = loaded.meshes.iter().find(|m| m.label == mesh.label).unwrap_or_else(|| panic!("{} is missing", mesh.label));
+        assert_eq!(ours.data.triangle_count(), mesh.data.triangle_count(), "{}", mesh.label);
+    }
+    let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+    let expect = [
+        ("lenient.wmo", format!("MOHD at byte {}", data_offset(&root, b"MOHD") + 60), "60 bytes where 64 are expected"),
+        ("lenient.wmo", format!("MFOG at byte {}", data_offset(&root, b"MFOG") + 48), "50 bytes are not a whole number of 48-byte entries"),
+        ("lenient.wmo", format!("MOLT at byte {}", data_offset(&root, b"MOLT")), "47 bytes are not a whole number of 48-byte entries"),
+        (group_path.file_name().unwrap().to_str().unwrap(), format!("MOGP/MOCV at byte {}", data_offset(&group, b"MOCV") + 4 * scene.groups[g].color_sets[0].len()), "the last 3 bytes skipped"),
+        (group_path.file_name().unwrap().to_str().unwrap(), "MOGP/MLIQ at byte".to_owned(), "the liquid is not shown"),
+    ];
+    for (file, at, message) in &expect {
+        let found: Vec<&String> = warnings.iter().filter(|w| w.contains(file) && w.contains(at.as_str()) && w.contains(message)).collect();
+        assert_eq!(found.len(), 1, "{file} {at} {message}: {warnings:#?}");
+    }
+}

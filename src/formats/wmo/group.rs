@@ -27,14 +27,14 @@ pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
         let path = child_path("MOGP", node.id, &mut counts);
         match &node.id.0 {
             b"MOPY" => {
-                let pairs = decode_entries(bytes, node, &path, |[flags, material]: [u8; 2]| (flags, material))?;
+                let pairs = decode_entries(bytes, node, &path, &mut group.warnings, |[flags, material]: [u8; 2]| (flags, material))?;
                 (group.triangle_flags, group.triangle_materials) = pairs.into_iter().unzip();
             }
-            b"MOVI" => group.indices = read_u16s(bytes, node, &path)?,
-            b"MOVT" => group.positions = read_vec3s(bytes, node, &path)?,
-            b"MONR" => group.normals = read_vec3s(bytes, node, &path)?,
-            b"MOTV" => group.uv_sets.push(read_vec2s(bytes, node, &path)?),
-            b"MOBA" => group.batches = read_entries(bytes, node, &path, 24, |r| {
+            b"MOVI" => group.indices = read_u16s(bytes, node, &path, &mut group.warnings)?,
+            b"MOVT" => group.positions = read_vec3s(bytes, node, &path, &mut group.warnings)?,
+            b"MONR" => group.normals = read_vec3s(bytes, node, &path, &mut group.warnings)?,
+            b"MOTV" => group.uv_sets.push(read_vec2s(bytes, node, &path, &mut group.warnings)?),
+            b"MOBA" => group.batches = read_entries(bytes, node, &path, 24, &mut group.warnings, |r| {
                 Ok(Batch {
                     bounding_box: [r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?],
                     first_index: r.u32()?,
@@ -45,9 +45,9 @@ pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
                     material: r.u8()?,
                 })
             })?,
-            b"MOLR" => group.light_refs = read_u16s(bytes, node, &path)?,
-            b"MODR" => group.doodad_refs = read_u16s(bytes, node, &path)?,
-            b"MOBN" => group.bsp_nodes = read_entries(bytes, node, &path, 16, |r| {
+            b"MOLR" => group.light_refs = read_u16s(bytes, node, &path, &mut group.warnings)?,
+            b"MODR" => group.doodad_refs = read_u16s(bytes, node, &path, &mut group.warnings)?,
+            b"MOBN" => group.bsp_nodes = read_entries(bytes, node, &path, 16, &mut group.warnings, |r| {
                 Ok(BspNode {
                     flags: r.u16()?,
                     negative_child: r.i16()?,
@@ -57,15 +57,21 @@ pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
                     distance: r.f32()?,
                 })
             })?,
-            b"MOBR" => group.bsp_faces = read_u16s(bytes, node, &path)?,
-            b"MOCV" => group.color_sets.push(read_bgras(bytes, node, &path)?),
-            b"MLIQ" => group.liquid = Some(read_liquid(&mut node.reader(bytes, Endian::Little)).within(&path)?),
-            b"MORI" => group.triangle_strip_indices = read_u16s(bytes, node, &path)?,
-            b"MORB" => group.triangle_strips = read_u16s(bytes, node, &path)?,
+            b"MOBR" => group.bsp_faces = read_u16s(bytes, node, &path, &mut group.warnings)?,
+            b"MOCV" => group.color_sets.push(read_bgras(bytes, node, &path, &mut group.warnings)?),
+            // The liquid is an overlay: one that cannot be read is left out, the group still opens.
+            b"MLIQ" => match read_liquid(&mut node.reader(bytes, Endian::Little)).within(&path) {
+                Ok(liquid) => group.liquid = Some(liquid),
+                Err(e) => group.warnings.push(Warning::new(path.clone(), e.offset, format!("{}; the liquid is not shown", e.kind))),
+            },
+            b"MORI" => group.triangle_strip_indices = read_u16s(bytes, node, &path, &mut group.warnings)?,
+            b"MORB" => group.triangle_strips = read_u16s(bytes, node, &path, &mut group.warnings)?,
             _ => {}
         }
     }
-    validate(&mut group);
+    // A check names the data of the chunk it is about, or MOGP's when that chunk is absent.
+    let offset_of = |id: &str| mogp.children.iter().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mogp.data_offset(), |n| n.data_offset());
+    validate(&mut group, &offset_of);
     Ok(group)
 }
 
@@ -119,10 +125,13 @@ fn read_liquid(r: &mut Reader<'_>) -> Result<Liquid> {
 
 /// Cross-chunk checks inside a group. Triangles and batches that point outside their arrays are kept in
 /// the model, as the file has them, and left out when meshes are built; each kind is reported once here.
-fn validate(group: &mut WmoGroup) {
+fn validate(group: &mut WmoGroup, offset_of: &dyn Fn(&str) -> usize) {
     let triangle_count = group.triangle_count();
     let mut found = Vec::new();
-    let mut warn = |path: &str, message: String| found.push(Warning::new(path, 0, message));
+    let mut warn = |path: &str, message: String| {
+        let chunk = path.rsplit('/').next().unwrap_or(path);
+        found.push(Warning::new(path, offset_of(chunk), message));
+    };
     if group.indices.len() % 3 != 0 {
         warn("MOGP/MOVI", format!("{} indices are not a whole number of triangles", group.indices.len()));
     }

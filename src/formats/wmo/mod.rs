@@ -10,9 +10,9 @@ pub use model::*;
 
 use crate::formats::chunk::{ChunkNode, ChunkTree};
 use chunks::read_wmo_tree;
-use crate::formats::error::{ErrorKind, ParseError, Result, WithinChunk};
+use crate::formats::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
-use crate::formats::reader::{entry_count, Endian, Reader};
+use crate::formats::reader::{Endian, Reader};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum WmoFile {
@@ -77,17 +77,35 @@ pub(crate) fn check_version(bytes: &[u8], tree: &ChunkTree) -> Result<u32> {
     Ok(version)
 }
 
-/// Reads a chunk of fixed-size entries; the entry count comes from the checked chunk size, so the
-/// allocation is bounded by the file.
+/// The reader over a chunk of `entry`-byte entries and how many whole entries it holds. Real files
+/// carry chunks that end in padding or in part of an entry: the whole entries are read and the rest is
+/// skipped with one warning naming the chunk and the offset of the skipped bytes. The count comes from
+/// the chunk's checked size, so allocations stay bounded by the file.
+fn whole_entries<'a>(bytes: &'a [u8], node: &ChunkNode, path: &str, entry: usize, warnings: &mut Vec<Warning>) -> (Reader<'a>, usize) {
+    let r = node.body(bytes, Endian::Little);
+    let size = r.remaining();
+    let count = size / entry.max(1);
+    let rest = size - count * entry;
+    if rest > 0 {
+        warnings.push(Warning::new(
+            path,
+            r.offset() + count * entry,
+            format!("{size} bytes are not a whole number of {entry}-byte entries: {count} read, the last {rest} bytes skipped"),
+        ));
+    }
+    (r, count)
+}
+
+/// Reads a chunk of fixed-size entries (see [`whole_entries`] for a chunk that does not divide).
 pub(crate) fn read_entries<'a, T>(
     bytes: &'a [u8],
     node: &ChunkNode,
     path: &str,
     entry: usize,
+    warnings: &mut Vec<Warning>,
     mut read: impl FnMut(&mut Reader<'a>) -> Result<T>,
 ) -> Result<Vec<T>> {
-    let mut r = node.body(bytes, Endian::Little);
-    let count = entry_count(r.remaining(), entry, r.offset()).within(path)?;
+    let (mut r, count) = whole_entries(bytes, node, path, entry, warnings);
     let mut out = Vec::with_capacity(count);
     for _ in 0..count {
         let mut entry_reader = r.sub(entry).within(path)?;
@@ -98,9 +116,14 @@ pub(crate) fn read_entries<'a, T>(
 
 /// Entries of `N` bytes whose decoding cannot fail (the bulk of a group: positions, normals, UVs,
 /// indices, colours), decoded straight from the chunk's bytes after one size check.
-pub(crate) fn decode_entries<T, const N: usize>(bytes: &[u8], node: &ChunkNode, path: &str, decode: impl Fn([u8; N]) -> T) -> Result<Vec<T>> {
-    let mut r = node.body(bytes, Endian::Little);
-    let count = entry_count(r.remaining(), N, r.offset()).within(path)?;
+pub(crate) fn decode_entries<T, const N: usize>(
+    bytes: &[u8],
+    node: &ChunkNode,
+    path: &str,
+    warnings: &mut Vec<Warning>,
+    decode: impl Fn([u8; N]) -> T,
+) -> Result<Vec<T>> {
+    let (mut r, count) = whole_entries(bytes, node, path, N, warnings);
     let body = r.bytes(count * N).within(path)?;
     Ok(body
         .chunks_exact(N)
@@ -116,20 +139,33 @@ fn le_f32(b: &[u8], at: usize) -> f32 {
     f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
-pub(crate) fn read_vec3s(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<[f32; 3]>> {
-    decode_entries(bytes, node, path, |e: [u8; 12]| [le_f32(&e, 0), le_f32(&e, 4), le_f32(&e, 8)])
+pub(crate) fn read_vec3s(bytes: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> Result<Vec<[f32; 3]>> {
+    decode_entries(bytes, node, path, warnings, |e: [u8; 12]| [le_f32(&e, 0), le_f32(&e, 4), le_f32(&e, 8)])
 }
 
-pub(crate) fn read_vec2s(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<[f32; 2]>> {
-    decode_entries(bytes, node, path, |e: [u8; 8]| [le_f32(&e, 0), le_f32(&e, 4)])
+pub(crate) fn read_vec2s(bytes: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> Result<Vec<[f32; 2]>> {
+    decode_entries(bytes, node, path, warnings, |e: [u8; 8]| [le_f32(&e, 0), le_f32(&e, 4)])
 }
 
-pub(crate) fn read_u16s(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<u16>> {
-    decode_entries(bytes, node, path, u16::from_le_bytes)
+pub(crate) fn read_u16s(bytes: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> Result<Vec<u16>> {
+    decode_entries(bytes, node, path, warnings, u16::from_le_bytes)
 }
 
-pub(crate) fn read_bgras(bytes: &[u8], node: &ChunkNode, path: &str) -> Result<Vec<Bgra>> {
-    decode_entries(bytes, node, path, Bgra)
+pub(crate) fn read_bgras(bytes: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> Result<Vec<Bgra>> {
+    decode_entries(bytes, node, path, warnings, Bgra)
+}
+
+/// A fixed-size header chunk as far as it goes: a short one is read with the missing fields at 0 and a
+/// long one without its extra bytes, each with one warning.
+pub(crate) fn fixed_header(bytes: &[u8], node: &ChunkNode, path: &str, size: usize, warnings: &mut Vec<Warning>) -> Vec<u8> {
+    let data = node.data(bytes);
+    if data.len() != size {
+        let (what, rest) = if data.len() < size { ("short", "the missing fields read as 0") } else { ("long", "the extra bytes are skipped") };
+        warnings.push(Warning::new(path, node.data_offset() + data.len().min(size), format!("{} bytes where {size} are expected ({what}): {rest}", data.len())));
+    }
+    let mut header = data[..data.len().min(size)].to_vec();
+    header.resize(size, 0);
+    header
 }
 
 pub(crate) fn read_bgra(r: &mut Reader<'_>) -> Result<Bgra> {

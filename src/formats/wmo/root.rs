@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use crate::formats::chunk::{child_path, ChunkTree};
 use crate::formats::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
-use crate::formats::reader::Endian;
+use crate::formats::reader::Reader;
 
 use super::model::*;
-use super::{check_version, read_bgra, read_box, read_entries, read_vec3s};
+use super::{check_version, fixed_header, read_bgra, read_box, read_entries, read_vec3s};
 
 pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
     let version = check_version(bytes, tree)?;
@@ -40,7 +40,8 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
         let blob = || StringBlock { bytes: node.data(bytes).to_vec() };
         match &node.id.0 {
             b"MOHD" => {
-                let mut r = node.reader(bytes, Endian::Little);
+                let header = fixed_header(bytes, node, &path, 64, &mut root.warnings);
+                let mut r = Reader::little(&header, node.data_offset());
                 root.header = (|| -> Result<RootHeader> {
                     Ok(RootHeader {
                         material_count: r.u32()?,
@@ -61,7 +62,7 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
                 seen_header = true;
             }
             b"MOTX" => root.textures = blob(),
-            b"MOMT" => root.materials = read_entries(bytes, node, &path, 64, |r| {
+            b"MOMT" => root.materials = read_entries(bytes, node, &path, 64, &mut root.warnings, |r| {
                 Ok(Material {
                     flags: r.u32()?,
                     shader: r.u32()?,
@@ -79,20 +80,20 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
                 })
             })?,
             b"MOGN" => root.group_names = blob(),
-            b"MOGI" => root.group_infos = read_entries(bytes, node, &path, 32, |r| {
+            b"MOGI" => root.group_infos = read_entries(bytes, node, &path, 32, &mut root.warnings, |r| {
                 Ok(GroupInfo { flags: r.u32()?, bounding_box: read_box(r)?, name_offset: r.i32()? })
             })?,
             b"MOSB" => root.skybox = blob(),
-            b"MOPV" => root.portal_vertices = read_vec3s(bytes, node, &path)?,
-            b"MOPT" => root.portals = read_entries(bytes, node, &path, 20, |r| {
+            b"MOPV" => root.portal_vertices = read_vec3s(bytes, node, &path, &mut root.warnings)?,
+            b"MOPT" => root.portals = read_entries(bytes, node, &path, 20, &mut root.warnings, |r| {
                 Ok(Portal { first_vertex: r.u16()?, vertex_count: r.u16()?, plane: r.vec4()? })
             })?,
-            b"MOPR" => root.portal_refs = read_entries(bytes, node, &path, 8, |r| {
+            b"MOPR" => root.portal_refs = read_entries(bytes, node, &path, 8, &mut root.warnings, |r| {
                 Ok(PortalRef { portal: r.u16()?, group: r.u16()?, side: r.i16()?, padding: r.u16()? })
             })?,
-            b"MOVV" => root.visible_block_vertices = read_vec3s(bytes, node, &path)?,
-            b"MOVB" => root.visible_blocks = read_entries(bytes, node, &path, 4, |r| Ok([r.u16()?, r.u16()?]))?,
-            b"MOLT" => root.lights = read_entries(bytes, node, &path, 48, |r| {
+            b"MOVV" => root.visible_block_vertices = read_vec3s(bytes, node, &path, &mut root.warnings)?,
+            b"MOVB" => root.visible_blocks = read_entries(bytes, node, &path, 4, &mut root.warnings, |r| Ok([r.u16()?, r.u16()?]))?,
+            b"MOLT" => root.lights = read_entries(bytes, node, &path, 48, &mut root.warnings, |r| {
                 Ok(Light {
                     kind: r.u8()?,
                     use_attenuation: r.u8()?,
@@ -103,7 +104,7 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
                     tail: [r.f32()?, r.f32()?, r.f32()?, r.f32()?, r.f32()?, r.f32()?],
                 })
             })?,
-            b"MODS" => root.doodad_sets = read_entries(bytes, node, &path, 32, |r| {
+            b"MODS" => root.doodad_sets = read_entries(bytes, node, &path, 32, &mut root.warnings, |r| {
                 let name_bytes = r.bytes(20)?;
                 let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(20);
                 Ok(DoodadSet {
@@ -114,7 +115,7 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
                 })
             })?,
             b"MODN" => root.doodad_names = blob(),
-            b"MODD" => root.doodads = read_entries(bytes, node, &path, 40, |r| {
+            b"MODD" => root.doodads = read_entries(bytes, node, &path, 40, &mut root.warnings, |r| {
                 let packed = r.u32()?;
                 Ok(Doodad {
                     name_offset: packed & 0x00FF_FFFF,
@@ -125,7 +126,7 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
                     color: read_bgra(r)?,
                 })
             })?,
-            b"MFOG" => root.fogs = read_entries(bytes, node, &path, 48, |r| {
+            b"MFOG" => root.fogs = read_entries(bytes, node, &path, 48, &mut root.warnings, |r| {
                 Ok(Fog {
                     flags: r.u32()?,
                     position: r.vec3()?,
@@ -139,7 +140,7 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
                     underwater_color: read_bgra(r)?,
                 })
             })?,
-            b"MCVP" => root.convex_volume_planes = read_entries(bytes, node, &path, 16, |r| r.vec4())?,
+            b"MCVP" => root.convex_volume_planes = read_entries(bytes, node, &path, 16, &mut root.warnings, |r| r.vec4())?,
             _ => {}
         }
     }
@@ -155,33 +156,39 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
             root.warnings.push(Warning::new("", bytes.len(), format!("chunk {id} is missing: the file may be truncated")));
         }
     }
-    validate(&mut root);
+    let mohd = tree.roots.iter().find(|n| n.id.0 == *b"MOHD").map_or(0, |n| n.data_offset());
+    // A count check names the counted chunk's data, or the MOHD field when the chunk is absent.
+    let offset_of = |id: &str, field: usize| tree.roots.iter().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mohd + field, |n| n.data_offset());
+    validate(&mut root, &offset_of);
     Ok(root)
 }
 
 /// Cross-chunk checks: counts the header promises, and references between chunks. Mismatches are
 /// warnings (the data that is there still shows); references out of range are dropped at mesh time.
-fn validate(root: &mut WmoRoot) {
+fn validate(root: &mut WmoRoot, offset_of: &dyn Fn(&str, usize) -> usize) {
     let h = &root.header;
+    // (chunk, what, the MOHD field's position, promised, found)
     let checks = [
-        ("MOMT", "materials", h.material_count as usize, root.materials.len()),
-        ("MOGI", "groups", h.group_count as usize, root.group_infos.len()),
-        ("MOPT", "portals", h.portal_count as usize, root.portals.len()),
-        ("MOLT", "lights", h.light_count as usize, root.lights.len()),
-        ("MODD", "doodads", h.doodad_count as usize, root.doodads.len()),
-        ("MODS", "doodad sets", h.doodad_set_count as usize, root.doodad_sets.len()),
+        ("MOMT", "materials", 0, h.material_count as usize, root.materials.len()),
+        ("MOGI", "groups", 4, h.group_count as usize, root.group_infos.len()),
+        ("MOPT", "portals", 8, h.portal_count as usize, root.portals.len()),
+        ("MOLT", "lights", 12, h.light_count as usize, root.lights.len()),
+        ("MODD", "doodads", 20, h.doodad_count as usize, root.doodads.len()),
+        ("MODS", "doodad sets", 24, h.doodad_set_count as usize, root.doodad_sets.len()),
     ];
-    for (chunk, what, promised, found) in checks {
+    for (chunk, what, field, promised, found) in checks {
         if promised != found {
-            root.warnings.push(Warning::new(chunk, 0, format!("MOHD promises {promised} {what}, {chunk} holds {found}")));
+            root.warnings.push(Warning::new(chunk, offset_of(chunk, field), format!("MOHD promises {promised} {what}, {chunk} holds {found}")));
         }
     }
+    let portals_at = offset_of("MOPT", 8);
+    let sets_at = offset_of("MODS", 24);
     for (i, portal) in root.portals.iter().enumerate() {
         let end = usize::from(portal.first_vertex) + usize::from(portal.vertex_count);
         if end > root.portal_vertices.len() {
             root.warnings.push(Warning::new(
                 "MOPT",
-                0,
+                portals_at + 20 * i,
                 format!("portal {i} uses vertices up to {end}, MOPV holds {}; it is not drawn", root.portal_vertices.len()),
             ));
         }
@@ -191,7 +198,7 @@ fn validate(root: &mut WmoRoot) {
         if end > root.doodads.len() as u64 {
             root.warnings.push(Warning::new(
                 "MODS",
-                0,
+                sets_at + 32 * i,
                 format!("doodad set {i} ({}) runs to doodad {end}, MODD holds {}", set.name, root.doodads.len()),
             ));
         }
