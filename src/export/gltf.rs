@@ -219,7 +219,7 @@ fn build(scene: &Scene, options: &ExportOptions<'_>, buffer_uri: Option<String>)
         .iter()
         .flatten()
         .filter(|d| has_uv(&scene.meshes[d.mesh].data))
-        .filter_map(|d| scene.materials[d.material].base_color_texture.map(|t| t.texture))
+        .flat_map(|d| material_textures(&scene.materials[d.material]).map(|t| t.texture))
         .filter(|&t| t < scene.textures.len())
         .collect();
     // A file decoded twice (a WMO material and a doodad's M2 naming one BLP) is written as one image.
@@ -359,6 +359,11 @@ fn raw(extras: &Value) -> Box<json::extras::RawValue> {
 
 fn finite_or<const N: usize>(v: [f32; N], fallback: f32) -> [f32; N] {
     v.map(|c| if c.is_finite() { c } else { fallback })
+}
+
+/// Every texture a material samples: base colour, metallic-roughness, normal, emissive.
+fn material_textures(material: &Material) -> impl Iterator<Item = crate::scene::TextureRef> {
+    [material.base_color_texture, material.metallic_roughness_texture, material.normal_map_texture, material.emissive_texture].into_iter().flatten()
 }
 
 /// The node's rotation as a unit quaternion, or none for identity and for one that cannot be normalised.
@@ -700,11 +705,16 @@ impl Builder<'_> {
     fn material(&mut self, m: usize, with_uv: bool) -> json::Index<json::Material> {
         let material = &self.scene.materials[m];
         // Only a textured material differs with and without UVs.
-        let with_uv = with_uv && material.base_color_texture.is_some();
+        let with_uv = with_uv && material_textures(material).next().is_some();
         if let Some(&index) = self.materials.get(&(m, with_uv)) {
             return index;
         }
-        let texture = material.base_color_texture.filter(|_| with_uv).and_then(|t| self.textures.get(&t.texture).copied().flatten());
+        let written = |slot: Option<crate::scene::TextureRef>| slot.filter(|_| with_uv).and_then(|t| self.textures.get(&t.texture).copied().flatten());
+        let info = |index| json::texture::Info { index, tex_coord: 0, extensions: None, extras: None };
+        let texture = written(material.base_color_texture);
+        let metallic_roughness = written(material.metallic_roughness_texture);
+        let normal = written(material.normal_map_texture);
+        let emissive_texture = written(material.emissive_texture);
         let (alpha_mode, cutoff) = match material.alpha_mode {
             AlphaMode::Opaque => (json::material::AlphaMode::Opaque, None),
             AlphaMode::Mask(cutoff) => (json::material::AlphaMode::Mask, Some(if cutoff.is_finite() { cutoff.max(0.0) } else { 0.5 })),
@@ -739,13 +749,15 @@ impl Builder<'_> {
             name: Some(material.label.clone()),
             pbr_metallic_roughness: json::material::PbrMetallicRoughness {
                 base_color_factor: json::material::PbrBaseColorFactor(base_color),
-                base_color_texture: texture.map(|index| json::texture::Info { index, tex_coord: 0, extensions: None, extras: None }),
+                base_color_texture: texture.map(info),
                 metallic_factor: json::material::StrengthFactor(unit(material.metallic, 0.0)),
                 roughness_factor: json::material::StrengthFactor(unit(material.perceptual_roughness, 0.5)),
-                metallic_roughness_texture: None,
+                metallic_roughness_texture: metallic_roughness.map(info),
                 extensions: None,
                 extras: None,
             },
+            normal_texture: normal.map(|index| json::material::NormalTexture { index, scale: 1.0, tex_coord: 0, extensions: None, extras: None }),
+            emissive_texture: emissive_texture.map(info),
             emissive_factor: json::material::EmissiveFactor(emissive_factor),
             extensions: (material.unlit || emissive_strength.is_some()).then_some(extensions),
             extras,

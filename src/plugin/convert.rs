@@ -154,6 +154,7 @@ fn standard_material(m: &scene::Material, images: &[Handle<Image>]) -> StandardM
         base_color_texture: m.base_color_texture.map(|t| images[t.texture].clone()),
         normal_map_texture: m.normal_map_texture.map(|t| images[t.texture].clone()),
         emissive_texture: m.emissive_texture.map(|t| images[t.texture].clone()),
+        metallic_roughness_texture: m.metallic_roughness_texture.map(|t| images[t.texture].clone()),
         clearcoat: m.clearcoat,
         clearcoat_perceptual_roughness: m.clearcoat_roughness,
         specular_transmission: m.specular_transmission,
@@ -224,7 +225,7 @@ fn drawn_morph_targets(data: &MeshData) -> Vec<&MorphTarget> {
     whole.take(bevy::mesh::morph::MAX_MORPH_WEIGHTS).collect()
 }
 
-/// Decoded RGBA8 levels → an sRGB texture with its mip chain.
+/// Decoded RGBA8 levels → a texture with its mip chain, sRGB unless it holds data (normals, roughness).
 fn to_bevy_image(texture: &scene::Texture) -> Image {
     let image = &texture.image;
     let mut levels = image.levels.iter();
@@ -233,7 +234,7 @@ fn to_bevy_image(texture: &scene::Texture) -> Image {
         Extent3d { width: image.width, height: image.height, depth_or_array_layers: 1 },
         TextureDimension::D2,
         top,
-        TextureFormat::Rgba8UnormSrgb,
+        if texture.linear { TextureFormat::Rgba8Unorm } else { TextureFormat::Rgba8UnormSrgb },
         RenderAssetUsages::default(),
     );
     // Image::new checks the data against level 0 alone; the rest of the chain follows it.

@@ -12,7 +12,7 @@ use crate::source::FileSource;
 
 use super::diagnostics::{Diagnostic, DiagnosticKind};
 use super::material::{AlphaMode, Material, TextureRef};
-use super::texture::{ImageFormat, Located, Sampler, TextureSet};
+use super::texture::{metallic_roughness as metallic_roughness_image, with_transparency, DecodedImage, ImageFormat, Located, Sampler, Texture, TextureSet};
 use super::{
     file_name, parent_folder, Draw, LoadOptions, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene,
     SceneFile,
@@ -54,13 +54,20 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
             Some((texture, name, found))
         };
         let base_texture = slot_texture(TextureSlot::BaseColor, &mut scene);
-        let normal_texture = slot_texture(TextureSlot::Normal, &mut scene).map(|(t, _, _)| t);
+        let normal_texture = slot_texture(TextureSlot::Normal, &mut scene);
         let emissive_texture = slot_texture(TextureSlot::Emissive, &mut scene).map(|(t, _, _)| t);
-        let material = Material {
-            normal_map_texture: normal_texture,
+        let roughness = slot_texture(TextureSlot::Roughness, &mut scene);
+        let metallic = slot_texture(TextureSlot::Metallic, &mut scene);
+        let transparency = slot_texture(TextureSlot::Alpha, &mut scene);
+        let mut material = Material {
+            normal_map_texture: normal_texture.as_ref().map(|(t, _, _)| *t),
             emissive_texture,
             ..surface_material(&shaded, i, base_texture.as_ref().map(|(t, _, _)| *t))
         };
+        if let Some((normal, _, true)) = &normal_texture {
+            textures.textures[normal.texture].linear = true;
+        }
+        combine_scalar_images(&mut textures, &mut material, i, [&roughness, &metallic, &transparency], base_texture.as_ref());
         surface_materials.push(scene.add_material(material));
         let mut parameters = surface_parameters(surface);
         parameters.insert(0, ("shading".to_owned(), shading_summary(&shaded)));
@@ -146,6 +153,43 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
     scene.textures = textures.textures;
     scene.bounds = bounds;
     scene
+}
+
+/// A slot's image as the scene found it: the texture, the file name, whether it was found.
+type SlotImage = Option<(TextureRef, String, bool)>;
+
+/// Images on scalar inputs become what Bevy and glTF sample: roughness and metallic one texture
+/// (green, blue) with their factors at 1 so the image alone counts, transparency the base colour's
+/// alpha (over the colour image, or white). A slot whose image was not found adds nothing; its
+/// warning is already given.
+fn combine_scalar_images(textures: &mut TextureSet, material: &mut Material, surface: usize, [roughness, metallic, transparency]: [&SlotImage; 3], base: Option<&(TextureRef, String, bool)>) {
+    let found = |slot: &SlotImage| slot.as_ref().filter(|(_, _, found)| *found).map(|(t, name, _)| (t.texture, name.clone()));
+    let add = |textures: &mut TextureSet, label: String, name: String, image: DecodedImage, sampler: Sampler, linear: bool| {
+        textures.textures.push(Texture { label, name, found: true, image, sampler, linear });
+        TextureRef { texture: textures.textures.len() - 1 }
+    };
+    let (r, m) = (found(roughness), found(metallic));
+    if let Some(first) = r.as_ref().or(m.as_ref()) {
+        let image = metallic_roughness_image(r.as_ref().map(|(t, _)| &textures.textures[*t].image), m.as_ref().map(|(t, _)| &textures.textures[*t].image));
+        let sampler = textures.textures[first.0].sampler;
+        let name = [&r, &m].iter().filter_map(|x| x.as_ref().map(|(_, n)| n.as_str())).collect::<Vec<_>>().join(" + ");
+        material.metallic_roughness_texture = Some(add(textures, format!("{}/MetallicRoughness", ModelLabel::Texture(surface)), name, image, sampler, true));
+        if r.is_some() {
+            material.perceptual_roughness = 1.0;
+        }
+        if m.is_some() {
+            material.metallic = 1.0;
+        }
+    }
+    let base_found = base.is_none_or(|(_, _, found)| *found);
+    if let (Some((t, name)), true) = (found(transparency), base_found) {
+        let colour = base.map(|(b, _, _)| &textures.textures[b.texture]);
+        let image = with_transparency(colour.map(|c| &c.image), &textures.textures[t].image);
+        let sampler = colour.map_or(textures.textures[t].sampler, |c| c.sampler);
+        let name = colour.map_or(name.clone(), |c| format!("{} + {name}", c.name));
+        material.base_color_texture = Some(add(textures, format!("{}/Transparency", ModelLabel::Texture(surface)), name, image, sampler, false));
+        material.alpha_mode = AlphaMode::Blend;
+    }
 }
 
 /// LightWave's neutral file name (`disk:path/file` or `path/file`) → the file in `source`, in the order

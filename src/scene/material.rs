@@ -41,6 +41,8 @@ pub struct Material {
     /// A tangent-space normal map (LightWave node materials).
     pub normal_map_texture: Option<TextureRef>,
     pub emissive_texture: Option<TextureRef>,
+    /// glTF's and Bevy's layout: roughness in green, metallic in blue, multiplied by the factors.
+    pub metallic_roughness_texture: Option<TextureRef>,
     /// Linear RGB.
     pub emissive: [f32; 3],
     pub perceptual_roughness: f32,
@@ -72,6 +74,7 @@ impl Material {
             base_color_texture: None,
             normal_map_texture: None,
             emissive_texture: None,
+            metallic_roughness_texture: None,
             emissive: [0.0; 3],
             perceptual_roughness: 0.5,
             metallic: 0.0,

@@ -37,6 +37,8 @@ pub struct Texture {
     pub found: bool,
     pub image: DecodedImage,
     pub sampler: Sampler,
+    /// Data rather than colour (a normal map, metallic-roughness): sampled without the sRGB decode.
+    pub linear: bool,
 }
 
 /// How a texture file is decoded.
@@ -89,7 +91,7 @@ impl TextureSet {
         };
         let (texture, found) = match decoded {
             Ok(image) => {
-                self.textures.push(Texture { label, name: name.to_owned(), found: true, image, sampler });
+                self.textures.push(Texture { label, name: name.to_owned(), found: true, image, sampler, linear: false });
                 (self.textures.len() - 1, true)
             }
             Err((kind, reason)) => {
@@ -110,10 +112,79 @@ impl TextureSet {
                 found: false,
                 image: placeholder_image(),
                 sampler: Sampler { repeat: [true, true], nearest: true },
+                linear: false,
             });
             self.textures.len() - 1
         })
     }
+}
+
+/// Each pixel's luminance (Rec. 709 weights) of `image`'s top level, sampled at the nearest pixel on a
+/// `width × height` grid: what a scalar input (roughness, metallic, transparency) reads from an image.
+fn luminance_on(image: &DecodedImage, width: u32, height: u32) -> Vec<u8> {
+    let top = image.levels.first().map_or(&[][..], Vec::as_slice);
+    let (w, h) = (image.width.max(1), image.height.max(1));
+    let mut out = Vec::with_capacity((width * height) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let (sx, sy) = (u64::from(x) * u64::from(w) / u64::from(width), u64::from(y) * u64::from(h) / u64::from(height));
+            let at = ((sy * u64::from(w) + sx) * 4) as usize;
+            let luma = top.get(at..at + 3).map_or(255.0, |p| 0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2]));
+            out.push(luma.round().clamp(0.0, 255.0) as u8);
+        }
+    }
+    out
+}
+
+fn larger(images: &[Option<&DecodedImage>]) -> (u32, u32) {
+    images.iter().flatten().fold((1, 1), |(w, h), i| (w.max(i.width), h.max(i.height)))
+}
+
+/// Separate roughness and metallic images as one texture in glTF's and Bevy's layout: roughness in
+/// green, metallic in blue (white where an image is absent, so its factor alone counts), at the larger
+/// image's size.
+pub fn metallic_roughness(roughness: Option<&DecodedImage>, metallic: Option<&DecodedImage>) -> DecodedImage {
+    let (width, height) = larger(&[roughness, metallic]);
+    let channel = |image: Option<&DecodedImage>| image.map(|i| luminance_on(i, width, height));
+    let (g, b) = (channel(roughness), channel(metallic));
+    let mut data = Vec::with_capacity((width * height * 4) as usize);
+    for i in 0..(width * height) as usize {
+        let at = |c: &Option<Vec<u8>>| c.as_ref().map_or(255, |c| c[i]);
+        data.extend_from_slice(&[255, at(&g), at(&b), 255]);
+    }
+    DecodedImage { width, height, levels: vec![data] }
+}
+
+/// A base colour image (white where there is none) whose alpha is multiplied by one minus the
+/// transparency image's luminance: LightWave's Transparency input as glTF's and Bevy's base alpha.
+pub fn with_transparency(base: Option<&DecodedImage>, transparency: &DecodedImage) -> DecodedImage {
+    let (width, height) = larger(&[base, Some(transparency)]);
+    let clear = luminance_on(transparency, width, height);
+    let colour = base.map(|b| resampled(b, width, height));
+    let mut data = Vec::with_capacity((width * height * 4) as usize);
+    for (i, &t) in clear.iter().enumerate() {
+        let [r, g, b, a] = colour.as_ref().map_or([255; 4], |c| [c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3]]);
+        data.extend_from_slice(&[r, g, b, ((u16::from(a) * u16::from(255 - t) + 127) / 255) as u8]);
+    }
+    DecodedImage { width, height, levels: vec![data] }
+}
+
+/// The top level at `width × height`, nearest pixel.
+fn resampled(image: &DecodedImage, width: u32, height: u32) -> Vec<u8> {
+    let top = image.levels.first().map_or(&[][..], Vec::as_slice);
+    if (image.width, image.height) == (width, height) && top.len() == (width * height * 4) as usize {
+        return top.to_vec();
+    }
+    let (w, h) = (image.width.max(1), image.height.max(1));
+    let mut out = Vec::with_capacity((width * height * 4) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let (sx, sy) = (u64::from(x) * u64::from(w) / u64::from(width), u64::from(y) * u64::from(h) / u64::from(height));
+            let at = ((sy * u64::from(w) + sx) * 4) as usize;
+            out.extend_from_slice(top.get(at..at + 4).unwrap_or(&[255; 4]));
+        }
+    }
+    out
 }
 
 fn placeholder_image() -> DecodedImage {

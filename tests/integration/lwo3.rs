@@ -437,3 +437,77 @@ fn lwo3_warnings_name_the_forms_on_their_path() {
     assert_eq!(paths, ["FORM LWO3/FORM SURF \"Short\"/SMAN", "FORM LWO3/FORM SURF \"Short\"/SIDE"]);
     assert_eq!((object.surfaces[0].max_smoothing_angle, object.surfaces[0].sidedness), (0.0, 3), "SMAN keeps its default");
 }
+
+/// Writes a `width × height` RGBA PNG whose every pixel is `pixel(x, y)`.
+fn write_png(path: &Path, width: u32, height: u32, pixel: impl Fn(u32, u32) -> [u8; 4]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    image::RgbaImage::from_fn(width, height, |x, y| image::Rgba(pixel(x, y))).save(path).unwrap();
+}
+
+/// Image nodes on a Principled BSDF's Roughness, Metallic and Transparency (with a colour image) in a
+/// content folder: roughness and metallic become one texture (green, blue) with factors of 1, the
+/// transparency image the base texture's alpha, and the export carries all three.
+#[test]
+fn roughness_metallic_and_transparency_images_become_the_textures_bevy_and_gltf_sample() {
+    use lwo_wmo_viewer::fixtures::lwo::{Lwo3Connection, Lwo3Image, Lwo3Node};
+    let root = crate::support::scratch("lwo3-scalar-images");
+    // Left half rough, right half smooth; metallic top to bottom; transparency a quarter; colour red.
+    write_png(&root.join("Images/rough.png"), 4, 2, |x, _| if x < 2 { [255; 4] } else { [0, 0, 0, 255] });
+    write_png(&root.join("Images/metal.png"), 2, 2, |_, y| if y == 0 { [200, 200, 200, 255] } else { [50, 50, 50, 255] });
+    write_png(&root.join("Images/clear.png"), 4, 2, |_, _| [64, 64, 64, 255]);
+    write_png(&root.join("Images/paint.png"), 4, 2, |_, _| [255, 0, 0, 255]);
+    let image_node = |name: &str, file: &str| Lwo3Node {
+        image: Some(Lwo3Image {
+            file: format!("Images/{file}"),
+            uv_map: "Texture".into(),
+            projection: 5,
+            wrap: [1, 1],
+            tiling: [1.0, 1.0],
+            position: [0.0; 3],
+            scale: [1.0; 3],
+            rotation: [0.0; 3],
+        }),
+        ..Lwo3Node::new("Image", name)
+    };
+    let mut object = lwo3_sample();
+    let painted = &mut object.surfaces[0];
+    painted.nodes.retain(|n| n.kind != "Image");
+    painted.connections.retain(|c| c.to_node != "Principled BSDF (1)");
+    for (input, node, file) in [("Color", "Paint", "paint.png"), ("Roughness", "Rough", "rough.png"), ("Metallic", "Metal", "metal.png"), ("Transparency", "Clear", "clear.png")] {
+        painted.nodes.push(image_node(node, file));
+        painted.connections.push(Lwo3Connection::new(("Principled BSDF (1)", input), (node, "Color")));
+    }
+    let path = root.join("Objects/scalar-images.lwo");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, lwo3_object(&object)).unwrap();
+
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(&path);
+    let scene = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
+    assert!(scene.warnings.iter().all(|w| !w.message.contains("placeholder")), "{:?}", scene.warnings);
+    let material = scene.materials.iter().find(|m| m.label == "Surface0").unwrap();
+    let mr = &scene.textures[material.metallic_roughness_texture.expect("a metallic-roughness texture").texture];
+    assert!(mr.linear && mr.found);
+    assert_eq!((mr.image.width, mr.image.height), (4, 2), "the larger image's size");
+    let px = |image: &lwo_wmo_viewer::scene::DecodedImage, x: u32, y: u32| {
+        let at = ((y * image.width + x) * 4) as usize;
+        <[u8; 4]>::try_from(&image.levels[0][at..at + 4]).unwrap()
+    };
+    assert_eq!(px(&mr.image, 0, 0), [255, 255, 200, 255], "rough left, metallic top");
+    assert_eq!(px(&mr.image, 3, 1), [255, 0, 50, 255], "smooth right, less metallic bottom");
+    assert_eq!((material.perceptual_roughness, material.metallic), (1.0, 1.0), "the images alone drive them");
+    let base = &scene.textures[material.base_color_texture.unwrap().texture];
+    assert!(!base.linear);
+    assert_eq!(px(&base.image, 1, 1), [255, 0, 0, 191], "red, a quarter transparent");
+    assert_eq!(material.alpha_mode, lwo_wmo_viewer::scene::AlphaMode::Blend);
+
+    let out = root.join("scalar-images.glb");
+    let report = lwo_wmo_viewer::export::write_file(&scene, &Default::default(), &out).unwrap();
+    assert!(report.notes.is_empty(), "{:?}", report.notes);
+    let validation = crate::export::validate(&[&out]);
+    assert_eq!(validation[0]["errors"], 0, "{}", validation[0]);
+    let json = crate::export::glb_json(&out);
+    let written = json["materials"].as_array().unwrap().iter().find(|m| m["name"] == "Surface0").unwrap();
+    let pbr = &written["pbrMetallicRoughness"];
+    assert!(pbr["metallicRoughnessTexture"]["index"].is_u64() && pbr["baseColorTexture"]["index"].is_u64(), "{written}");
+    assert_eq!((pbr["metallicFactor"].as_f64(), pbr["roughnessFactor"].as_f64()), (Some(1.0), Some(1.0)));
+}
