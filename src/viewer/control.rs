@@ -2,7 +2,8 @@
 //! commands appended to `DIR/commands`, one per line, and keeps `DIR/status.json` up to date.
 //!
 //! - `drop PATH`: the same `FileDragAndDrop` message a real drop onto the window produces;
-//! - `screenshot PATH`: saves the window as PNG;
+//! - `screenshot PATH`: saves the window as PNG; `screenshot-view [PATH]`: the 3D view alone, as F12
+//!   (no path: beside the model) and File ▸ Save screenshot… do;
 //! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit) and `select N|none`: the
 //!   panel's view options and part selection;
 //! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
@@ -59,7 +60,12 @@ pub fn poll_control(
     pick_count: Option<Res<super::picking::PickCount>>,
     cameras: Query<(&Camera, &GlobalTransform), With<Camera3d>>,
     window_scale: Query<&Window, With<PrimaryWindow>>,
-    (mut export, toggles, mut morphs): (Option<ResMut<super::export::WindowExport>>, Res<super::scene::ViewToggles>, ResMut<super::morphs::MorphControls>),
+    (mut export, toggles, mut morphs, mut shots): (
+        Option<ResMut<super::export::WindowExport>>,
+        Res<super::scene::ViewToggles>,
+        ResMut<super::morphs::MorphControls>,
+        MessageWriter<super::screenshot::TakeScreenshot>,
+    ),
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -82,6 +88,10 @@ pub fn poll_control(
                         }
                     },
                 );
+            }
+            // The 3D view alone, as F12 and File ▸ Save screenshot… write it (no path: beside the model).
+            "screenshot-view" => {
+                shots.write(super::screenshot::TakeScreenshot((!arg.is_empty()).then(|| PathBuf::from(arg))));
             }
             "view" => {
                 let (option, state) = arg.split_once(' ').unwrap_or((arg, "on"));
@@ -147,6 +157,8 @@ pub fn poll_control(
         "camera": camera_state(&cameras),
         "export": export.as_ref().and_then(|e| e.status.clone()),
         "morphs": morphs.weights,
+        "notice": viewer.notice,
+        "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),
     });
     // Written when something changed, and every 30 frames so a reader sees the app is alive.
     if state != channel.last_state || frames.0 % 30 == 0 {

@@ -12,6 +12,7 @@ pub mod overlays;
 pub mod panel;
 pub mod picking;
 pub mod scene;
+pub mod screenshot;
 pub mod window;
 
 use std::process::ExitCode;

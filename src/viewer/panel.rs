@@ -87,6 +87,7 @@ pub enum PanelAction {
     Open(PathBuf),
     OpenDialog,
     Reload,
+    SaveScreenshot,
     DismissError,
     SelectChunk { file: usize, path: String, data_offset: usize, length: usize },
     Export,
@@ -100,6 +101,7 @@ pub struct PanelInput<'a> {
     pub error: Option<&'a str>,
     pub load_time_ms: Option<f32>,
     pub dialog_open: bool,
+    pub notice: Option<&'a str>,
 }
 
 pub fn draw_panel(
@@ -116,6 +118,7 @@ pub fn draw_panel(
     mut cameras: Query<&mut Camera, With<Camera3d>>,
     mut export: ResMut<super::export::WindowExport>,
     mut morphs: ResMut<MorphControls>,
+    mut screenshot_dialog: ResMut<super::screenshot::ScreenshotDialog>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let dt = time.delta_secs() * 1000.0;
@@ -128,6 +131,7 @@ pub fn draw_panel(
         error: viewer.error.as_deref(),
         load_time_ms: viewer.load_time.map(|d| d.as_secs_f32() * 1000.0),
         dialog_open: dialog.is_open(),
+        notice: viewer.notice.as_deref(),
     };
     let mut edited = options.clone();
     let mut edited_morphs = morphs.clone();
@@ -153,6 +157,10 @@ pub fn draw_panel(
             PanelAction::OpenDialog => dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
             PanelAction::Reload => viewer.reload(&asset_server),
             PanelAction::Export => export.ask(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
+            PanelAction::SaveScreenshot => screenshot_dialog.ask(
+                viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf),
+                super::screenshot::screenshot_name(viewer.current_path.as_deref()),
+            ),
             PanelAction::DismissError => {
                 viewer.error = None;
                 state.rejected = None;
@@ -200,6 +208,9 @@ pub fn inspector(
                 if ui.add_enabled(input.current_path.is_some(), egui::Button::new("Export glTF…")).clicked() {
                     actions.push(PanelAction::Export);
                 }
+                if ui.button("Save screenshot… (F12: beside the model)").clicked() {
+                    actions.push(PanelAction::SaveScreenshot);
+                }
                 ui.separator();
                 ui.label("Recent");
                 for path in &state.recent {
@@ -217,6 +228,9 @@ pub fn inspector(
             }
             if let Some(status) = &state.export_status {
                 ui.label(status);
+            }
+            if let Some(notice) = input.notice {
+                ui.label(notice);
             }
         });
     });

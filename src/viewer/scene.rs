@@ -47,6 +47,8 @@ pub struct Viewer {
     pub load_time: Option<Duration>,
     /// The last failure, shown in the window until the next successful open.
     pub error: Option<String>,
+    /// A passing message for the menu bar (what a drop of several files did, where a screenshot went).
+    pub notice: Option<String>,
 }
 
 impl Viewer {

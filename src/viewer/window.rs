@@ -43,6 +43,9 @@ pub fn run(args: Args) -> ExitCode {
     .insert_resource(StartupArgs(args))
     .insert_resource(FileDialog::default())
     .init_resource::<super::export::WindowExport>()
+    .init_resource::<super::screenshot::ScreenshotDialog>()
+    .add_message::<super::screenshot::TakeScreenshot>()
+    .add_systems(Update, (super::screenshot::poll_screenshot_dialog, super::screenshot::take_screenshots).chain())
     .add_systems(Startup, setup)
     .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show, gate_camera, poll_export))
     .add_systems(EguiPrimaryContextPass, draw_panel);
@@ -190,12 +193,39 @@ pub fn frame_all(
     }
 }
 
-fn handle_drops(mut drops: MessageReader<FileDragAndDrop>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>) {
-    for drop in drops.read() {
-        if let FileDragAndDrop::DroppedFile { path_buf, .. } = drop {
-            viewer.open(&asset_server, path_buf);
-        }
+/// A drop opens its first file; the other files of the same drop go to File ▸ Recent, as a file
+/// manager's multi-selection would be lost otherwise. A folder is not a model: it is refused with a
+/// message and the model shown stays.
+fn handle_drops(mut drops: MessageReader<FileDragAndDrop>, mut viewer: ResMut<Viewer>, mut panel: ResMut<PanelState>, asset_server: Res<AssetServer>) {
+    let dropped: Vec<PathBuf> = drops
+        .read()
+        .filter_map(|d| match d {
+            FileDragAndDrop::DroppedFile { path_buf, .. } => Some(path_buf.clone()),
+            _ => None,
+        })
+        .collect();
+    if dropped.is_empty() {
+        return;
     }
+    let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) = dropped.into_iter().partition(|p| p.is_dir());
+    let Some((first, rest)) = files.split_first() else {
+        viewer.error = Some(format!("{} is a folder: drop one of the files in it, or open one with File ▸ Open", folders[0].display()));
+        return;
+    };
+    viewer.open(&asset_server, first);
+    // Listed after the opened file, in the order they were dropped.
+    for path in rest.iter().rev() {
+        panel.remember(&std::path::absolute(path).unwrap_or_else(|_| path.clone()));
+    }
+    let name = |p: &Path| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let mut notice = Vec::new();
+    if !rest.is_empty() {
+        notice.push(format!("opening {}; the other {} dropped are in File ▸ Recent", name(first), rest.len()));
+    }
+    if !folders.is_empty() {
+        notice.push(format!("{} folder(s) skipped", folders.len()));
+    }
+    viewer.notice = (!notice.is_empty()).then(|| notice.join("; "));
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -208,9 +238,13 @@ fn handle_keys(
     models: Res<Assets<ModelAsset>>,
     mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: Query<&Window>,
+    mut screenshots: MessageWriter<super::screenshot::TakeScreenshot>,
 ) {
     if wants.wants_keyboard_input() {
         return;
+    }
+    if keys.just_pressed(KeyCode::F12) {
+        screenshots.write(super::screenshot::TakeScreenshot(None));
     }
     let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
     if ctrl && keys.just_pressed(KeyCode::KeyO) {

@@ -14,16 +14,25 @@ const OUTLIER_SHARE: f64 = 0.005;
 const PIXEL_THRESHOLD: u8 = 40;
 
 pub fn render(file: &Path, out: &Path, extra: &[&str]) {
-    let status = Command::new(bin())
-        .arg(file)
-        .arg("--output")
-        .arg(out)
-        .args(["--resolution", "640x400"])
-        .args(extra)
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .output()
-        .unwrap();
-    assert!(status.status.success(), "render of {} failed: {}", file.display(), String::from_utf8_lossy(&status.stderr));
+    let run = || {
+        Command::new(bin())
+            .arg(file)
+            .arg("--output")
+            .arg(out)
+            .args(["--resolution", "640x400"])
+            .args(extra)
+            .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+            .output()
+            .unwrap()
+    };
+    let mut status = run();
+    // Lavapipe now and then crashes a process when many render at once (bevy#13708): a process killed
+    // by a signal, and only that, is run once more. A failure the viewer reports is never retried.
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status.status) {
+        eprintln!("render of {} was killed by signal {signal}; running it once more", file.display());
+        status = run();
+    }
+    assert!(status.status.success(), "render of {} failed ({}): {}", file.display(), status.status, String::from_utf8_lossy(&status.stderr));
 }
 
 fn baseline(name: &str) -> PathBuf {

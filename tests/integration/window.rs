@@ -301,3 +301,135 @@ fn a_morph_weight_set_in_the_window_changes_the_view_and_the_export() {
         assert_eq!(mesh["weights"], serde_json::json!([0.0, 1.0, 0.0]), "{mesh}");
     }
 }
+
+/// A virtual X server of the test's own, its display number read from `-displayfd`, so that another X
+/// client — the XDND dropper — can reach the app's window (xvfb-run hides its display).
+struct XServer {
+    child: std::process::Child,
+    display: String,
+}
+
+impl XServer {
+    fn start() -> Self {
+        use std::io::BufRead;
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb (package xvfb) starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(!line.trim().is_empty(), "Xvfb printed no display number");
+        Self { child, display: format!(":{}", line.trim()) }
+    }
+
+    /// Drops `files` on the viewer's window as a file manager does (`../shared/tools/xdnd-drop`).
+    fn drop_files(&self, files: &[&Path]) {
+        let tool = crate::support::repo().join("../shared/tools/xdnd-drop");
+        let out = Command::new("/usr/bin/python3").arg(&tool).args(files).env("DISPLAY", &self.display).output().expect("Debian's python3 runs xdnd-drop");
+        assert!(out.status.success(), "xdnd-drop {files:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+impl XServer {
+    /// Presses and releases `key` (an X keysym name) with the pointer over the 3D view, through XTest.
+    fn press_key(&self, key: &str) {
+        // With no window manager nothing gives the window the keyboard: the script focuses it first.
+        const SCRIPT: &str = r#"
+import sys, time
+from Xlib import display, X, XK
+from Xlib.ext import xtest
+d = display.Display()
+def find(w):
+    for c in w.query_tree().children:
+        if 'lwo-wmo-viewer' in (c.get_wm_name() or ''):
+            return c
+        r = find(c)
+        if r:
+            return r
+find(d.screen().root).set_input_focus(X.RevertToParent, X.CurrentTime)
+xtest.fake_input(d, X.MotionNotify, x=900, y=400)
+k = d.keysym_to_keycode(XK.string_to_keysym(sys.argv[1]))
+xtest.fake_input(d, X.KeyPress, k)
+d.sync()
+time.sleep(0.1)
+xtest.fake_input(d, X.KeyRelease, k)
+d.sync()
+"#;
+        let out = Command::new("/usr/bin/python3").args(["-c", SCRIPT, key]).env("DISPLAY", &self.display).output().expect("python3-xlib");
+        assert!(out.status.success(), "pressing {key}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+impl Drop for XServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Real drag-and-drop through X's XDND protocol, from another X client, into winit: an LWO, a WMO root
+/// and an M2 each replace the model; a path with spaces and non-ASCII characters opens; several files
+/// at once open the first and list the others in File ▸ Recent; a folder is refused with a message and
+/// the model stays.
+#[test]
+fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
+    let dir = scratch("window-xdnd");
+    let x = XServer::start();
+    let (lwo, wmo, m2) = (asset("square-with-detail.lwo"), asset("courtyard.wmo"), asset("World/Generic/Barrel.m2"));
+    let odd = dir.join("with space/ünïcødé ✓/square copy.lwo");
+    std::fs::create_dir_all(odd.parent().unwrap()).unwrap();
+    std::fs::copy(&lwo, &odd).unwrap();
+    let runtime = dir.join("xdg");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let child = Command::new(bin())
+        .arg(&wmo)
+        .env("DISPLAY", &x.display)
+        .env("LWO_WMO_VIEWER_CONTROL", &dir)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let minute = Duration::from_secs(90);
+    let shown = |path: &Path| {
+        let path = path.display().to_string();
+        move |s: &serde_json::Value| s["shown"].as_str() == Some(path.as_str()) && s["loading"] == false
+    };
+    wait_for(&dir, "the WMO to show", minute, shown(&wmo));
+    for file in [&lwo, &m2, &wmo, &odd] {
+        x.drop_files(&[file]);
+        wait_for(&dir, &format!("the dropped {} to show", file.display()), minute, shown(file));
+    }
+    // F12, pressed on the keyboard (XTest): the 3D view beside the model, then the next free name.
+    let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
+    wait_for(&dir, "a few frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 10));
+    let folder_of_odd = odd.parent().unwrap();
+    for (n, name) in ["square copy-screenshot.png", "square copy-screenshot-2.png"].iter().enumerate() {
+        x.press_key("F12");
+        let expected = folder_of_odd.join(name);
+        let s = wait_for(&dir, &format!("screenshot {}", n + 1), minute, |s| {
+            s["notice"].as_str().is_some_and(|t| t.starts_with(&format!("screenshot saved to {}", expected.display())))
+        });
+        let viewport = &s["camera"]["viewport"];
+        let (w, h) = image::image_dimensions(&expected).unwrap();
+        assert_eq!((w, h), (viewport[2].as_f64().unwrap() as u32, viewport[3].as_f64().unwrap() as u32), "the 3D view's size: {s}");
+    }
+    x.drop_files(&[&lwo, &m2, &wmo]);
+    let first_shown = shown(&lwo);
+    let lwo_text = lwo.display().to_string();
+    // The opened file joins File ▸ Recent once it is on screen, a frame after the status says shown.
+    let s = wait_for(&dir, "the first of three dropped files to show", minute, |s| first_shown(s) && s["recent"][0].as_str() == Some(lwo_text.as_str()));
+    let recent: Vec<&str> = s["recent"].as_array().unwrap().iter().filter_map(|r| r.as_str()).collect();
+    let expected = [lwo.display().to_string(), m2.display().to_string(), wmo.display().to_string()];
+    assert_eq!(recent[..3], expected, "the opened file, then the others in the order dropped");
+    assert!(s["notice"].as_str().is_some_and(|n| n.contains("the other 2")), "{s}");
+    let folder = dir.join("with space");
+    x.drop_files(&[&folder]);
+    let s = wait_for(&dir, "the folder's message", minute, |s| s["error"].as_str().is_some_and(|e| e.contains("is a folder")));
+    assert!(s["error"].as_str().unwrap().contains(&folder.display().to_string()), "{s}");
+    assert_eq!(s["shown"].as_str(), Some(lwo.display().to_string().as_str()), "the model stays");
+    quit(&dir, child);
+}
