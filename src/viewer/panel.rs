@@ -345,8 +345,30 @@ fn view_section(ui: &mut egui::Ui, options: &mut ViewOptions) {
     });
 }
 
+/// What the file calls its parts: a LightWave object's layers, a WMO's groups, an M2's texture units.
+fn part_kind(model: &ModelAsset) -> (&'static str, &'static str) {
+    match model.description.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) {
+        Some(Model::Lwo(_)) => ("layer", "layers"),
+        Some(Model::WmoRoot(_) | Model::WmoGroup(_)) => ("group", "groups"),
+        Some(Model::M2(_)) => ("texture unit", "texture units"),
+        None => ("part", "parts"),
+    }
+}
+
 fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggles, options: &mut ViewOptions) {
-    egui::CollapsingHeader::new("Scene").default_open(true).show(ui, |ui| {
+    let count = model.description.parts.len();
+    let (one, many) = part_kind(model);
+    let header = format!("Scene: {count} {}", if count == 1 { one } else { many });
+    egui::CollapsingHeader::new(header).id_salt("scene").default_open(true).show(ui, |ui| {
+        if let Some(Model::M2(m2)) = model.description.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) {
+            // Which view the texture units come from: the first .skin (264) or the embedded view 0.
+            let skin = model.description.files.iter().find(|f| f.path.to_ascii_lowercase().ends_with(".skin"));
+            ui.label(match (skin, m2.version >= 264) {
+                (Some(skin), _) => format!("view: {} (skin 1 of {})", skin.path.rsplit('/').next().unwrap_or(&skin.path), m2.skin_file_count),
+                (None, true) => format!("view: no .skin found ({} named)", m2.skin_file_count),
+                (None, false) => format!("view: embedded view 0 of {}", m2.embedded_views.len()),
+            });
+        }
         for (i, part) in model.description.parts.iter().enumerate() {
             if toggles.parts.len() <= i {
                 toggles.parts.resize(i + 1, true);
@@ -386,8 +408,14 @@ fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggle
         if model.description.portal_count > 0 {
             ui.checkbox(&mut toggles.portals, format!("portals ({})", model.description.portal_count));
         }
-        ui.checkbox(&mut toggles.liquids, "liquids");
-        ui.checkbox(&mut toggles.collision, "collision-only triangles");
+        // Overlay toggles only where the file has something to show with them.
+        let has = |overlay: crate::scene::Overlay| model.description.nodes.iter().any(|n| n.overlay == Some(overlay));
+        if has(crate::scene::Overlay::Liquid) {
+            ui.checkbox(&mut toggles.liquids, "liquids");
+        }
+        if has(crate::scene::Overlay::Collision) {
+            ui.checkbox(&mut toggles.collision, "collision-only triangles");
+        }
     });
 }
 

@@ -224,3 +224,22 @@ fn a_lightwave_object_with_morphs_shows_a_slider_per_morph() {
     let plain = draw_scene(&crate::lwo3::content_root().join("Objects/Cube04-MultipleStandard.lwo"), "");
     assert!(!plain.contains("Morphs ("), "{plain}");
 }
+
+/// The Scene section names the parts as the file does and offers only the overlays the file has: a
+/// LightWave object's layers (no liquid or collision toggles), a WMO's groups with its liquid and
+/// collision toggles, an M2's texture units with the skin they come from.
+#[test]
+fn the_scene_section_fits_each_format() {
+    let hierarchy = std::path::Path::new("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo");
+    let lwo = draw_scene(hierarchy, "");
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(hierarchy);
+    let layers = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap().parts.len();
+    assert!(lwo.contains(&format!("Scene: {layers} layers")), "{lwo}");
+    assert!(!lwo.contains("liquids") && !lwo.contains("collision-only"), "{lwo}");
+    let wmo = draw_scene(&crate::support::asset("courtyard.wmo"), "");
+    assert!(wmo.contains("Scene: ") && wmo.contains(" groups"), "{wmo}");
+    assert!(wmo.contains("liquids") && wmo.contains("collision-only triangles"), "{wmo}");
+    let m2 = draw_scene(&crate::support::asset("World/Generic/Barrel.m2"), "");
+    assert!(m2.contains(" texture units") && m2.contains("view: Barrel00.skin (skin 1 of 1)"), "{m2}");
+    assert!(!m2.contains("liquids") && !m2.contains("collision-only"), "{m2}");
+}
