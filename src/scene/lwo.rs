@@ -165,7 +165,7 @@ type SlotImage = Option<(TextureRef, String, bool)>;
 fn combine_scalar_images(textures: &mut TextureSet, material: &mut Material, surface: usize, [roughness, metallic, transparency]: [&SlotImage; 3], base: Option<&(TextureRef, String, bool)>) {
     let found = |slot: &SlotImage| slot.as_ref().filter(|(_, _, found)| *found).map(|(t, name, _)| (t.texture, name.clone()));
     let add = |textures: &mut TextureSet, label: String, name: String, image: DecodedImage, sampler: Sampler, linear: bool| {
-        textures.textures.push(Texture { label, name, found: true, image, sampler, linear });
+        textures.textures.push(Texture { label, name, found: true, image, sampler, linear, source: None });
         TextureRef { texture: textures.textures.len() - 1 }
     };
     let (r, m) = (found(roughness), found(metallic));

@@ -220,6 +220,17 @@ impl Scene {
         names
     }
 
+    /// Every file the scene was read from, as their sources name them: the model, its group files,
+    /// skins and doodad models, and the texture images (a file inside an archive is named under the
+    /// archive's path).
+    pub fn read_paths(&self) -> Vec<&str> {
+        let files = self.files.iter().map(|f| f.display_path.as_str());
+        let mut paths: Vec<&str> = files.chain(self.textures.iter().filter_map(|t| t.source.as_deref())).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        paths
+    }
+
     pub(crate) fn add_mesh(&mut self, label: impl ToString, data: MeshData, source: Option<MeshSource>) -> usize {
         self.meshes.push(SceneMesh { label: label.to_string(), data, source });
         self.meshes.len() - 1

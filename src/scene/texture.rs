@@ -39,6 +39,9 @@ pub struct Texture {
     pub sampler: Sampler,
     /// Data rather than colour (a normal map, metallic-roughness): sampled without the sRGB decode.
     pub linear: bool,
+    /// The file the pixels were decoded from, as its source names it (none for the placeholder and
+    /// for images made from others), so a watcher knows what to follow.
+    pub source: Option<String>,
 }
 
 /// How a texture file is decoded.
@@ -81,6 +84,7 @@ impl TextureSet {
         if let Some(&(texture, found)) = self.by_key.get(key) {
             return (TextureRef { texture }, found);
         }
+        let source = located.as_ref().ok().map(|at| at.source.display_path(&at.path));
         let decoded = match located {
             Err(reason) => Err((DiagnosticKind::MissingFile, reason)),
             Ok(at) => match at.source.read(&at.path) {
@@ -91,7 +95,7 @@ impl TextureSet {
         };
         let (texture, found) = match decoded {
             Ok(image) => {
-                self.textures.push(Texture { label, name: name.to_owned(), found: true, image, sampler, linear: false });
+                self.textures.push(Texture { label, name: name.to_owned(), found: true, image, sampler, linear: false, source });
                 (self.textures.len() - 1, true)
             }
             Err((kind, reason)) => {
@@ -113,6 +117,7 @@ impl TextureSet {
                 image: placeholder_image(),
                 sampler: Sampler { repeat: [true, true], nearest: true },
                 linear: false,
+                source: None,
             });
             self.textures.len() - 1
         })

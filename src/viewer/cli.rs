@@ -64,6 +64,11 @@ pub struct Args {
     #[arg(long, requires = "export")]
     pub export_liquids: bool,
 
+    /// In the window: reload the model whenever it or one of its files (groups, skins, doodad models,
+    /// textures, the archive they came from) changes on disk, keeping the view
+    #[arg(long, conflicts_with_all = ["info", "output", "export"])]
+    pub watch: bool,
+
     /// Set a LightWave morph's weight (0 at rest, 1 fully applied) for --output, --export and the
     /// window; repeatable
     #[arg(long, value_name = "NAME=WEIGHT", value_parser = crate::viewer::morphs::parse_morph_setting)]

@@ -4,7 +4,7 @@
 //! - `drop PATH`: the same `FileDragAndDrop` message a real drop onto the window produces;
 //! - `screenshot PATH`: saves the window as PNG; `screenshot-view [PATH]`: the 3D view alone, as F12
 //!   (no path: beside the model) and File ▸ Save screenshot… do;
-//! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit) and `select N|none`: the
+//! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit, watch) and `select N|none`: the
 //!   panel's view options and part selection;
 //! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
 //! - `export PATH`: File ▸ Export to PATH (`.glb` or `.gltf`), without the dialog;
@@ -66,6 +66,7 @@ pub fn poll_control(
         ResMut<super::morphs::MorphControls>,
         MessageWriter<super::screenshot::TakeScreenshot>,
     ),
+    (models, watch): (Res<Assets<crate::plugin::ModelAsset>>, Option<Res<super::watch::FileWatch>>),
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -103,6 +104,7 @@ pub fn poll_control(
                     "axes" => options.axes = on,
                     "culling" => options.backface_culling = on,
                     "unlit" => options.unlit = on,
+                    "watch" => options.watch = on,
                     _ => warn!("{CONTROL_ENV}: unknown view option {option:?}"),
                 }
             }
@@ -158,6 +160,9 @@ pub fn poll_control(
         "export": export.as_ref().and_then(|e| e.status.clone()),
         "morphs": morphs.weights,
         "notice": viewer.notice,
+        "shown_count": viewer.shown_count,
+        "triangles": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| m.description.stats.triangles),
+        "watching": watch.as_ref().map(|w| w.followed()),
         "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),
     });
     // Written when something changed, and every 30 frames so a reader sees the app is alive.

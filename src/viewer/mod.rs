@@ -13,6 +13,7 @@ pub mod panel;
 pub mod picking;
 pub mod scene;
 pub mod screenshot;
+pub mod watch;
 pub mod window;
 
 use std::process::ExitCode;

@@ -24,6 +24,8 @@ pub struct ViewOptions {
     pub background: [f32; 3],
     /// The layer or group picked in the panel, drawn with its bounding boxes.
     pub selected_part: Option<usize>,
+    /// Reload the shown model when one of its files changes on disk (`--watch`).
+    pub watch: bool,
 }
 
 impl Default for ViewOptions {
@@ -37,6 +39,7 @@ impl Default for ViewOptions {
             unlit: false,
             background: [0.16, 0.17, 0.19],
             selected_part: None,
+            watch: false,
         }
     }
 }

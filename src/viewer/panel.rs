@@ -339,6 +339,7 @@ fn view_section(ui: &mut egui::Ui, options: &mut ViewOptions) {
             ui.checkbox(&mut options.axes, "axes");
             ui.checkbox(&mut options.backface_culling, "back-face culling");
             ui.checkbox(&mut options.unlit, "unlit");
+            ui.checkbox(&mut options.watch, "watch files").on_hover_text("reload when the model or one of its files changes on disk");
             ui.label("background");
             ui.color_edit_button_rgb(&mut options.background);
         });

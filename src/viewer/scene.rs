@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use bevy::asset::{AssetPath, LoadState};
+use bevy::asset::{AssetLoadFailedEvent, AssetPath, LoadState};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
@@ -35,6 +35,8 @@ pub struct PendingLoad {
     pub path: PathBuf,
     pub handle: Handle<ModelAsset>,
     pub started: Instant,
+    /// The file shown now, loaded again (Ctrl+R, `--watch`): camera, selection and toggles stay.
+    pub reload: bool,
 }
 
 #[derive(Resource, Default)]
@@ -47,6 +49,8 @@ pub struct Viewer {
     pub load_time: Option<Duration>,
     /// The last failure, shown in the window until the next successful open.
     pub error: Option<String>,
+    /// How many models have been put on screen (a reload counts), for scripts to see one happen.
+    pub shown_count: u64,
     /// A passing message for the menu bar (what a drop of several files did, where a screenshot went).
     pub notice: Option<String>,
 }
@@ -61,22 +65,25 @@ impl Viewer {
             .with_settings(move |s: &mut ModelLoaderSettings| s.data_root = data_root.clone())
             .override_unapproved()
             .load(AssetPath::from(path.clone()));
-        self.pending = Some(PendingLoad { path, handle, started: Instant::now() });
+        let reload = self.current_path.as_ref() == Some(&path);
+        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload });
     }
 
+    /// Reads the shown file again; the model on screen stays until the new one has loaded (or failed).
     pub fn reload(&mut self, asset_server: &AssetServer) {
-        if let Some(path) = self.current_path.clone() {
-            if let Some(handle) = &self.current {
-                asset_server.reload(handle.path().cloned().unwrap_or_else(|| AssetPath::from(path.clone())));
-            }
-            self.open(asset_server, &path);
-        }
+        let (Some(path), Some(handle)) = (self.current_path.clone(), self.current.clone()) else { return };
+        asset_server.reload(handle.path().cloned().unwrap_or_else(|| AssetPath::from(path.clone())));
+        // The handle's asset is replaced in place: the load is over at its Modified or failed event.
+        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload: true });
     }
 }
 
-/// Sent once a newly loaded model is on screen, so the camera can frame it.
+/// Sent once a newly loaded model is on screen, so the camera can frame it (unless it is the shown file
+/// loaded again).
 #[derive(Message, Clone, Copy)]
-pub struct ModelShown;
+pub struct ModelShown {
+    pub reload: bool,
+}
 
 /// The root entity of the shown scene.
 #[derive(Component)]
@@ -118,9 +125,25 @@ fn poll_pending_load(
     mut shown: MessageWriter<ModelShown>,
     mut panel: Option<ResMut<super::panel::PanelState>>,
     mut morphs: ResMut<MorphControls>,
+    (mut changed, mut failed): (MessageReader<AssetEvent<ModelAsset>>, MessageReader<AssetLoadFailedEvent<ModelAsset>>),
 ) {
+    // Read every frame, so that a reload only ever sees the events that came after it began.
+    let changed: Vec<AssetId<ModelAsset>> = changed.read().filter_map(|e| if let AssetEvent::Modified { id } = e { Some(*id) } else { None }).collect();
+    let failed: Vec<(AssetId<ModelAsset>, bevy::asset::AssetLoadError)> = failed.read().map(|f| (f.id, f.error.clone())).collect();
     let Some(pending) = &viewer.pending else { return };
-    match asset_server.load_state(&pending.handle) {
+    let state = if pending.reload {
+        let id = pending.handle.id();
+        if let Some((_, error)) = failed.iter().find(|(f, _)| *f == id) {
+            LoadState::Failed(std::sync::Arc::new(error.clone()))
+        } else if changed.contains(&id) {
+            LoadState::Loaded
+        } else {
+            return;
+        }
+    } else {
+        asset_server.load_state(&pending.handle)
+    };
+    match state {
         LoadState::Loaded => {
             let Some(model) = models.get(&pending.handle) else { return };
             let pending = viewer.pending.take().expect("checked above");
@@ -132,7 +155,11 @@ fn poll_pending_load(
                 commands.entity(old).despawn();
             }
             let entity = commands.spawn((WorldAssetRoot(model.scene.clone()), Transform::default(), Visibility::default(), ShownScene)).id();
-            *toggles = ViewToggles { parts: model.description.parts.iter().map(|p| p.visible).collect(), ..ViewToggles::default() };
+            // The same file again keeps what the user toggled, as long as its parts still line up.
+            let keep = pending.reload && toggles.parts.len() == model.description.parts.len();
+            if !keep {
+                *toggles = ViewToggles { parts: model.description.parts.iter().map(|p| p.visible).collect(), ..ViewToggles::default() };
+            }
             for w in crate::scene::diagnostics::grouped_lines(&model.description.warnings) {
                 warn!("{w}");
             }
@@ -144,7 +171,9 @@ fn poll_pending_load(
             if let Some(panel) = panel.as_mut() {
                 panel.rejected = None;
             }
-            shown.write(ModelShown);
+            viewer.shown_count += 1;
+            debug!("shown (reload: {}, {} ms)", pending.reload, pending.started.elapsed().as_millis());
+            shown.write(ModelShown { reload: pending.reload });
         }
         LoadState::Failed(err) => {
             // Our loader's own message names the file, chunk and offset; Bevy's wrapper would add a

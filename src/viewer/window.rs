@@ -44,6 +44,8 @@ pub fn run(args: Args) -> ExitCode {
     .insert_resource(FileDialog::default())
     .init_resource::<super::export::WindowExport>()
     .init_resource::<super::screenshot::ScreenshotDialog>()
+    .init_resource::<super::watch::FileWatch>()
+    .add_systems(Update, (super::watch::follow_shown_files, super::watch::reload_on_change).chain())
     .add_message::<super::screenshot::TakeScreenshot>()
     .add_systems(Update, (super::screenshot::poll_screenshot_dialog, super::screenshot::take_screenshots).chain())
     .add_systems(Startup, setup)
@@ -113,7 +115,9 @@ fn setup(
     mut viewer: ResMut<Viewer>,
     asset_server: Res<AssetServer>,
     mut egui_settings: ResMut<EguiGlobalSettings>,
+    mut options: ResMut<super::overlays::ViewOptions>,
 ) {
+    options.watch = args.0.watch;
     // The 3D camera draws only beside the panels (its viewport); the panels get a camera of their own
     // that covers the window and draws nothing else.
     egui_settings.auto_create_primary_context = false;
@@ -150,13 +154,17 @@ fn frame_on_show(
     mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: Query<&Window>,
 ) {
-    if shown.read().count() == 0 {
+    let events: Vec<ModelShown> = shown.read().copied().collect();
+    if events.is_empty() {
         return;
     }
     if let Some(path) = &viewer.current_path {
         panel.remember(path);
     }
-    frame_all(&viewer, &models, &mut cameras, &windows, None);
+    // The shown file loaded again keeps the user's view.
+    if events.iter().any(|e| !e.reload) {
+        frame_all(&viewer, &models, &mut cameras, &windows, None);
+    }
 }
 
 pub fn frame_all(

@@ -65,36 +65,64 @@ fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
     // Still running a moment later: the bad file did not take the app down.
     std::thread::sleep(Duration::from_millis(500));
     let mut child = child;
-    assert!(child.try_wait().unwrap().is_none(), "the app exited");
+    assert!(child.try_wait().is_none(), "the app exited");
     let frame = status(&dir)["frame"].as_u64().unwrap();
     wait_for(&dir, "frames to keep coming", minute, |s| s["frame"].as_u64().is_some_and(|f| f > frame));
     quit(&dir, child);
 }
 
 /// Starts the app on `file` under Xvfb with the control hook in `dir`.
-fn start(dir: &Path, file: &Path) -> std::process::Child {
+/// The app under test, in a process group of its own. Dropping it — a test that fails half-way —
+/// ends the whole group (xvfb-run, its Xvfb, the app), so no leftover keeps writing the status of a
+/// later run into the same control folder.
+struct RunningApp(std::process::Child);
+
+impl RunningApp {
+    fn spawn(command: &mut Command) -> Self {
+        use std::os::unix::process::CommandExt;
+        Self(command.process_group(0).spawn().expect("the app starts"))
+    }
+
+    fn try_wait(&mut self) -> Option<std::process::ExitStatus> {
+        self.0.try_wait().unwrap()
+    }
+}
+
+impl Drop for RunningApp {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.0.id())]).status();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn start(dir: &Path, file: &Path) -> RunningApp {
+    start_with(dir, file, &[])
+}
+
+fn start_with(dir: &Path, file: &Path, args: &[&str]) -> RunningApp {
     let runtime = dir.join("xdg");
     std::fs::create_dir_all(&runtime).unwrap();
-    Command::new("xvfb-run")
+    RunningApp::spawn(Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
         .arg(bin())
         .arg(file)
+        .args(args)
         .env("LWO_WMO_VIEWER_CONTROL", dir)
+        .env("XDG_CONFIG_HOME", dir.join("config"))
         .env("XDG_RUNTIME_DIR", &runtime)
+        .env("RUST_LOG", "info,lwo_wmo_viewer=debug")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("xvfb-run (package xvfb) starts the app")
+        // Kept beside the control files, for a failure to be looked into.
+        .stderr(std::fs::File::create(dir.join("app.log")).unwrap()))
 }
 
-fn quit(dir: &Path, mut child: std::process::Child) {
+/// Asks the app to quit and waits for it; one still running after 20 s is ended with its group.
+fn quit(dir: &Path, mut app: RunningApp) {
     send(dir, "quit");
     let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            break;
-        }
+    while app.try_wait().is_none() && start.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -383,16 +411,16 @@ fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
     std::fs::copy(&lwo, &odd).unwrap();
     let runtime = dir.join("xdg");
     std::fs::create_dir_all(&runtime).unwrap();
-    let child = Command::new(bin())
-        .arg(&wmo)
-        .env("DISPLAY", &x.display)
-        .env("LWO_WMO_VIEWER_CONTROL", &dir)
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = RunningApp::spawn(
+        Command::new(bin())
+            .arg(&wmo)
+            .env("DISPLAY", &x.display)
+            .env("LWO_WMO_VIEWER_CONTROL", &dir)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
+    );
     let minute = Duration::from_secs(90);
     let shown = |path: &Path| {
         let path = path.display().to_string();
@@ -431,5 +459,59 @@ fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
     let s = wait_for(&dir, "the folder's message", minute, |s| s["error"].as_str().is_some_and(|e| e.contains("is a folder")));
     assert!(s["error"].as_str().unwrap().contains(&folder.display().to_string()), "{s}");
     assert_eq!(s["shown"].as_str(), Some(lwo.display().to_string().as_str()), "the model stays");
+    quit(&dir, child);
+}
+
+/// `--watch`: rewriting the open LightWave file reloads it with the camera where it was; a broken write
+/// shows the error and keeps the last good model; the next good write clears it. A WMO dropped next is
+/// followed through its group files: rewriting one reloads the model.
+#[test]
+fn watch_reloads_changes_keeps_the_last_good_model_and_follows_group_files() {
+    use lwo_wmo_viewer::fixtures::wmo::{sample_scene, write_group};
+    let dir = scratch("window-watch");
+    let model = dir.join("model.lwo");
+    std::fs::copy(asset("square-with-detail.lwo"), &model).unwrap();
+    let child = start_with(&dir, &model, &["--watch"]);
+    let minute = Duration::from_secs(90);
+    let model_text = model.display().to_string();
+    let s0 = wait_for(&dir, "the model to show and be followed", minute, |s| {
+        s["shown"].as_str() == Some(model_text.as_str()) && s["watching"].as_array().is_some_and(|w| w.iter().any(|p| p.as_str() == Some(model_text.as_str())))
+    });
+    let count = |s: &serde_json::Value| s["shown_count"].as_u64().unwrap();
+    // The orbit camera glides to its framing: wait until it holds still.
+    let mut s0 = s0;
+    loop {
+        let frame = s0["frame"].as_u64().unwrap_or(0);
+        let later = wait_for(&dir, "frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 15));
+        if later["camera"] == s0["camera"] {
+            break;
+        }
+        s0 = later;
+    }
+    std::fs::copy("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo", &model).unwrap();
+    let s1 = wait_for(&dir, "the rewritten model", minute, |s| s["shown_count"].as_u64() > Some(count(&s0)) && s["loading"] == false);
+    assert_ne!(s1["triangles"], s0["triangles"], "the new object is shown");
+    let frame = s1["frame"].as_u64().unwrap_or(0);
+    let later = wait_for(&dir, "frames after the reload", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 15));
+    assert_eq!(later["camera"], s0["camera"], "a reload keeps the camera");
+    std::fs::write(&model, b"FORM\x00\x00\x00\x10LWO2PNTS\xff\xff\xff\xff").unwrap();
+    let s2 = wait_for(&dir, "the broken write's error", minute, |s| s["error"].is_string());
+    assert!(s2["error"].as_str().unwrap().contains("model.lwo"), "{s2}");
+    assert_eq!((s2["shown"].clone(), s2["triangles"].clone()), (s1["shown"].clone(), s1["triangles"].clone()), "the last good model stays");
+    std::fs::copy(asset("square-with-detail.lwo"), &model).unwrap();
+    let s3 = wait_for(&dir, "the good write after the broken one", minute, |s| s["error"].is_null() && s["triangles"] == s0["triangles"] && s["shown_count"].as_u64() > Some(count(&s1)));
+    // A WMO: its group files are followed too.
+    let scene = sample_scene();
+    let root = scene.write_to(&dir.join("wmo"), "yard").unwrap();
+    send(&dir, &format!("drop {}", root.display()));
+    let group = dir.join("wmo/yard_000.wmo");
+    let group_text = group.display().to_string();
+    let s4 = wait_for(&dir, "the WMO and its groups followed", minute, |s| {
+        s["shown_count"].as_u64() > Some(count(&s3)) && s["watching"].as_array().is_some_and(|w| w.iter().any(|p| p.as_str() == Some(group_text.as_str())))
+    });
+    let other = scene.groups.iter().position(|g| g.triangle_count() != scene.groups[0].triangle_count()).unwrap();
+    std::fs::write(&group, write_group(&scene.groups[other])).unwrap();
+    let s5 = wait_for(&dir, "the reload after a group file changed", minute, |s| s["shown_count"].as_u64() > Some(count(&s4)) && s["loading"] == false);
+    assert_ne!(s5["triangles"], s4["triangles"]);
     quit(&dir, child);
 }
