@@ -115,6 +115,9 @@ pub enum FileError {
     Parse { file: PathBuf, error: ParseError },
     #[error("{}: {message}", file.display())]
     Unsupported { file: PathBuf, message: String },
+    /// The user stopped the load (Esc in the viewer).
+    #[error("{}: loading was cancelled", file.display())]
+    Cancelled { file: PathBuf },
     /// The source could not hand out the file (not there, unreadable, a damaged archive).
     #[error("{error}")]
     Source { file: PathBuf, error: crate::source::SourceError },

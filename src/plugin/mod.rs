@@ -59,6 +59,9 @@ pub struct ModelLoaderSettings {
     /// Folder that holds `World\…` for WMO and M2 textures and doodads — loose files, or a client's
     /// `Data/` folder of MPQ archives; `None` walks up from the file to find a folder holding `World`.
     pub data_root: Option<PathBuf>,
+    /// Where the build reports how far it is, and is told to stop (not part of the asset's meta file).
+    #[serde(skip)]
+    pub progress: Option<Arc<scene::LoadProgress>>,
 }
 
 /// A loaded file (or, for a WMO root, the root and the files it pulled in), translated for Bevy.
@@ -170,6 +173,7 @@ impl bevy::asset::AssetLoader for ModelLoader {
                 smoothing: settings.smoothing.unwrap_or(defaults.lwo.smoothing),
                 subdivision_level: settings.subdivision_level.unwrap_or(defaults.lwo.subdivision_level),
             },
+            progress: settings.progress.clone(),
         };
         // Game data is its own data root: textures and doodads are looked up beside the model there.
         let data: Option<Arc<dyn FileSource>> = match &settings.data_root {

@@ -10,6 +10,7 @@ mod lwo;
 mod m2;
 pub mod material;
 pub(crate) mod parallel;
+pub mod progress;
 pub mod provenance;
 mod describe;
 pub mod texture;
@@ -23,21 +24,18 @@ use crate::source::{FileSource, LooseFolder};
 
 pub use diagnostics::{Diagnostic, DiagnosticKind};
 pub use label::ModelLabel;
+pub use progress::LoadProgress;
 pub use material::{AlphaMode, GamePass, Material, PassBlend, TextureRef};
 pub use m2::read_skin_beside;
 pub use texture::{DecodedImage, Sampler, Texture};
 pub use wmo::find_group_files;
 
 /// Options of a build, for every format.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
     pub lwo: crate::mesh::lwo::BuildOptions,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        Self { lwo: crate::mesh::lwo::BuildOptions::default() }
-    }
+    /// Where to report how far the build is, and to be told to stop.
+    pub progress: Option<std::sync::Arc<LoadProgress>>,
 }
 
 /// A file the scene was built from, with its bytes (the inspector's hex view and picking read them)
@@ -283,12 +281,22 @@ pub fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSou
     let Some(document) = file.document.clone() else {
         return Err(FileError::Unsupported { file: file.display_path.into(), message: "not a model this viewer builds".into() });
     };
-    match (&document.format, &document.model) {
-        (Format::Lwo(_), Model::Lwo(_)) => Ok(lwo::build(source, file, options)),
-        (_, Model::WmoRoot(_) | Model::WmoGroup(_)) => Ok(wmo::build(source, file, data)),
+    let report = progress::Report(options.progress.as_deref());
+    let display_path = file.display_path.clone();
+    let scene = match (&document.format, &document.model) {
+        (Format::Lwo(_), Model::Lwo(_)) => {
+            report.begin("meshes", 0);
+            Ok(lwo::build(source, file, options))
+        }
+        (_, Model::WmoRoot(_) | Model::WmoGroup(_)) => Ok(wmo::build(source, file, data, report)),
         (_, Model::M2(_)) => m2::build_standalone(source, file, data),
         _ => Err(FileError::Unsupported { file: file.display_path.into(), message: "not a model this viewer builds".into() }),
+    };
+    // A cancelled build stops early and leaves a partial scene: it is never shown.
+    if report.cancelled() {
+        return Err(FileError::Cancelled { file: display_path.into() });
     }
+    scene
 }
 
 /// The data root for WMO and M2 textures and doodads: the folder holding `World`, walking up from the

@@ -12,6 +12,7 @@ use crate::source::FileSource;
 use super::diagnostics::{Diagnostic, DiagnosticKind};
 use super::m2::{build_model, locate_in_data, BuiltModel};
 use super::material::{GamePass, Material, PassBlend};
+use super::progress::Report;
 use super::texture::{ImageFormat, Sampler, TextureSet};
 use super::{
     file_name, find_sibling, read_file, DoodadInfo, Draw, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, Overlay, PartInfo,
@@ -29,7 +30,7 @@ pub fn find_group_files(source: &dyn FileSource, root_path: &str, group_count: u
         .collect()
 }
 
-pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSource>) -> Scene {
+pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSource>, report: Report<'_>) -> Scene {
     let mut scene = Scene::default();
     let document = file.document.clone().expect("the caller matched the model");
     scene.warnings.extend(document.warnings().iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
@@ -56,7 +57,7 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
                     }
                 })
                 .collect();
-            for (i, result) in read_in_parallel(source, wanted) {
+            for (i, result) in read_in_parallel(source, wanted, report) {
                 match result {
                     Ok(group) if matches!(group.document.as_ref().map(|d| &d.model), Some(Model::WmoGroup(_))) => {
                         let doc = group.document.as_ref().expect("matched");
@@ -106,20 +107,38 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
             _ => None,
         })
         .collect();
-    let built = build_in_parallel(&group_models, root);
+    if report.cancelled() {
+        return scene;
+    }
+    let Some(built) = build_in_parallel(&group_models, root, report) else { return scene };
     scene.files = files.clone();
-    assemble(&mut scene, &opened_path, &owner, root, &group_models, built, data);
+    assemble(&mut scene, &opened_path, &owner, root, &group_models, built, data, report);
     scene
 }
 
 /// Reads and parses group files on every core: large WMOs have hundreds.
-fn read_in_parallel(source: &dyn FileSource, wanted: Vec<(usize, String)>) -> Vec<(usize, Result<SceneFile, FileError>)> {
-    let read = super::parallel::parallel_map(&wanted, |(_, path)| read_file(source, path));
+fn read_in_parallel(source: &dyn FileSource, wanted: Vec<(usize, String)>, report: Report<'_>) -> Vec<(usize, Result<SceneFile, FileError>)> {
+    report.begin("group files", wanted.len());
+    let read = super::parallel::parallel_map(&wanted, |(_, path)| {
+        if report.cancelled() {
+            return Err(FileError::Cancelled { file: path.into() });
+        }
+        let file = read_file(source, path);
+        report.step();
+        file
+    });
     wanted.into_iter().map(|(i, _)| i).zip(read).collect()
 }
 
-fn build_in_parallel(groups: &[(usize, usize, &WmoGroup)], root: Option<&WmoRoot>) -> Vec<GroupMeshes> {
-    super::parallel::parallel_map(groups, |&(_, _, group)| build_group(group, root))
+/// Every group's meshes, or `None` when the load was cancelled (the groups left are skipped).
+fn build_in_parallel(groups: &[(usize, usize, &WmoGroup)], root: Option<&WmoRoot>, report: Report<'_>) -> Option<Vec<GroupMeshes>> {
+    report.begin("group meshes", groups.len());
+    let built = super::parallel::parallel_map(groups, |&(_, _, group)| {
+        let meshes = (!report.cancelled()).then(|| build_group(group, root));
+        report.step();
+        meshes
+    });
+    built.into_iter().collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -131,6 +150,7 @@ fn assemble(
     groups: &[(usize, usize, &WmoGroup)],
     built: Vec<GroupMeshes>,
     data: Option<&dyn FileSource>,
+    report: Report<'_>,
 ) {
     let mut textures = TextureSet::default();
     let materials = build_materials(scene, root, data, &mut textures, owner);
@@ -186,7 +206,7 @@ fn assemble(
             let draw = Draw { mesh, material: portal_material };
             scene.add_node(Node { overlay: Some(Overlay::Portals), hidden: true, ..Node::drawing(root_node, draw) });
         }
-        place_doodads(scene, root, root_node, marker_material, data, &mut textures);
+        place_doodads(scene, root, root_node, marker_material, data, &mut textures, report);
     }
     scene.textures = textures.textures;
     scene.bounds = bounds;
@@ -201,9 +221,12 @@ fn place_doodads(
     marker_material: usize,
     data: Option<&dyn FileSource>,
     textures: &mut TextureSet,
+    report: Report<'_>,
 ) {
     let marker = scene.add_mesh(ModelLabel::DoodadMarkerMesh, doodad_marker_mesh(), None);
     let mut models: Vec<(u32, Option<BuiltModel>)> = Vec::new();
+    let distinct: std::collections::BTreeSet<u32> = root.doodads.iter().map(|d| d.name_offset).collect();
+    report.begin("doodad models", distinct.len());
     for (s, set) in root.doodad_sets.iter().enumerate() {
         scene.doodad_sets.push(set.name.clone());
         let start = set.first_doodad as usize;
@@ -215,7 +238,11 @@ fn place_doodads(
             let slot = match models.iter().position(|(offset, _)| *offset == doodad.name_offset) {
                 Some(slot) => slot,
                 None => {
+                    if report.cancelled() {
+                        return;
+                    }
                     let built = load_doodad_model(scene, models.len(), &name, data, textures);
+                    report.step();
                     models.push((doodad.name_offset, built));
                     models.len() - 1
                 }

@@ -9,6 +9,7 @@
 //! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
 //! - `export PATH`: File ▸ Export to PATH (`.glb` or `.gltf`), without the dialog;
 //! - `morph NAME WEIGHT`: sets a morph's weight, as its slider in the panel does;
+//! - `cancel`: stops the load in progress, as Esc does;
 //! - `quit`: exits.
 //!
 //! The status is `{"frame", "shown", "loading", "error", "screenshots", "pick"}`, `pick` being the
@@ -52,7 +53,7 @@ pub fn poll_control(
     mut drops: MessageWriter<FileDragAndDrop>,
     mut exit: MessageWriter<AppExit>,
     window: Query<Entity, With<PrimaryWindow>>,
-    viewer: Res<Viewer>,
+    mut viewer: ResMut<Viewer>,
     frames: Res<bevy::diagnostic::FrameCount>,
     mut options: ResMut<ViewOptions>,
     mut picks: MessageWriter<PickRequest>,
@@ -142,6 +143,8 @@ pub fn poll_control(
                     warn!("{CONTROL_ENV}: {e}");
                 }
             }
+            // Esc while a model loads: the load stops, the model shown stays.
+            "cancel" => viewer.cancel(),
             "quit" => {
                 exit.write(AppExit::Success);
             }
@@ -161,6 +164,7 @@ pub fn poll_control(
         "morphs": morphs.weights,
         "notice": viewer.notice,
         "shown_count": viewer.shown_count,
+        "progress": viewer.pending.as_ref().map(|p| p.progress.snapshot()).map(|(stage, done, total)| serde_json::json!({ "stage": stage, "done": done, "total": total })),
         "triangles": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| m.description.stats.triangles),
         "watching": watch.as_ref().map(|w| w.followed()),
         "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),

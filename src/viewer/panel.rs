@@ -102,6 +102,8 @@ pub struct PanelInput<'a> {
     pub load_time_ms: Option<f32>,
     pub dialog_open: bool,
     pub notice: Option<&'a str>,
+    /// How far the load is ("group files 120 / 300, 1.2 s").
+    pub progress: Option<String>,
 }
 
 pub fn draw_panel(
@@ -132,6 +134,7 @@ pub fn draw_panel(
         load_time_ms: viewer.load_time.map(|d| d.as_secs_f32() * 1000.0),
         dialog_open: dialog.is_open(),
         notice: viewer.notice.as_deref(),
+        progress: viewer.pending.as_ref().map(|p| p.describe()),
     };
     let mut edited = options.clone();
     let mut edited_morphs = morphs.clone();
@@ -224,7 +227,10 @@ pub fn inspector(
             }
             if let Some(loading) = input.loading {
                 ui.spinner();
-                ui.label(format!("loading {}", loading.display()));
+                match &input.progress {
+                    Some(progress) => ui.label(format!("loading {}: {progress} (Esc cancels)", loading.display())),
+                    None => ui.label(format!("loading {}", loading.display())),
+                };
             }
             if let Some(status) = &state.export_status {
                 ui.label(status);

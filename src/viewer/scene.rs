@@ -2,6 +2,7 @@
 //! scene only once the new one has loaded (a bad file never replaces a good one), and visibility.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bevy::asset::{AssetLoadFailedEvent, AssetPath, LoadState};
@@ -9,6 +10,7 @@ use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
 use crate::plugin::{ModelAsset, ModelLoadError, ModelLoaderSettings, ModelPart, Overlay};
+use crate::scene::LoadProgress;
 use crate::LwoWmoPlugin;
 
 use super::morphs::{apply_morph_weights, MorphControls};
@@ -37,6 +39,20 @@ pub struct PendingLoad {
     pub started: Instant,
     /// The file shown now, loaded again (Ctrl+R, `--watch`): camera, selection and toggles stay.
     pub reload: bool,
+    pub progress: Arc<LoadProgress>,
+}
+
+impl PendingLoad {
+    /// "group files 120 / 300, 1.2 s", for the menu bar.
+    pub fn describe(&self) -> String {
+        let (stage, done, total) = self.progress.snapshot();
+        let seconds = self.started.elapsed().as_secs_f32();
+        match (stage, total) {
+            ("", _) => format!("{seconds:.1} s"),
+            (stage, 0) => format!("{stage}, {seconds:.1} s"),
+            (stage, total) => format!("{stage} {done} / {total}, {seconds:.1} s"),
+        }
+    }
 }
 
 #[derive(Resource, Default)]
@@ -49,6 +65,8 @@ pub struct Viewer {
     pub load_time: Option<Duration>,
     /// The last failure, shown in the window until the next successful open.
     pub error: Option<String>,
+    /// The progress the shown model's load reported to (its reloads report there too).
+    pub current_progress: Option<Arc<LoadProgress>>,
     /// How many models have been put on screen (a reload counts), for scripts to see one happen.
     pub shown_count: u64,
     /// A passing message for the menu bar (what a drop of several files did, where a screenshot went).
@@ -60,21 +78,38 @@ impl Viewer {
     pub fn open(&mut self, asset_server: &AssetServer, path: &Path) {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let data_root = self.data_root.clone();
+        let progress = Arc::new(LoadProgress::default());
+        let reported = progress.clone();
         let handle = asset_server
             .load_builder()
-            .with_settings(move |s: &mut ModelLoaderSettings| s.data_root = data_root.clone())
+            .with_settings(move |s: &mut ModelLoaderSettings| {
+                s.data_root = data_root.clone();
+                s.progress = Some(reported.clone());
+            })
             .override_unapproved()
             .load(AssetPath::from(path.clone()));
         let reload = self.current_path.as_ref() == Some(&path);
-        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload });
+        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload, progress });
     }
 
     /// Reads the shown file again; the model on screen stays until the new one has loaded (or failed).
     pub fn reload(&mut self, asset_server: &AssetServer) {
         let (Some(path), Some(handle)) = (self.current_path.clone(), self.current.clone()) else { return };
+        // A reload keeps the settings of the first load, and so reports to its progress.
+        let progress = self.current_progress.clone().unwrap_or_default();
+        progress.restart();
         asset_server.reload(handle.path().cloned().unwrap_or_else(|| AssetPath::from(path.clone())));
         // The handle's asset is replaced in place: the load is over at its Modified or failed event.
-        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload: true });
+        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload: true, progress });
+    }
+
+    /// Stops the load in progress; the model shown stays.
+    pub fn cancel(&mut self) {
+        if let Some(pending) = self.pending.take() {
+            pending.progress.cancel();
+            let name = pending.path.file_name().map_or_else(|| pending.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            self.notice = Some(format!("cancelled loading {name} after {:.1} s", pending.started.elapsed().as_secs_f32()));
+        }
     }
 }
 
@@ -166,6 +201,7 @@ fn poll_pending_load(
             viewer.scene_entity = Some(entity);
             viewer.load_time = Some(pending.started.elapsed());
             viewer.current = Some(pending.handle);
+            viewer.current_progress = Some(pending.progress.clone());
             viewer.current_path = Some(pending.path);
             viewer.error = None;
             if let Some(panel) = panel.as_mut() {

@@ -251,6 +251,9 @@ fn handle_keys(
     if wants.wants_keyboard_input() {
         return;
     }
+    if keys.just_pressed(KeyCode::Escape) && viewer.pending.is_some() {
+        viewer.cancel();
+    }
     if keys.just_pressed(KeyCode::F12) {
         screenshots.write(super::screenshot::TakeScreenshot(None));
     }

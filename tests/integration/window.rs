@@ -515,3 +515,62 @@ fn watch_reloads_changes_keeps_the_last_good_model_and_follows_group_files() {
     assert_ne!(s5["triangles"], s4["triangles"]);
     quit(&dir, child);
 }
+
+/// `cancel` (Esc) stops a load under way — a WMO of 1200 group files — and the model shown before
+/// stays, with no error; then the same WMO under another name reports its load by stage with
+/// increasing counts ("group files 120 / 1200") until it shows.
+#[test]
+fn a_cancelled_load_keeps_the_model_and_a_large_wmo_reports_progress_by_stage() {
+    use lwo_wmo_viewer::fixtures::wmo::large_scene;
+    let dir = scratch("window-progress");
+    let groups = 1200;
+    let scene = large_scene(groups, 1500);
+    let huge = scene.write_to(&dir.join("huge"), "huge").unwrap();
+    let big = scene.write_to(&dir.join("big"), "big").unwrap();
+    let lwo = asset("square-with-detail.lwo");
+    let child = start(&dir, &lwo);
+    let minute = Duration::from_secs(90);
+    let lwo_text = lwo.display().to_string();
+    wait_for(&dir, "the LWO to show", minute, |s| s["shown"].as_str() == Some(lwo_text.as_str()) && s["loading"] == false);
+    // Cancelled once under way, polled closely: with the small LWO on screen frames are short, and
+    // the huge WMO takes many of them to load.
+    send(&dir, &format!("drop {}", huge.display()));
+    let start = Instant::now();
+    while status(&dir)["progress"].is_null() {
+        assert!(start.elapsed() < minute, "the load did not start");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    send(&dir, "cancel");
+    let s = wait_for(&dir, "the cancel", minute, |s| s["notice"].as_str().is_some_and(|n| n.starts_with("cancelled loading huge.wmo")));
+    assert_eq!(s["shown"].as_str(), Some(lwo_text.as_str()));
+    std::thread::sleep(Duration::from_secs(3));
+    let s = status(&dir);
+    assert_eq!((s["shown"].as_str(), s["loading"].as_bool(), s["error"].is_null()), (Some(lwo_text.as_str()), Some(false), true), "{s}");
+
+    send(&dir, &format!("drop {}", big.display()));
+    let big_text = big.display().to_string();
+    let mut seen: Vec<(String, u64, u64)> = Vec::new();
+    let start = Instant::now();
+    loop {
+        let s = status(&dir);
+        if let Some(p) = s["progress"].as_object() {
+            let entry = (p["stage"].as_str().unwrap_or_default().to_owned(), p["done"].as_u64().unwrap_or(0), p["total"].as_u64().unwrap_or(0));
+            if seen.last() != Some(&entry) {
+                seen.push(entry);
+            }
+        }
+        if s["shown"].as_str() == Some(big_text.as_str()) && s["loading"] == false {
+            break;
+        }
+        assert!(start.elapsed() < minute, "the big WMO did not show; progress seen {seen:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let counted: Vec<&(String, u64, u64)> = seen.iter().filter(|(stage, _, total)| stage.starts_with("group") && *total == groups as u64).collect();
+    assert!(!counted.is_empty(), "no group stage with {groups} items among {seen:?}");
+    for pair in seen.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            assert!(pair[1].1 >= pair[0].1, "counts go up within a stage: {seen:?}");
+        }
+    }
+    quit(&dir, child);
+}
