@@ -127,18 +127,10 @@ impl TextureSet {
 /// Each pixel's luminance (Rec. 709 weights) of `image`'s top level, sampled at the nearest pixel on a
 /// `width × height` grid: what a scalar input (roughness, metallic, transparency) reads from an image.
 fn luminance_on(image: &DecodedImage, width: u32, height: u32) -> Vec<u8> {
-    let top = image.levels.first().map_or(&[][..], Vec::as_slice);
-    let (w, h) = (image.width.max(1), image.height.max(1));
-    let mut out = Vec::with_capacity((width * height) as usize);
-    for y in 0..height {
-        for x in 0..width {
-            let (sx, sy) = (u64::from(x) * u64::from(w) / u64::from(width), u64::from(y) * u64::from(h) / u64::from(height));
-            let at = ((sy * u64::from(w) + sx) * 4) as usize;
-            let luma = top.get(at..at + 3).map_or(255.0, |p| 0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2]));
-            out.push(luma.round().clamp(0.0, 255.0) as u8);
-        }
-    }
-    out
+    resampled(image, width, height)
+        .chunks_exact(4)
+        .map(|p| (0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2])).round().clamp(0.0, 255.0) as u8)
+        .collect()
 }
 
 fn larger(images: &[Option<&DecodedImage>]) -> (u32, u32) {
