@@ -70,11 +70,90 @@ pub fn normalise(path: &str) -> String {
     path_components(path).collect::<Vec<_>>().join("/")
 }
 
+/// Whether `path` matches `pattern` ignoring ASCII case and the kind of separator: `*` stands for any
+/// run of characters, separators included, so `World\wmo\*.wmo` reaches every WMO below `World/wmo`.
+pub fn matches_wildcard(pattern: &str, path: &str) -> bool {
+    let fold = |s: &str| -> Vec<u8> { s.bytes().map(|b| if b == b'\\' { b'/' } else { b.to_ascii_lowercase() }).collect() };
+    let (pattern, path) = (fold(pattern), fold(path));
+    // Greedy matching with one backtrack point: the last `*` seen absorbs one more character each time
+    // the rest fails, which is enough because `*` is the only wildcard.
+    let (mut p, mut s) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while s < path.len() {
+        if p < pattern.len() && pattern[p] == b'*' {
+            star = Some((p, s));
+            p += 1;
+        } else if p < pattern.len() && pattern[p] == path[s] {
+            p += 1;
+            s += 1;
+        } else if let Some((star_p, star_s)) = star {
+            p = star_p + 1;
+            s = star_s + 1;
+            star = Some((star_p, star_s + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&b| b == b'*')
+}
+
+/// Every file of `source` whose path matches `pattern` (see [`matches_wildcard`]), sorted; only the
+/// folders below the pattern's fixed leading folders are walked.
+pub fn files_matching(source: &dyn FileSource, pattern: &str) -> Vec<String> {
+    let pattern = normalise(pattern);
+    let parts: Vec<&str> = path_components(&pattern).collect();
+    if !pattern.contains('*') {
+        // A plain path: the file itself, found even where no listfile names its folders.
+        return source.find(&pattern).into_iter().collect();
+    }
+    let fixed = parts.iter().take_while(|p| !p.contains('*')).count();
+    let mut start = String::new();
+    for part in &parts[..fixed] {
+        // Each fixed folder as the source spells it, so the walk's paths are the stored ones.
+        match source.list(&start).into_iter().find(|e| e.is_folder && e.name.eq_ignore_ascii_case(part)) {
+            Some(folder) => start = if start.is_empty() { folder.name } else { format!("{start}/{}", folder.name) },
+            None => return Vec::new(),
+        }
+    }
+    let mut found = Vec::new();
+    let mut folders = vec![start];
+    while let Some(folder) = folders.pop() {
+        for entry in source.list(&folder) {
+            let path = if folder.is_empty() { entry.name } else { format!("{folder}/{}", entry.name) };
+            if entry.is_folder {
+                folders.push(path);
+            } else if matches_wildcard(&pattern, &path) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort_by_key(|p| p.to_ascii_lowercase());
+    found
+}
+
 /// The data root a user names (`--data DIR`, the loader settings' `data_root`): a client's `Data/`
 /// folder of MPQ archives (or one archive) with any loose files beside them, else a folder of loose files.
 pub fn open_data_root(dir: &std::path::Path) -> std::sync::Arc<dyn FileSource> {
     match GameData::open(dir) {
         Ok(game_data) => std::sync::Arc::new(game_data),
         Err(_) => std::sync::Arc::new(LooseFolder::new(dir)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches_wildcard;
+
+    #[test]
+    fn wildcards_ignore_case_and_separators_and_cross_folders() {
+        assert!(matches_wildcard(r"World\wmo\*.wmo", "world/WMO/Azeroth/Buildings/Inn.WMO"));
+        assert!(matches_wildcard("*", "anything/at/all"));
+        assert!(matches_wildcard("a*b*c", "axxbyyc"));
+        assert!(matches_wildcard("a*b*c", "abcbc"));
+        assert!(!matches_wildcard("a*b*c", "abcb"));
+        assert!(!matches_wildcard(r"World\wmo\*.wmo", "World/wmo/Inn.m2"));
+        assert!(matches_wildcard("exact.m2", "EXACT.M2"));
+        assert!(!matches_wildcard("exact.m2", "exact.m2x"));
+        assert!(matches_wildcard("**x", "x"));
     }
 }

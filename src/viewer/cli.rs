@@ -15,8 +15,8 @@ pub struct Args {
     /// File to open (.lwo, .lxo, .wmo root or group, .m2)
     pub file: Option<PathBuf>,
 
-    /// With --info: more files, each printed after the first
-    #[arg(value_name = "MORE", requires = "info")]
+    /// With --info: more files, each printed after the first; with --output-dir: more paths
+    #[arg(value_name = "MORE")]
     pub more_files: Vec<PathBuf>,
 
     /// Print the format, the chunk tree and a summary, and exit without opening a window
@@ -31,7 +31,14 @@ pub struct Args {
     #[arg(long, value_name = "PNG")]
     pub output: Option<PathBuf>,
 
-    /// Size of the --output image, WIDTHxHEIGHT
+    /// Render a thumbnail of every model that FILE and MORE name into DIR, and list them in
+    /// DIR/index.csv (file, format, triangles, warnings, error, milliseconds, image). Each is a model
+    /// file, a folder (searched recursively) or, with --data, a path or `*` wildcard inside the game
+    /// data ('World\wmo\*.wmo'). One process: the next models load while one is drawn
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["info", "output", "export", "watch", "measure_frames"])]
+    pub output_dir: Option<PathBuf>,
+
+    /// Size of the --output and --output-dir images, WIDTHxHEIGHT
     #[arg(long, default_value = "1280x720", value_parser = parse_resolution)]
     pub resolution: (u32, u32),
 
@@ -74,9 +81,15 @@ pub struct Args {
     #[arg(long, value_name = "NAME=WEIGHT", value_parser = crate::viewer::morphs::parse_morph_setting)]
     pub morph: Vec<(String, f32)>,
 
-    /// Folder that holds `World\…`, for WMO textures (default: walk up from the file)
+    /// Game data: a folder that holds `World\…`, or a client's `Data` folder of MPQ archives, for WMO
+    /// and M2 textures and doodad models (default: walk up from the file). A FILE that is not on disk is
+    /// looked up inside it: `--data ~/wow/Data 'World\wmo\…\Stormwind.wmo'`
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
+
+    /// The game data `--data` names, opened once (its archives' tables read) for the whole run.
+    #[arg(skip)]
+    pub game_data: Option<std::sync::Arc<dyn crate::source::FileSource>>,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]

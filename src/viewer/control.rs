@@ -125,7 +125,7 @@ pub fn poll_control(
                 (Some(export), Some(file)) => {
                     let shown = super::export::ExportRequest {
                         file: file.clone(),
-                        data: viewer.data_root.clone(),
+                        data: viewer.game_data.clone(),
                         doodad_set: toggles.doodad_set,
                         morph_weights: morphs.weights.clone().into_iter().collect(),
                     };

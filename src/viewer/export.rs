@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use crate::export::{write_file, ExportOptions};
 use crate::scene::{load, LoadOptions};
-use crate::source::LooseFolder;
 
 use super::cli::Args;
 
@@ -17,9 +16,8 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
         return ExitCode::from(2);
     };
     let started = Instant::now();
-    let (source, relative) = LooseFolder::containing(path);
-    let data = args.data.as_deref().map(crate::source::open_data_root);
-    let scene = match load(&source, &relative, data.as_deref(), &LoadOptions::default()) {
+    let (source, relative) = super::source_of(path, args.game_data.as_ref());
+    let scene = match load(source.as_ref(), &relative, args.game_data.as_deref(), &LoadOptions::default()) {
         Ok(scene) => scene,
         Err(e) => {
             eprintln!("{e}");
@@ -70,7 +68,7 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
 /// morph weights.
 pub struct ExportRequest {
     pub file: std::path::PathBuf,
-    pub data: Option<std::path::PathBuf>,
+    pub data: Option<std::sync::Arc<dyn crate::source::FileSource>>,
     pub doodad_set: u32,
     pub morph_weights: Vec<(String, f32)>,
 }
@@ -116,9 +114,8 @@ impl WindowExport {
         let shared = progress.clone();
         let task = bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
             let started = Instant::now();
-            let (source, relative) = LooseFolder::containing(&file);
-            let data = data.as_deref().map(crate::source::open_data_root);
-            let scene = load(&source, &relative, data.as_deref(), &LoadOptions::default()).map_err(|e| e.to_string())?;
+            let (source, relative) = super::source_of(&file, data.as_ref());
+            let scene = load(source.as_ref(), &relative, data.as_deref(), &LoadOptions::default()).map_err(|e| e.to_string())?;
             let report_progress = |done: usize, total: usize| {
                 shared[0].store(done, std::sync::atomic::Ordering::Relaxed);
                 shared[1].store(total, std::sync::atomic::Ordering::Relaxed);

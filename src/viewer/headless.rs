@@ -1,5 +1,9 @@
 //! `--output`: render one frame into an image without a window (lavapipe works), save it, exit.
+//! `--output-dir`: the same for a queue of models in one process, the next ones loading while one is
+//! drawn (the queue and its index are `batch`'s).
 
+use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -10,12 +14,13 @@ use bevy::camera::RenderTarget;
 use bevy::prelude::*;
 use bevy::render::render_resource::{PipelineCache, TextureFormat};
 use bevy::render::{Render, RenderApp, RenderPlugin, RenderSystems};
-use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use bevy::world_serialization::WorldInstanceReady;
 
 use super::camera::{frame, near_far, orbit_transform, yaw_pitch, FOV_Y};
+use super::batch::{BatchJob, BatchRow, Outcome};
 use super::cli::Args;
 use super::scene::{ModelShown, ShownScene, ViewToggles, Viewer, ViewerScenePlugin};
 use crate::plugin::ModelAsset;
@@ -96,6 +101,14 @@ fn mean(values: &[f64]) -> f64 {
     if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 }
 }
 
+/// How many models load ahead of the one being drawn (`--output-dir`): enough to keep the loader busy
+/// while the renderer draws, few enough that big models do not pile up in memory.
+const LOAD_AHEAD: usize = 2;
+
+/// A model not drawn this long after its turn came is given up (`--output-dir`), so one file the
+/// renderer never finishes cannot stall the rest.
+const MODEL_TIMEOUT: Duration = Duration::from_secs(180);
+
 #[derive(Resource)]
 struct Capture {
     args: Args,
@@ -103,31 +116,95 @@ struct Capture {
     /// Rendered-frame count when the scene instance was ready.
     ready_at: Option<usize>,
     requested: bool,
+    waiting: VecDeque<BatchJob>,
+    /// The model being loaded or drawn, and when its turn began (the previous image was written; its
+    /// load may have begun before, ahead of its turn), so that the turns add up to the batch's time.
+    current: Option<(BatchJob, Instant)>,
+    /// Loads begun ahead of their turn, held so that they are not dropped.
+    ahead: Vec<(PathBuf, Handle<ModelAsset>)>,
+    /// `--output-dir`; `None` for one `--output` image.
+    batch: Option<Batch>,
+}
+
+struct Batch {
+    dir: PathBuf,
+    rows: Vec<BatchRow>,
+    /// Models in the queue at the start.
+    total: usize,
+    started: Instant,
+    group_files_skipped: usize,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let Some(file) = args.file.clone() else {
+    let (Some(file), Some(output)) = (args.file.clone(), args.output.clone()) else {
         eprintln!("--output needs a FILE");
         return ExitCode::from(2);
     };
     // Parse first so a bad file fails fast with the file, chunk and offset, before any GPU work.
-    if let Err(e) = crate::formats::read_document(&file) {
+    let (source, inside) = super::source_of(&file, args.game_data.as_ref());
+    if let Err(e) = crate::scene::read_file(source.as_ref(), &inside) {
         eprintln!("{e}");
         return ExitCode::FAILURE;
     }
+    let job = BatchJob { label: file.display().to_string(), model: file, image: output, order: 0 };
+    render_queue(args, vec![job], None)
+}
+
+/// `--output-dir DIR`: a thumbnail of every model that the paths name, `DIR/index.csv`, a line per
+/// model on stderr and the summary on stdout; exit 1 when any failed.
+pub fn run_batch(args: Args, dir: PathBuf) -> ExitCode {
+    let paths: Vec<PathBuf> = args.file.iter().chain(&args.more_files).cloned().collect();
+    if paths.is_empty() {
+        eprintln!("--output-dir needs at least one PATH (a model, a folder, or with --data a path inside the game data)");
+        return ExitCode::from(2);
+    }
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("{}: {e}", dir.display());
+        return ExitCode::FAILURE;
+    }
+    let collected = super::batch::collect(&paths, args.game_data.as_deref());
+    let rows: Vec<BatchRow> = collected.not_rendered.iter().map(BatchRow::not_rendered).collect();
+    let jobs: Vec<BatchJob> = collected.jobs.into_iter().map(|job| BatchJob { image: dir.join(&job.image), ..job }).collect();
+    eprintln!("{} models to render into {}", jobs.len(), dir.display());
+    let batch = Batch { dir, rows, total: jobs.len(), started: Instant::now(), group_files_skipped: collected.group_files_skipped };
+    if jobs.is_empty() {
+        return finish_batch(&batch);
+    }
+    render_queue(args, jobs, Some(batch))
+}
+
+/// Writes the index and prints the summary; the exit code the batch ends with.
+fn finish_batch(batch: &Batch) -> ExitCode {
+    let index = match super::batch::write_index(&batch.dir, &batch.rows) {
+        Ok(index) => index,
+        Err(e) => {
+            eprintln!("{}: {e}", batch.dir.join("index.csv").display());
+            return ExitCode::FAILURE;
+        }
+    };
+    super::print_to_stdout(&super::batch::summary(&batch.rows, batch.group_files_skipped, batch.started.elapsed().as_secs_f64(), &index));
+    if batch.rows.iter().any(|r| r.outcome == Outcome::Failed) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
+fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCode {
+    // Warnings and errors of a load are printed here once (a batch counts them in its index): the
+    // viewer's own log lines for them would repeat them (RUST_LOG still overrides).
+    let log = bevy::log::LogPlugin { filter: format!("{},lwo_wmo_viewer::viewer::scene=off", bevy::log::DEFAULT_FILTER), ..default() };
     let mut app = App::new();
+    super::scene::add_game_data_source(&mut app, args.game_data.as_ref());
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
             .set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() })
             .set(RenderPlugin { synchronous_pipeline_compilation: true, ..default() })
+            .set(log)
             .disable::<WinitPlugin>(),
     )
     .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::from_millis(1)))
-    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), morphs: args.morph.clone() })
+    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
     .add_systems(Startup, setup)
-    .add_systems(Update, (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure))
+    .add_systems(Update, (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure, give_up_on_stalled))
     .add_observer(scene_ready);
     let progress = RenderProgress::default();
     app.insert_resource(progress.clone());
@@ -149,7 +226,16 @@ pub fn run(args: Args) -> ExitCode {
                 .add_systems(Render, render_span_end.after(RenderSystems::Render));
         }
     }
-    app.world_mut().insert_resource(Capture { args, target: Handle::default(), ready_at: None, requested: false });
+    app.world_mut().insert_resource(Capture {
+        args,
+        target: Handle::default(),
+        ready_at: None,
+        requested: false,
+        waiting: jobs.into(),
+        current: None,
+        ahead: Vec::new(),
+        batch,
+    });
     match app.run() {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),
@@ -167,8 +253,62 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut capture:
         Transform::from_xyz(0.0, 0.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     super::window::spawn_lights(&mut commands);
-    if let Some(file) = capture.args.file.clone() {
-        viewer.open(&asset_server, &file);
+    start_next(&mut capture, &mut viewer, &asset_server);
+}
+
+/// Opens the next model of the queue and starts loading the ones after it; `false` when none is left.
+fn start_next(capture: &mut Capture, viewer: &mut Viewer, asset_server: &AssetServer) -> bool {
+    let Some(job) = capture.waiting.pop_front() else { return false };
+    // The load begun ahead is found again by its path: the same handle, nothing loaded twice.
+    viewer.open(asset_server, &job.model);
+    capture.ahead.retain(|(model, _)| *model != job.model);
+    for next in capture.waiting.iter().take(LOAD_AHEAD) {
+        if !capture.ahead.iter().any(|(model, ..)| *model == next.model) {
+            let (_, handle, _) = viewer.request(asset_server, &next.model);
+            capture.ahead.push((next.model.clone(), handle));
+        }
+    }
+    capture.current = Some((job, Instant::now()));
+    capture.ready_at = None;
+    capture.requested = false;
+    true
+}
+
+/// The current model is done (its image written, or `error`): one row and progress line in a batch,
+/// then the next model, or the end.
+fn finish_current(capture: &mut Capture, viewer: &mut Viewer, asset_server: &AssetServer, models: &Assets<ModelAsset>, error: Option<String>, exit: &mut MessageWriter<AppExit>) {
+    let Some((job, began)) = capture.current.take() else { return };
+    let Some(batch) = capture.batch.as_mut() else {
+        exit.write(match error {
+            Some(error) => {
+                eprintln!("{error}");
+                AppExit::error()
+            }
+            None => AppExit::Success,
+        });
+        return;
+    };
+    let shown = viewer.current.as_ref().and_then(|h| models.get(h)).filter(|_| error.is_none());
+    let row = BatchRow {
+        label: job.label.clone(),
+        format: shown.and_then(|m| m.description.files.first()).and_then(|f| f.document.as_ref()).map(|d| d.format.name().to_owned()).unwrap_or_default(),
+        triangles: shown.map(|m| m.description.stats.triangles),
+        warnings: shown.map_or(0, |m| crate::scene::diagnostics::grouped_lines(&m.description.warnings).len()),
+        error: error.clone().unwrap_or_default(),
+        milliseconds: began.elapsed().as_millis(),
+        image: if error.is_none() { job.image.strip_prefix(&batch.dir).unwrap_or(&job.image).to_string_lossy().into_owned() } else { String::new() },
+        outcome: if error.is_none() { Outcome::Rendered } else { Outcome::Failed },
+        order: job.order,
+    };
+    let done = batch.total - capture.waiting.len();
+    match &error {
+        None => eprintln!("[{done}/{}] {}: {} triangles, {} warnings, {} ms", batch.total, row.label, row.triangles.unwrap_or(0), row.warnings, row.milliseconds),
+        Some(e) => eprintln!("[{done}/{}] {}: failed: {e}", batch.total, row.label),
+    }
+    batch.rows.push(row);
+    if !start_next(capture, viewer, asset_server) {
+        let code = capture.batch.as_ref().map_or(ExitCode::SUCCESS, finish_batch);
+        exit.write(if code == ExitCode::SUCCESS { AppExit::Success } else { AppExit::error() });
     }
 }
 
@@ -194,9 +334,10 @@ fn frame_camera(
     }
 }
 
-/// What the loader noticed (a missing group, texture or doodad model) goes to stderr, one line each.
-fn report_warnings(mut shown: MessageReader<ModelShown>, viewer: Res<Viewer>, models: Res<Assets<ModelAsset>>) {
-    if shown.read().count() == 0 {
+/// What the loader noticed (a missing group, texture or doodad model) goes to stderr, one line each;
+/// a batch counts them in its index instead.
+fn report_warnings(mut shown: MessageReader<ModelShown>, viewer: Res<Viewer>, models: Res<Assets<ModelAsset>>, capture: Res<Capture>) {
+    if shown.read().count() == 0 || capture.batch.is_some() {
         return;
     }
     if let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) {
@@ -267,20 +408,40 @@ fn count_frames(
     } else if rendered < SETTLE_FRAMES || compiling != 0 {
         return;
     }
-    if !capture.requested {
+    if !capture.requested && capture.current.is_some() {
         capture.requested = true;
-        let path = capture.args.output.clone().expect("--output is set in this mode");
-        commands.spawn(Screenshot::image(capture.target.clone())).observe(save_to_disk(path)).observe(
-            |_: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
-                exit.write(AppExit::Success);
-            },
-        );
+        commands.spawn(Screenshot::image(capture.target.clone())).observe(image_captured);
     }
 }
 
-fn report_failure(viewer: Res<Viewer>, mut exit: MessageWriter<AppExit>) {
-    if let Some(error) = &viewer.error {
-        eprintln!("{error}");
-        exit.write(AppExit::error());
+fn image_captured(
+    captured: On<ScreenshotCaptured>,
+    mut capture: ResMut<Capture>,
+    mut viewer: ResMut<Viewer>,
+    asset_server: Res<AssetServer>,
+    models: Res<Assets<ModelAsset>>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let Some((job, _)) = capture.current.as_ref() else { return };
+    let path = job.image.clone();
+    let folder_made = path.parent().map_or(Ok(()), std::fs::create_dir_all).map_err(|e| e.to_string());
+    let saved = folder_made.and_then(|()| super::screenshot::save_png(&captured.image, &path, None));
+    let error = saved.err().map(|e| format!("{}: {e}", path.display()));
+    finish_current(&mut capture, &mut viewer, &asset_server, &models, error, &mut exit);
+}
+
+/// A model that failed to load ends its turn with the loader's error.
+fn report_failure(mut capture: ResMut<Capture>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>, models: Res<Assets<ModelAsset>>, mut exit: MessageWriter<AppExit>) {
+    if let Some(error) = viewer.error.take() {
+        finish_current(&mut capture, &mut viewer, &asset_server, &models, Some(error), &mut exit);
+    }
+}
+
+fn give_up_on_stalled(mut capture: ResMut<Capture>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>, models: Res<Assets<ModelAsset>>, mut exit: MessageWriter<AppExit>) {
+    let stalled = capture.batch.is_some() && !capture.requested && capture.current.as_ref().is_some_and(|(_, began)| began.elapsed() > MODEL_TIMEOUT);
+    if stalled {
+        viewer.pending = None;
+        let error = format!("not drawn after {} s, given up", MODEL_TIMEOUT.as_secs());
+        finish_current(&mut capture, &mut viewer, &asset_server, &models, Some(error), &mut exit);
     }
 }

@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 use crate::formats::lwo::LwoObject;
 use crate::formats::wmo::{WmoGroup, WmoRoot};
 use crate::formats::m2::{self, M2Model};
-use crate::formats::{read_document, ChunkNode, Document, FileError, Model};
+use crate::formats::{ChunkNode, Document, FileError, Model};
+use crate::source::FileSource;
 use crate::mesh;
 
 /// Everything `--info` reports about one file.
@@ -19,20 +20,30 @@ pub struct Info {
     pub warnings: Vec<String>,
 }
 
+/// Everything about a file on disk.
 pub fn gather(path: &Path) -> Result<Info, FileError> {
-    let document = read_document(path)?;
+    let (folder, relative) = crate::source::LooseFolder::containing(path);
+    gather_in(&folder, &relative)
+}
+
+/// Everything about the file at `path` in `source` (its groups and skins read from the same source).
+pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError> {
+    let file = crate::scene::read_file(source, path)?;
+    let display_path = file.display_path.clone();
+    let Some(document) = file.document.map(Arc::unwrap_or_clone) else {
+        return Err(FileError::Unsupported { file: display_path.into(), message: "not a model this viewer builds".into() });
+    };
     let mut warnings: Vec<String> = document.warnings().iter().map(ToString::to_string).collect();
     let summary = match &document.model {
         Model::Lwo(object) => {
             // A LightWave warning names the file too, as its errors do (`file: path at byte …: …`).
-            warnings = warnings.into_iter().map(|w| format!("{}: {w}", path.display())).collect();
+            warnings = warnings.into_iter().map(|w| format!("{display_path}: {w}")).collect();
             lwo_summary(object)
         }
         Model::WmoRoot(root) => {
             let mut groups = Vec::new();
-            let (source, relative) = crate::source::LooseFolder::containing(path);
-            for (i, found) in crate::scene::find_group_files(&source, &relative, root.group_infos.len()).into_iter().enumerate() {
-                let read = found.map_err(|name| format!("group {i}: {name} is missing")).and_then(|p| crate::scene::read_file(&source, &p).map_err(|e| e.to_string()));
+            for (i, found) in crate::scene::find_group_files(source, path, root.group_infos.len()).into_iter().enumerate() {
+                let read = found.map_err(|name| format!("group {i}: {name} is missing")).and_then(|p| crate::scene::read_file(source, &p).map_err(|e| e.to_string()));
                 match read.map(|f| f.document.map(|d| Arc::unwrap_or_clone(d))) {
                     Ok(Some(Document { model: Model::WmoGroup(g), .. })) => {
                         warnings.extend(g.warnings.iter().map(|w| format!("group {i}: {w}")));
@@ -48,15 +59,14 @@ pub fn gather(path: &Path) -> Result<Info, FileError> {
             warnings.push("a group file opened alone: materials, portals and doodads live in the root".into());
             wmo_summary(None, std::slice::from_ref(group))
         }
-        Model::M2(model) => m2_summary(path, model, &mut warnings),
+        Model::M2(model) => m2_summary(source, path, model, &mut warnings),
     };
     Ok(Info { document, summary, warnings })
 }
 
 /// The model and its view (embedded view 0, or `Name00.skin` beside the file for version 264).
-fn m2_summary(path: &Path, model: &M2Model, warnings: &mut Vec<String>) -> Map<String, Value> {
-    let (source, relative) = crate::source::LooseFolder::containing(path);
-    let skin = crate::scene::read_skin_beside(&source, &relative, model).map(|found| found.map(|(_, skin)| skin)).unwrap_or_else(|e| {
+fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &mut Vec<String>) -> Map<String, Value> {
+    let skin = crate::scene::read_skin_beside(source, path, model).map(|found| found.map(|(_, skin)| skin)).unwrap_or_else(|e| {
         warnings.push(format!("{e}: no submeshes or triangles to count"));
         None
     });

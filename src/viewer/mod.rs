@@ -1,6 +1,7 @@
 //! The application around the plugin: command line, window, camera, inspector panel, dialogs, and the
 //! windowless `--output` render.
 
+pub mod batch;
 pub mod camera;
 pub mod cli;
 pub mod control;
@@ -20,7 +21,25 @@ use std::process::ExitCode;
 
 use cli::Args;
 
-pub fn run(args: Args) -> ExitCode {
+pub fn run(mut args: Args) -> ExitCode {
+    args.game_data = args.data.as_deref().map(crate::source::open_data_root);
+    if let Some(dir) = args.output_dir.clone() {
+        return headless::run_batch(args, dir);
+    }
+    if !args.more_files.is_empty() && !args.info {
+        eprintln!("several files need --info or --output-dir; the window opens one (see --help)");
+        return ExitCode::from(2);
+    }
+    // Files not on disk are looked up in the game data: `--data ~/wow/Data 'World\…\X.wmo'`.
+    for file in args.file.iter_mut().chain(args.more_files.iter_mut()) {
+        match locate(file, args.game_data.as_deref()) {
+            Ok(found) => *file = found,
+            Err(message) => {
+                eprintln!("{message}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     if args.info {
         let Some(first) = args.file.as_deref() else {
             eprintln!("--info needs a FILE");
@@ -33,7 +52,7 @@ pub fn run(args: Args) -> ExitCode {
             if files.len() > 1 && !args.json {
                 print_to_stdout(&format!("{}==> {} <==\n", if i == 0 { "" } else { "\n" }, path.display()));
             }
-            failed |= print_info(path, args.json) != ExitCode::SUCCESS;
+            failed |= print_info(path, args.game_data.as_ref(), args.json) != ExitCode::SUCCESS;
         }
         return if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS };
     }
@@ -54,9 +73,36 @@ fn print_to_stdout(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
+/// A file on disk as named; a path that is not on disk but is in the game data as its `wow://` path
+/// (the spelling the data stores).
+fn locate(path: &std::path::Path, game_data: Option<&dyn crate::source::FileSource>) -> Result<std::path::PathBuf, String> {
+    if path.exists() || scene::game_data_path(path).is_some() {
+        return Ok(path.to_path_buf());
+    }
+    let Some(data) = game_data else { return Ok(path.to_path_buf()) };
+    let inside = path.to_string_lossy();
+    match data.find(&inside) {
+        Some(found) => Ok(scene::in_game_data(&found)),
+        None => Err(format!("{inside}: not found on disk, nor in the game data {}", data.describe())),
+    }
+}
+
+/// The source that holds a file the user named, and its path there: the game data for a `wow://`
+/// path, else the file system.
+pub fn source_of(path: &std::path::Path, game_data: Option<&std::sync::Arc<dyn crate::source::FileSource>>) -> (std::sync::Arc<dyn crate::source::FileSource>, String) {
+    match (scene::game_data_path(path), game_data) {
+        (Some(inside), Some(data)) => (data.clone(), inside.to_owned()),
+        _ => {
+            let (folder, relative) = crate::source::LooseFolder::containing(path);
+            (std::sync::Arc::new(folder), relative)
+        }
+    }
+}
+
 /// `--info` for one file: its report on standard output, or its error on standard error.
-fn print_info(path: &std::path::Path, json: bool) -> ExitCode {
-    match info::gather(path) {
+fn print_info(path: &std::path::Path, game_data: Option<&std::sync::Arc<dyn crate::source::FileSource>>, json: bool) -> ExitCode {
+    let (source, inside) = source_of(path, game_data);
+    match info::gather_in(source.as_ref(), &inside) {
         Ok(gathered) => {
             let text = if json {
                 format!("{}\n", serde_json::to_string_pretty(&info::to_json(path, &gathered)).unwrap_or_default())
@@ -68,7 +114,7 @@ fn print_info(path: &std::path::Path, json: bool) -> ExitCode {
         }
         Err(e) => {
             // The chunks as far as they go, then the error: where a hex editor should look.
-            if let Ok(bytes) = crate::formats::read_file(path) {
+            if let Ok(bytes) = source.read(&inside) {
                 let (tree, _) = crate::formats::parse_chunk_tree(&bytes);
                 if !tree.roots.is_empty() && !json {
                     print_to_stdout(&format!("chunks up to where reading broke (id, offset, length):\n{}", info::tree_text(&tree)));

@@ -17,14 +17,38 @@ use super::morphs::{apply_morph_weights, MorphControls};
 
 pub struct ViewerScenePlugin {
     pub data_root: Option<PathBuf>,
+    /// The game data `data_root` names, opened (see [`add_game_data_source`]).
+    pub game_data: Option<Arc<dyn crate::source::FileSource>>,
     /// Morph weights to start with (`--morph NAME=WEIGHT`).
     pub morphs: Vec<(String, f32)>,
+}
+
+/// The asset source that serves the game data given with `--data`: a model inside it is opened as
+/// `wow://World/…`, and pulls its groups, skins, textures and doodad models from the same data.
+pub const GAME_DATA_SOURCE: &str = "wow";
+
+/// The path inside the game data that `path` names, if it is a `wow://` path.
+pub fn game_data_path(path: &Path) -> Option<&str> {
+    path.to_str()?.strip_prefix("wow://")
+}
+
+/// A `wow://` path for a file of the game data.
+pub fn in_game_data(path: &str) -> PathBuf {
+    PathBuf::from(format!("{GAME_DATA_SOURCE}://{}", crate::source::normalise(path)))
+}
+
+/// Registers the game data as the `wow://` asset source; before `DefaultPlugins`, which builds the
+/// asset sources.
+pub fn add_game_data_source(app: &mut App, game_data: Option<&Arc<dyn crate::source::FileSource>>) {
+    if let Some(source) = game_data {
+        app.add_plugins(crate::plugin::FileSourcePlugin { name: GAME_DATA_SOURCE, source: source.clone() });
+    }
 }
 
 impl Plugin for ViewerScenePlugin {
     fn build(&self, app: &mut App) {
         app.add_plugins(LwoWmoPlugin)
-            .insert_resource(Viewer { data_root: self.data_root.clone(), ..default() })
+            .insert_resource(Viewer { data_root: self.data_root.clone(), game_data: self.game_data.clone(), ..default() })
             .insert_resource(ViewToggles::default())
             .insert_resource(MorphControls { weights: self.morphs.iter().cloned().collect() })
             .add_message::<ModelShown>()
@@ -58,6 +82,7 @@ impl PendingLoad {
 #[derive(Resource, Default)]
 pub struct Viewer {
     pub data_root: Option<PathBuf>,
+    pub game_data: Option<Arc<dyn crate::source::FileSource>>,
     pub pending: Option<PendingLoad>,
     pub current: Option<Handle<ModelAsset>>,
     pub current_path: Option<PathBuf>,
@@ -76,8 +101,23 @@ pub struct Viewer {
 impl Viewer {
     /// Starts loading `path`; the model now shown stays until this one has loaded.
     pub fn open(&mut self, asset_server: &AssetServer, path: &Path) {
-        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let data_root = self.data_root.clone();
+        let (path, handle, progress) = self.request(asset_server, path);
+        let reload = self.current_path.as_ref() == Some(&path);
+        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload, progress });
+    }
+
+    /// Asks the asset server for `path` with this viewer's settings, without waiting for it or
+    /// showing it: the path as the viewer keeps it, the handle, and where the load reports. Asking
+    /// again for a path still loading or loaded gives the same handle and loads nothing.
+    pub fn request(&self, asset_server: &AssetServer, path: &Path) -> (PathBuf, Handle<ModelAsset>, Arc<LoadProgress>) {
+        // A file of the game data is its own data root: the loader finds the rest in the same source.
+        let (path, asset_path, data_root) = match game_data_path(path) {
+            Some(inside) => (path.to_path_buf(), AssetPath::parse(&format!("{GAME_DATA_SOURCE}://{inside}")).into_owned(), None),
+            None => {
+                let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+                (path.clone(), AssetPath::from(path), self.data_root.clone())
+            }
+        };
         let progress = Arc::new(LoadProgress::default());
         let reported = progress.clone();
         let handle = asset_server
@@ -87,9 +127,8 @@ impl Viewer {
                 s.progress = Some(reported.clone());
             })
             .override_unapproved()
-            .load(AssetPath::from(path.clone()));
-        let reload = self.current_path.as_ref() == Some(&path);
-        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload, progress });
+            .load(asset_path);
+        (path, handle, progress)
     }
 
     /// Reads the shown file again; the model on screen stays until the new one has loaded (or failed).

@@ -75,6 +75,20 @@ struct PendingShot {
     view: Option<(UVec2, UVec2)>,
 }
 
+/// Writes a captured image as an RGB PNG (the alpha of a render target holds no coverage), cropped to
+/// `view` (position and size, physical pixels) when given; its size in pixels.
+pub fn save_png(captured: &Image, path: &Path, view: Option<(UVec2, UVec2)>) -> Result<(u32, u32), String> {
+    let mut image = captured.clone().try_into_dynamic().map_err(|e| e.to_string())?.to_rgb8();
+    if let Some((at, size)) = view {
+        let x = at.x.min(image.width().saturating_sub(1));
+        let y = at.y.min(image.height().saturating_sub(1));
+        let (w, h) = (size.x.min(image.width() - x).max(1), size.y.min(image.height() - y).max(1));
+        image = image::imageops::crop_imm(&image, x, y, w, h).to_image();
+    }
+    image.save(path).map_err(|e| e.to_string())?;
+    Ok(image.dimensions())
+}
+
 pub fn take_screenshots(mut requests: MessageReader<TakeScreenshot>, mut commands: Commands, viewer: Res<Viewer>, cameras: Query<&Camera, With<Camera3d>>) {
     for request in requests.read() {
         let path = request.0.clone().unwrap_or_else(|| free_path_beside(viewer.current_path.as_deref()));
@@ -85,17 +99,7 @@ pub fn take_screenshots(mut requests: MessageReader<TakeScreenshot>, mut command
 
 fn save_view(captured: On<ScreenshotCaptured>, shots: Query<&PendingShot>, mut viewer: ResMut<Viewer>) {
     let Ok(shot) = shots.get(captured.entity) else { return };
-    let saved = (|| -> Result<(u32, u32), String> {
-        let mut image = captured.image.clone().try_into_dynamic().map_err(|e| e.to_string())?.to_rgb8();
-        if let Some((at, size)) = shot.view {
-            let x = at.x.min(image.width().saturating_sub(1));
-            let y = at.y.min(image.height().saturating_sub(1));
-            let (w, h) = (size.x.min(image.width() - x).max(1), size.y.min(image.height() - y).max(1));
-            image = image::imageops::crop_imm(&image, x, y, w, h).to_image();
-        }
-        image.save(&shot.path).map_err(|e| e.to_string())?;
-        Ok(image.dimensions())
-    })();
+    let saved = save_png(&captured.image, &shot.path, shot.view);
     viewer.notice = Some(match saved {
         Ok((w, h)) => format!("screenshot saved to {} ({w}×{h})", shot.path.display()),
         Err(e) => format!("screenshot not saved to {}: {e}", shot.path.display()),

@@ -23,6 +23,7 @@ use crate::plugin::ModelAsset;
 
 pub fn run(args: Args) -> ExitCode {
     let mut app = App::new();
+    super::scene::add_game_data_source(&mut app, args.game_data.as_ref());
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
@@ -33,7 +34,7 @@ pub fn run(args: Args) -> ExitCode {
     )
     .add_plugins(EguiPlugin::default())
     .add_plugins(PanOrbitCameraPlugin)
-    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), morphs: args.morph.clone() })
+    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone() })
     .add_plugins(super::overlays::ViewOptionsPlugin)
     .add_plugins(super::picking::PickingPlugin)
     // Picks are cast on a click, not on every pointer move over the view.
@@ -318,7 +319,7 @@ fn poll_export(
 ) {
     let open = viewer.current_path.clone().map(|file| super::export::ExportRequest {
         file,
-        data: viewer.data_root.clone(),
+        data: viewer.game_data.clone(),
         doodad_set: toggles.doodad_set,
         morph_weights: morphs.weights.clone().into_iter().collect(),
     });

@@ -1,6 +1,7 @@
 //! One test binary (Bevy is linked once) with a module per area.
 
 mod assets;
+mod batch;
 mod chunks;
 mod cli;
 mod export;
