@@ -7,6 +7,7 @@
 //!     cargo build && cargo run --example bench            # the numbers in the README
 //!     cargo run --example bench -- --quick                 # small generated files, a smoke run
 //!     cargo run --example bench -- --mpq                   # the MPQ row alone
+//!     cargo run --example bench -- --thumbnails            # the batch thumbnail row alone
 //!
 //! Every measurement runs in a child process of its own (this binary with `--child`), so that each peak
 //! resident set is its own; times are the median of several runs inside the child.
@@ -386,10 +387,50 @@ fn compare(label: &str, path: &Path, ours: &str, theirs: &str, runs: usize) -> (
     (a, b)
 }
 
+fn viewer_binary() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    exe.parent().and_then(Path::parent).map(|d| d.join("lwo-wmo-viewer")).filter(|p| p.exists()).ok_or_else(|| "build the viewer first: cargo build".into())
+}
+
+/// Thumbnails of the assimp corpus and the bundled samples at 256×192: one `--output-dir` process
+/// against one `--output` process per model, in models per minute.
+fn thumbnails(scratch: &Path) {
+    let viewer = match viewer_binary() {
+        Ok(viewer) => viewer,
+        Err(e) => return println!("thumbnails: {e}"),
+    };
+    let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let out = scratch.join("thumbnails");
+    let _ = std::fs::remove_dir_all(&out);
+    let started = Instant::now();
+    let batch = Command::new(&viewer).arg("--output-dir").arg(&out).args(["--resolution", "256x192", CORPUS]).arg(&samples).stderr(Stdio::null()).output();
+    let batch_seconds = started.elapsed().as_secs_f64();
+    let summary = batch.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    let Some(rendered) = summary.strip_prefix("rendered ").and_then(|s| s.split(',').next()).and_then(|n| n.parse::<usize>().ok()) else {
+        return println!("thumbnails: the batch gave no summary: {summary}");
+    };
+    // The same models, as the index lists them, one process each.
+    let index = std::fs::read_to_string(out.join("index.csv")).unwrap_or_default();
+    let models: Vec<&str> = index.lines().skip(1).filter_map(|l| l.split(',').next()).collect();
+    let single = scratch.join("thumbnail-single.png");
+    let started = Instant::now();
+    let mut drawn = 0;
+    for model in &models {
+        let status = Command::new(&viewer).arg(model).arg("--output").arg(&single).args(["--resolution", "256x192"]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        drawn += usize::from(status.is_ok_and(|s| s.success()));
+    }
+    let single_seconds = started.elapsed().as_secs_f64();
+    let (batch_rate, single_rate) = (rendered as f64 * 60.0 / batch_seconds, drawn as f64 * 60.0 / single_seconds);
+    println!(
+        "- thumbnails, 256×192, assimp corpus + samples: one --output-dir process {rendered} models in {batch_seconds:.1} s = {batch_rate:.0} models/min; one --output process per model {drawn} in {single_seconds:.1} s = {single_rate:.0} models/min; {:.1}× (target: ahead, > 1×): {}",
+        batch_rate / single_rate,
+        verdict(batch_rate > single_rate)
+    );
+}
+
 /// The viewer, windowless: time from its start to the first frame with the model, then frame times.
 fn viewer_frames(path: &Path, frames: usize) -> Result<(f64, Value), String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let viewer = exe.parent().and_then(Path::parent).map(|d| d.join("lwo-wmo-viewer")).filter(|p| p.exists()).ok_or("build the viewer first: cargo build")?;
+    let viewer = viewer_binary()?;
     let png = std::env::temp_dir().join(format!("lwo-wmo-viewer-bench-{}.png", std::process::id()));
     let started = Instant::now();
     let mut child = Command::new(viewer)
@@ -452,6 +493,10 @@ fn main() {
             Ok(archive) => compare_mpq(&archive, 3),
             Err(e) => println!("MPQ archive: {e}"),
         }
+        return;
+    }
+    if args.iter().any(|a| a == "--thumbnails") {
+        thumbnails(&data);
         return;
     }
     let (large_lwo, large_wmo) = generated_files(&data, quick).expect("write the generated files");
@@ -533,4 +578,5 @@ fn main() {
             Err(e) => println!("- {}: {e}", path.display()),
         }
     }
+    thumbnails(&data);
 }

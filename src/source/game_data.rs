@@ -225,6 +225,18 @@ impl FileSource for GameData {
         }
     }
 
+    /// The file where it is served from: the loose file, or the archive and the path inside it, so
+    /// that messages name the archive and a watch follows it.
+    fn display_path(&self, path: &str) -> String {
+        if let Some((loose, _)) = self.loose_file(path) {
+            return loose.display_path(path);
+        }
+        match self.archive_for(path) {
+            Some(archive) => archive.display_path(path),
+            None => format!("{}/{}", self.describe().trim_end_matches(['/', '\\']), normalise(path)),
+        }
+    }
+
     fn list(&self, folder: &str) -> Vec<Entry> {
         let mut by_name: HashMap<String, Entry> = HashMap::new();
         for archive in &self.archives {

@@ -59,3 +59,8 @@ pub fn orbit_transform(focus: Vec3, distance: f32, yaw: f32, pitch: f32) -> Tran
 pub fn near_far(distance: f32) -> (f32, f32) {
     ((distance * 0.001).max(0.001), (distance * 100.0).max(100.0))
 }
+
+/// The window's 3D camera, the one the user orbits (a screenshot at a chosen size renders through a
+/// second camera for a few frames, which the panel, picking and the status must not take for it).
+#[derive(bevy::prelude::Component)]
+pub struct ViewCamera;

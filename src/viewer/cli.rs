@@ -42,6 +42,11 @@ pub struct Args {
     #[arg(long, default_value = "1280x720", value_parser = parse_resolution)]
     pub resolution: (u32, u32),
 
+    /// In the window: the size of F12 and File > Save screenshot images, WIDTHxHEIGHT (default: the 3D
+    /// view's size on screen; the panel's File menu changes it)
+    #[arg(long, value_name = "WxH", value_parser = parse_resolution, conflicts_with_all = ["info", "output", "export", "output_dir"])]
+    pub screenshot_size: Option<(u32, u32)>,
+
     /// Camera direction for --output and the initial view
     #[arg(long, value_enum, default_value_t = ViewDirection::Iso)]
     pub view: ViewDirection,
@@ -101,7 +106,7 @@ pub enum ViewDirection {
     Top,
 }
 
-fn parse_resolution(s: &str) -> Result<(u32, u32), String> {
+pub fn parse_resolution(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s}"))?;
     let parse = |v: &str| v.trim().parse::<u32>().map_err(|e| format!("{v}: {e}"));
     let (w, h) = (parse(w)?, parse(h)?);

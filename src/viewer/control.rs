@@ -3,7 +3,8 @@
 //!
 //! - `drop PATH`: the same `FileDragAndDrop` message a real drop onto the window produces;
 //! - `screenshot PATH`: saves the window as PNG; `screenshot-view [PATH]`: the 3D view alone, as F12
-//!   (no path: beside the model) and File ▸ Save screenshot… do;
+//!   (no path: beside the model) and File ▸ Save screenshot… do; `screenshot-size WxH|view`: the size
+//!   of those, as File ▸ Screenshot size;
 //! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit, watch) and `select N|none`: the
 //!   panel's view options and part selection;
 //! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
@@ -57,9 +58,9 @@ pub fn poll_control(
     frames: Res<bevy::diagnostic::FrameCount>,
     mut options: ResMut<ViewOptions>,
     mut picks: MessageWriter<PickRequest>,
-    panel: Option<Res<PanelState>>,
+    mut panel: Option<ResMut<PanelState>>,
     pick_count: Option<Res<super::picking::PickCount>>,
-    cameras: Query<(&Camera, &GlobalTransform), With<Camera3d>>,
+    cameras: Query<(&Camera, &GlobalTransform), With<super::camera::ViewCamera>>,
     window_scale: Query<&Window, With<PrimaryWindow>>,
     (mut export, toggles, mut morphs, mut shots): (
         Option<ResMut<super::export::WindowExport>>,
@@ -92,6 +93,11 @@ pub fn poll_control(
                 );
             }
             // The 3D view alone, as F12 and File ▸ Save screenshot… write it (no path: beside the model).
+            "screenshot-size" => {
+                if let Some(panel) = panel.as_mut() {
+                    panel.screenshot_size = if arg == "view" { None } else { super::cli::parse_resolution(arg).ok() };
+                }
+            }
             "screenshot-view" => {
                 shots.write(super::screenshot::TakeScreenshot((!arg.is_empty()).then(|| PathBuf::from(arg))));
             }
@@ -182,7 +188,7 @@ pub fn poll_control(
 
 /// The 3D camera's clip-from-world matrix (column-major) and its viewport in logical pixels, so a
 /// script can find where a point of the scene is drawn and pick there.
-fn camera_state(cameras: &Query<(&Camera, &GlobalTransform), With<Camera3d>>) -> serde_json::Value {
+fn camera_state(cameras: &Query<(&Camera, &GlobalTransform), With<super::camera::ViewCamera>>) -> serde_json::Value {
     let Ok((camera, transform)) = cameras.single() else { return serde_json::Value::Null };
     let clip_from_world = camera.clip_from_view() * transform.to_matrix().inverse();
     let viewport = camera.logical_viewport_rect().map(|r| [r.min.x, r.min.y, r.width(), r.height()]);

@@ -5,14 +5,13 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::camera::RenderTarget;
 use bevy::prelude::*;
-use bevy::render::render_resource::{PipelineCache, TextureFormat};
+use bevy::render::render_resource::TextureFormat;
 use bevy::render::{Render, RenderApp, RenderPlugin, RenderSystems};
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::window::ExitCondition;
@@ -22,21 +21,10 @@ use bevy::world_serialization::WorldInstanceReady;
 use super::camera::{frame, near_far, orbit_transform, yaw_pitch, FOV_Y};
 use super::batch::{BatchJob, BatchRow, Outcome};
 use super::cli::Args;
+use super::screenshot::{RenderProgress, RenderProgressPlugin, SETTLE_FRAMES};
 use super::scene::{ModelShown, ShownScene, ViewToggles, Viewer, ViewerScenePlugin};
 use crate::plugin::ModelAsset;
 
-/// Frames rendered after the scene is in place, with no pipeline still compiling, before the capture:
-/// meshes and textures reach the GPU a frame or two after their entities appear.
-const SETTLE_FRAMES: usize = 4;
-
-/// Shared with the render world: pipelines still compiling, and frames rendered so far.
-#[derive(Resource, Clone, Default)]
-struct RenderProgress(Arc<(AtomicUsize, AtomicUsize)>);
-
-fn report_render_progress(cache: Res<PipelineCache>, progress: Res<RenderProgress>) {
-    progress.0 .0.store(cache.waiting_pipelines().count(), Ordering::Relaxed);
-    progress.0 .1.fetch_add(1, Ordering::Relaxed);
-}
 
 /// `--measure-frames`: per frame, the CPU spans of the main world (First → Last), of the render world's
 /// preparation (extract → bind groups ready) and of its render graph (encoding and submission, where
@@ -206,11 +194,7 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
     .add_systems(Startup, setup)
     .add_systems(Update, (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure, give_up_on_stalled))
     .add_observer(scene_ready);
-    let progress = RenderProgress::default();
-    app.insert_resource(progress.clone());
-    if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
-        render_app.insert_resource(progress).add_systems(Render, report_render_progress.after(RenderSystems::Render));
-    }
+    app.add_plugins(RenderProgressPlugin);
     if let Some(wanted) = args.measure_frames {
         let measurement = FrameMeasurement { wanted, ..default() };
         let spans = SharedRenderSpans(measurement.render_spans.clone());
@@ -357,7 +341,7 @@ fn apply_overlay_flags(mut shown: MessageReader<ModelShown>, capture: Res<Captur
 
 fn scene_ready(ready: On<WorldInstanceReady>, shown: Query<(), With<ShownScene>>, mut capture: ResMut<Capture>, progress: Res<RenderProgress>) {
     if shown.contains(ready.entity) {
-        capture.ready_at = Some(progress.0 .1.load(Ordering::Relaxed));
+        capture.ready_at = Some(progress.frames());
     }
 }
 
@@ -369,8 +353,8 @@ fn count_frames(
     diagnostics: Res<bevy::diagnostic::DiagnosticsStore>,
 ) {
     let Some(ready_at) = capture.ready_at else { return };
-    let rendered = progress.0 .1.load(Ordering::Relaxed).saturating_sub(ready_at);
-    let compiling = progress.0 .0.load(Ordering::Relaxed);
+    let rendered = progress.frames().saturating_sub(ready_at);
+    let compiling = progress.compiling();
     if let Some(mut m) = measurement {
         if rendered >= 1 && !m.first_frame_reported {
             m.first_frame_reported = true;

@@ -40,6 +40,8 @@ pub struct PanelState {
     pub rejected: Option<RejectedFile>,
     /// What File ▸ Export is doing or last did.
     pub export_status: Option<String>,
+    /// The size of F12 and File ▸ Save screenshot images; `None`: the 3D view's size on screen.
+    pub screenshot_size: Option<(u32, u32)>,
 }
 
 /// A file its parser refused, walked as far as its chunks go.
@@ -117,7 +119,7 @@ pub fn draw_panel(
     asset_server: Res<AssetServer>,
     time: Res<Time>,
     window: Query<&Window, With<PrimaryWindow>>,
-    mut cameras: Query<&mut Camera, With<Camera3d>>,
+    mut cameras: Query<&mut Camera, With<super::camera::ViewCamera>>,
     mut export: ResMut<super::export::WindowExport>,
     mut morphs: ResMut<MorphControls>,
     mut screenshot_dialog: ResMut<super::screenshot::ScreenshotDialog>,
@@ -178,6 +180,25 @@ pub fn draw_panel(
     Ok(())
 }
 
+/// File ▸ Screenshot size: the view's size, two common ones, or any other typed in.
+fn screenshot_size_choice(ui: &mut egui::Ui, size: &mut Option<(u32, u32)>) {
+    ui.horizontal(|ui| {
+        ui.label("Screenshot size");
+        ui.radio_value(size, None, "the view's");
+        ui.radio_value(size, Some((1920, 1080)), "1920×1080");
+        ui.radio_value(size, Some((3840, 2160)), "3840×2160");
+        let mut custom = size.is_some_and(|s| s != (1920, 1080) && s != (3840, 2160));
+        if ui.radio(custom, "other").clicked() && !custom {
+            custom = true;
+            *size = Some((1024, 1024));
+        }
+        if let (true, Some((w, h))) = (custom, size.as_mut()) {
+            ui.add(egui::DragValue::new(w).range(16..=8192).suffix(" w"));
+            ui.add(egui::DragValue::new(h).range(16..=8192).suffix(" h"));
+        }
+    });
+}
+
 /// The part of the window the panels leave for the 3D view, in logical pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FreeArea {
@@ -214,6 +235,7 @@ pub fn inspector(
                 if ui.button("Save screenshot… (F12: beside the model)").clicked() {
                     actions.push(PanelAction::SaveScreenshot);
                 }
+                screenshot_size_choice(ui, &mut state.screenshot_size);
                 ui.separator();
                 ui.label("Recent");
                 for path in &state.recent {

@@ -94,7 +94,7 @@ fn clicks_to_requests(
 fn pick(
     mut requests: MessageReader<PickRequest>,
     mut ray_cast: MeshRayCast,
-    cameras: Query<(&Camera, &GlobalTransform), With<Camera3d>>,
+    cameras: Query<(&Camera, &GlobalTransform), With<super::camera::ViewCamera>>,
     drawn: Query<&DrawnMesh>,
     parents: Query<&ChildOf>,
     doodads: Query<&DoodadInstance>,

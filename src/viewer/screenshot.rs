@@ -4,12 +4,54 @@
 //! cropped away, so the image is the view at its size on screen; the menu bar says where it went.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
+use bevy::camera::RenderTarget;
 use bevy::prelude::*;
+use bevy::render::render_resource::{PipelineCache, TextureFormat};
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::tasks::{block_on, futures_lite::future::poll_once, AsyncComputeTaskPool, Task};
 
 use super::scene::Viewer;
+
+/// Frames rendered through a new camera or onto a new scene, with no pipeline still compiling, before
+/// a capture: meshes and textures reach the GPU a frame or two after their entities appear, and a
+/// target of another size or format needs its own pipelines.
+pub const SETTLE_FRAMES: usize = 4;
+
+/// Shared with the render world: how many pipelines are still compiling, and frames rendered so far.
+#[derive(Resource, Clone, Default)]
+pub struct RenderProgress(Arc<(AtomicUsize, AtomicUsize)>);
+
+impl RenderProgress {
+    pub fn compiling(&self) -> usize {
+        self.0 .0.load(Ordering::Relaxed)
+    }
+
+    pub fn frames(&self) -> usize {
+        self.0 .1.load(Ordering::Relaxed)
+    }
+}
+
+/// Keeps [`RenderProgress`] up to date from the render world.
+pub struct RenderProgressPlugin;
+
+impl Plugin for RenderProgressPlugin {
+    fn build(&self, app: &mut App) {
+        let progress = RenderProgress::default();
+        app.insert_resource(progress.clone());
+        if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+            render_app.insert_resource(progress).add_systems(Render, report_render_progress.after(RenderSystems::Render));
+        }
+    }
+}
+
+fn report_render_progress(cache: Res<PipelineCache>, progress: Res<RenderProgress>) {
+    progress.0 .0.store(cache.waiting_pipelines().count(), Ordering::Relaxed);
+    progress.0 .1.fetch_add(1, Ordering::Relaxed);
+}
 
 /// Take a screenshot of the 3D view: to this file, or (`None`) beside the shown model.
 #[derive(Message, Clone, Debug)]
@@ -68,11 +110,22 @@ fn free_path_beside(model: Option<&Path>) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Where the capture goes and which part of the window is the 3D view (physical pixels).
+/// Where the capture goes and which part of the window is the 3D view (physical pixels); for a
+/// chosen size, the camera drawing it, removed once it is saved.
 #[derive(Component)]
 struct PendingShot {
     path: PathBuf,
     view: Option<(UVec2, UVec2)>,
+    camera: Option<Entity>,
+}
+
+/// The camera of a screenshot at a chosen size, until its frames have settled.
+#[derive(Component)]
+pub struct SizedShotCamera {
+    path: PathBuf,
+    target: Handle<Image>,
+    spawned_at_frame: usize,
+    requested: bool,
 }
 
 /// Writes a captured image as an RGB PNG (the alpha of a render target holds no coverage), cropped to
@@ -89,16 +142,59 @@ pub fn save_png(captured: &Image, path: &Path, view: Option<(UVec2, UVec2)>) -> 
     Ok(image.dimensions())
 }
 
-pub fn take_screenshots(mut requests: MessageReader<TakeScreenshot>, mut commands: Commands, viewer: Res<Viewer>, cameras: Query<&Camera, With<Camera3d>>) {
+pub fn take_screenshots(
+    mut requests: MessageReader<TakeScreenshot>,
+    mut commands: Commands,
+    viewer: Res<Viewer>,
+    panel: Res<super::panel::PanelState>,
+    mut images: ResMut<Assets<Image>>,
+    progress: Res<RenderProgress>,
+    cameras: Query<(&Camera, &Transform, &Projection), With<super::camera::ViewCamera>>,
+) {
     for request in requests.read() {
         let path = request.0.clone().unwrap_or_else(|| free_path_beside(viewer.current_path.as_deref()));
-        let view = cameras.iter().next().and_then(|c| c.viewport.as_ref()).map(|v| (v.physical_position, v.physical_size));
-        commands.spawn((Screenshot::primary_window(), PendingShot { path, view })).observe(save_view);
+        let Some((camera, transform, projection)) = cameras.iter().next() else { continue };
+        // The view's size on screen, or one chosen in File ▸ Screenshot size (`--screenshot-size`): that
+        // renders the same view (camera, projection, overlays) into an image of the size, with the
+        // same vertical field of view.
+        match panel.screenshot_size {
+            None => {
+                let view = camera.viewport.as_ref().map(|v| (v.physical_position, v.physical_size));
+                commands.spawn((Screenshot::primary_window(), PendingShot { path, view, camera: None })).observe(save_view);
+            }
+            Some((w, h)) => {
+                // The view's camera again, drawing into an image of the chosen size; the aspect ratio
+                // follows the image, the vertical field of view stays.
+                let target = images.add(Image::new_target_texture(w, h, TextureFormat::Rgba8UnormSrgb, None));
+                commands.spawn((
+                    Camera3d::default(),
+                    Camera { order: -1, viewport: None, ..camera.clone() },
+                    RenderTarget::Image(target.clone().into()),
+                    *transform,
+                    projection.clone(),
+                    SizedShotCamera { path, target, spawned_at_frame: progress.frames(), requested: false },
+                ));
+            }
+        }
     }
 }
 
-fn save_view(captured: On<ScreenshotCaptured>, shots: Query<&PendingShot>, mut viewer: ResMut<Viewer>) {
+/// Captures a chosen-size screenshot once its camera's frames have settled.
+pub fn capture_sized_shots(mut commands: Commands, progress: Res<RenderProgress>, mut shots: Query<(Entity, &mut SizedShotCamera)>) {
+    for (entity, mut shot) in &mut shots {
+        let settled = progress.frames().saturating_sub(shot.spawned_at_frame) >= SETTLE_FRAMES && progress.compiling() == 0;
+        if settled && !shot.requested {
+            shot.requested = true;
+            commands.spawn((Screenshot::image(shot.target.clone()), PendingShot { path: shot.path.clone(), view: None, camera: Some(entity) })).observe(save_view);
+        }
+    }
+}
+
+fn save_view(captured: On<ScreenshotCaptured>, mut commands: Commands, shots: Query<&PendingShot>, mut viewer: ResMut<Viewer>) {
     let Ok(shot) = shots.get(captured.entity) else { return };
+    if let Some(camera) = shot.camera {
+        commands.entity(camera).despawn();
+    }
     let saved = save_png(&captured.image, &shot.path, shot.view);
     viewer.notice = Some(match saved {
         Ok((w, h)) => format!("screenshot saved to {} ({w}×{h})", shot.path.display()),

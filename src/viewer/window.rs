@@ -40,7 +40,7 @@ pub fn run(args: Args) -> ExitCode {
     // Picks are cast on a click, not on every pointer move over the view.
     .insert_resource(bevy::picking::mesh_picking::MeshPickingSettings { require_markers: true, ..default() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
-    .insert_resource(PanelState { recent: load_recent(), ..default() })
+    .insert_resource(PanelState { recent: load_recent(), screenshot_size: args.screenshot_size, ..default() })
     .insert_resource(StartupArgs(args))
     .insert_resource(FileDialog::default())
     .init_resource::<super::export::WindowExport>()
@@ -48,7 +48,8 @@ pub fn run(args: Args) -> ExitCode {
     .init_resource::<super::watch::FileWatch>()
     .add_systems(Update, (super::watch::follow_shown_files, super::watch::reload_on_change).chain())
     .add_message::<super::screenshot::TakeScreenshot>()
-    .add_systems(Update, (super::screenshot::poll_screenshot_dialog, super::screenshot::take_screenshots).chain())
+    .add_plugins(super::screenshot::RenderProgressPlugin)
+    .add_systems(Update, (super::screenshot::poll_screenshot_dialog, super::screenshot::take_screenshots, super::screenshot::capture_sized_shots).chain())
     .add_systems(Startup, setup)
     .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show, gate_camera, poll_export))
     .add_systems(EguiPrimaryContextPass, draw_panel);
@@ -139,6 +140,7 @@ fn setup(
         Projection::Perspective(PerspectiveProjection { fov: FOV_Y, ..default() }),
         Transform::from_xyz(0.0, 2.0, 8.0),
         PanOrbitCamera { yaw: Some(yaw), pitch: Some(pitch), radius: Some(8.0), ..default() },
+        super::camera::ViewCamera,
     ));
     spawn_lights(&mut commands);
     if let Some(file) = &args.0.file {

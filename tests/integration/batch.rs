@@ -218,6 +218,9 @@ fn sample_game_data() -> &'static Path {
 #[test]
 fn info_and_export_open_files_inside_the_game_data() {
     let data = sample_game_data();
+    // Files are named by the archive that serves them (messages, and `--watch` follows the archive).
+    let game = lwo_wmo_viewer::source::GameData::open(data).unwrap();
+    assert_eq!(lwo_wmo_viewer::source::FileSource::display_path(&game, "World/Generic/Barrel.m2"), format!("{}/World/Generic/Barrel.m2", data.join("common.MPQ").display()));
     let info = Command::new(bin()).arg("--data").arg(data).args([r"COURTYARD.WMO", "--info", "--json"]).output().unwrap();
     assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));
     let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();

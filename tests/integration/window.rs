@@ -445,6 +445,19 @@ fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
         let (w, h) = image::image_dimensions(&expected).unwrap();
         assert_eq!((w, h), (viewport[2].as_f64().unwrap() as u32, viewport[3].as_f64().unwrap() as u32), "the 3D view's size: {s}");
     }
+    // A chosen size (File ▸ Screenshot size): the same view drawn into an image of that size.
+    send(&dir, "screenshot-size 1000x700");
+    x.press_key("F12");
+    let expected = folder_of_odd.join("square copy-screenshot-3.png");
+    wait_for(&dir, "the screenshot at a chosen size", minute, |s| {
+        s["notice"].as_str().is_some_and(|t| t == format!("screenshot saved to {} (1000×700)", expected.display()))
+    });
+    let sized = image::open(&expected).unwrap().to_rgb8();
+    assert_eq!(sized.dimensions(), (1000, 700));
+    let background = *sized.get_pixel(0, 0);
+    let drawn = sized.pixels().filter(|p| **p != background).count();
+    assert!(drawn > 1000, "the model is in the picture: {drawn} pixels differ from the background");
+    send(&dir, "screenshot-size view");
     x.drop_files(&[&lwo, &m2, &wmo]);
     let first_shown = shown(&lwo);
     let lwo_text = lwo.display().to_string();
