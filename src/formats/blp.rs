@@ -44,7 +44,13 @@ pub struct BlpTexture {
     pub height: u32,
     /// RGBA8 rows, level 0 first; each following level halves the one before (down to 1×1).
     pub levels: Vec<Vec<u8>>,
+    /// What was read past (an alpha type no client defines), each naming its header field.
+    pub warnings: Vec<crate::formats::Warning>,
 }
+
+/// BLP2's alpha type field (header byte 10): 0, 1, 7 and 8 are the values clients write.
+const ALPHA_TYPE_AT: usize = 10;
+const KNOWN_ALPHA_TYPES: [u8; 4] = [0, 1, 7, 8];
 
 /// Width and height as the header states them, after checking every offset and size `wow-blp` will
 /// follow: it adds them in 32 bits and slices by them, so a hostile header must not reach it.
@@ -92,6 +98,20 @@ pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
 /// texture takes); a level that breaks the chain ends it.
 pub fn decode(bytes: &[u8]) -> Result<BlpTexture, BlpError> {
     let (width, height) = checked_dimensions(bytes)?;
+    // `wow-blp` refuses an alpha type it does not know. The client reads the field only to tell DXT5
+    // (7) from DXT3 (anything else with 8-bit alpha), so any other value is read as 1.
+    let mut warnings = Vec::new();
+    let patched;
+    let bytes = match bytes[ALPHA_TYPE_AT] {
+        alpha_type if &bytes[..4] == b"BLP2" && !KNOWN_ALPHA_TYPES.contains(&alpha_type) => {
+            warnings.push(crate::formats::Warning::new("header", ALPHA_TYPE_AT, format!("alpha type {alpha_type} is none a client writes (0, 1, 7, 8); read as 1")));
+            let mut copy = bytes.to_vec();
+            copy[ALPHA_TYPE_AT] = 1;
+            patched = copy;
+            &patched[..]
+        }
+        _ => bytes,
+    };
     let blp = wow_blp::parser::load_blp_from_buf(bytes).map_err(|e| BlpError::Decoder(e.to_string()))?;
     let top = wow_blp::convert::blp_to_image(&blp, 0).map_err(|e| BlpError::Decoder(e.to_string()))?.to_rgba8();
     if top.dimensions() != (width, height) {
@@ -112,7 +132,7 @@ pub fn decode(bytes: &[u8]) -> Result<BlpTexture, BlpError> {
         levels.push(mip.into_raw());
         (w, h) = (next_w, next_h);
     }
-    Ok(BlpTexture { width, height, levels })
+    Ok(BlpTexture { width, height, levels, warnings })
 }
 
 #[cfg(test)]

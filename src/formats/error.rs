@@ -83,7 +83,7 @@ impl<T> WithinChunk<T> for Result<T> {
 }
 
 /// Something odd that does not stop the file from loading (a missing group file, an unknown blend mode).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Warning {
     pub path: String,
     pub offset: usize,

@@ -11,6 +11,8 @@ pub struct UnitMesh {
     /// Position in the view's texture units.
     pub unit: usize,
     pub submesh: usize,
+    /// No earlier unit draws this submesh: the first pass over its geometry.
+    pub first_of_submesh: bool,
     /// The submesh's geoset id.
     pub geoset: u16,
     /// Index into `M2Model::materials`, when in range.
@@ -27,7 +29,10 @@ pub struct UnitMesh {
 #[derive(Clone, Debug, PartialEq)]
 pub struct M2Meshes {
     pub units: Vec<UnitMesh>,
+    /// The skin's triangles drawn, each once however many texture units draw it.
     pub triangles: usize,
+    /// Texture units drawn: passes over the geometry (several units may draw one submesh).
+    pub draw_passes: usize,
     /// Triangles left out because an index led outside the vertex lookup or the vertices.
     pub dropped_triangles: usize,
     /// Units left out because their submesh does not exist.
@@ -59,7 +64,8 @@ impl Geosets {
 }
 
 pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
-    let mut out = M2Meshes { units: Vec::new(), triangles: 0, dropped_triangles: 0, dropped_units: 0, bounds: Bounds::EMPTY };
+    let mut out = M2Meshes { units: Vec::new(), triangles: 0, draw_passes: 0, dropped_triangles: 0, dropped_units: 0, bounds: Bounds::EMPTY };
+    let mut submeshes_drawn = std::collections::HashSet::new();
     let positions: Vec<[f32; 3]> = model.vertices.iter().map(|v| wmo_to_bevy(v.position)).collect();
     let normals: Vec<[f32; 3]> = model.vertices.iter().map(|v| wmo_to_bevy(v.normal)).collect();
     for (u, unit) in view.texture_units.iter().enumerate() {
@@ -78,6 +84,7 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
         let mut remap = vec![u32::MAX; model.vertices.len()];
         let first = submesh.first_index();
         let end = first.saturating_add(usize::from(submesh.index_count)).min(view.triangle_indices.len());
+        let first_of_submesh = submeshes_drawn.insert(usize::from(unit.submesh));
         let mut k = first;
         while k + 3 <= end {
             let corners = [k, k + 1, k + 2].map(|i| {
@@ -99,15 +106,17 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
                 }
                 mesh.indices.push(remap[v]);
             }
-            out.triangles += 1;
+            out.triangles += usize::from(first_of_submesh);
         }
         if mesh.is_empty() {
             continue;
         }
+        out.draw_passes += 1;
         out.bounds.union(&mesh.bounds());
         out.units.push(UnitMesh {
             unit: u,
             submesh: usize::from(unit.submesh),
+            first_of_submesh,
             geoset: submesh.id,
             material,
             texture,

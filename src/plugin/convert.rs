@@ -13,21 +13,15 @@ use crate::mesh::{MeshData, MorphTarget, Topology};
 use crate::scene::{self, Scene};
 
 use super::wmo_material::{WmoExtension, WmoMaterial};
-use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelPart, MorphTargetNames, Overlay};
+use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelMaterial, ModelPart, MorphTargetNames, Overlay};
 
-/// A scene material as Bevy draws it.
-#[derive(Clone)]
-enum MaterialHandle {
-    Standard(Handle<StandardMaterial>),
-    Game(Handle<WmoMaterial>),
-}
 
 pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> ModelAsset {
     let images: Vec<Handle<Image>> =
         description.textures.iter().map(|t| ctx.add_labeled_asset(t.label.clone(), to_bevy_image(t))).collect();
     let mut standard_materials = Vec::new();
     let mut wmo_materials = Vec::new();
-    let materials: Vec<MaterialHandle> = description
+    let materials: Vec<ModelMaterial> = description
         .materials
         .iter()
         .map(|m| {
@@ -37,12 +31,12 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
                     let extension = WmoExtension::new(pass.vertex_color_scale, pass.blend, depth_flags(pass));
                     let handle = ctx.add_labeled_asset(m.label.clone(), WmoMaterial { base, extension });
                     wmo_materials.push(handle.clone());
-                    MaterialHandle::Game(handle)
+                    ModelMaterial::Game(handle)
                 }
                 None => {
                     let handle = ctx.add_labeled_asset(m.label.clone(), base);
                     standard_materials.push(handle.clone());
-                    MaterialHandle::Standard(handle)
+                    ModelMaterial::Standard(handle)
                 }
             }
         })
@@ -125,14 +119,14 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
                 entity.insert(bevy::picking::mesh_picking::ray_cast::RayCastBackfaces);
             }
             match &materials[draw.material] {
-                MaterialHandle::Standard(h) => entity.insert(MeshMaterial3d(h.clone())),
-                MaterialHandle::Game(h) => entity.insert(MeshMaterial3d(h.clone())),
+                ModelMaterial::Standard(h) => entity.insert(MeshMaterial3d(h.clone())),
+                ModelMaterial::Game(h) => entity.insert(MeshMaterial3d(h.clone())),
             };
         }
         entities.push(entity.id());
     }
     let scene = ctx.add_labeled_asset(ModelLabel::Scene.to_string(), WorldAsset::new(world));
-    ModelAsset { scene, description, meshes, standard_materials, wmo_materials }
+    ModelAsset { scene, description, meshes, images, materials, standard_materials, wmo_materials }
 }
 
 fn depth_flags(pass: scene::GamePass) -> u32 {

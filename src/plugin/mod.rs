@@ -73,9 +73,20 @@ pub struct ModelAsset {
     pub description: Scene,
     /// One handle per [`Scene::meshes`] entry, in order.
     pub meshes: Vec<Handle<Mesh>>,
+    /// One handle per [`Scene::textures`] entry, in order.
+    pub images: Vec<Handle<Image>>,
+    /// One per [`Scene::materials`] entry, in order.
+    pub materials: Vec<ModelMaterial>,
     pub standard_materials: Vec<Handle<StandardMaterial>>,
     /// WMO materials (MOMT) and M2 materials, drawn by the WMO shader.
     pub wmo_materials: Vec<Handle<WmoMaterial>>,
+}
+
+/// A scene material as Bevy draws it: Bevy's own, or the WMO shader's (WMO and M2 materials).
+#[derive(Clone, Debug)]
+pub enum ModelMaterial {
+    Standard(Handle<StandardMaterial>),
+    Game(Handle<WmoMaterial>),
 }
 
 /// Marks every entity of a layer or group, so the viewer can hide or highlight it.

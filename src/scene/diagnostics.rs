@@ -21,6 +21,31 @@ pub enum DiagnosticKind {
     Unsupported,
 }
 
+/// What asked for a texture, so that a missing one is one line for all that use it: "used by 12
+/// texture units of 4 models".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TextureUser {
+    /// An M2 texture unit; the file is the model.
+    TextureUnit,
+    /// A WMO material (MOMT entry); the file is the root.
+    WmoMaterial,
+    /// A LightWave surface; the file is the object.
+    Surface,
+}
+
+impl TextureUser {
+    /// The user and the file that holds it, each singular or plural by the count.
+    fn words(self, users: usize, files: usize) -> (&'static str, &'static str) {
+        let (one, many, file, file_many) = match self {
+            Self::TextureUnit => ("texture unit", "texture units", "model", "models"),
+            Self::WmoMaterial => ("material", "materials", "WMO", "WMOs"),
+            Self::Surface => ("surface", "surfaces", "object", "objects"),
+        };
+        (if users == 1 { one } else { many }, if files == 1 { file } else { file_many })
+    }
+}
+
 /// One problem found while loading.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Diagnostic {
@@ -33,11 +58,18 @@ pub struct Diagnostic {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<usize>,
     pub message: String,
+    /// For a texture that could not be shown: what asked for it (one diagnostic per use).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_by: Option<TextureUser>,
 }
 
 impl Diagnostic {
     pub fn new(kind: DiagnosticKind, file: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { kind, file: file.into(), chunk: None, offset: None, message: message.into() }
+        Self { kind, file: file.into(), chunk: None, offset: None, message: message.into(), used_by: None }
+    }
+
+    pub fn used_by(self, user: TextureUser) -> Self {
+        Self { used_by: Some(user), ..self }
     }
 
     /// A parser's warning about `file`. A warning that names no chunk is about the file as a whole and
@@ -50,6 +82,7 @@ impl Diagnostic {
             chunk: located.then(|| warning.path.clone()),
             offset: located.then_some(warning.offset),
             message: warning.message.clone(),
+            used_by: None,
         }
     }
 }
@@ -65,27 +98,76 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Identical problems (same kind and message, whatever file or offset) as one line with a count, in
-/// the order they first appeared: a texture missing from forty batches is one line, not forty.
-pub fn grouped(diagnostics: &[Diagnostic]) -> Vec<(usize, &Diagnostic)> {
-    let mut out: Vec<(usize, &Diagnostic)> = Vec::new();
-    let mut seen: std::collections::HashMap<(DiagnosticKind, &str), usize> = std::collections::HashMap::new();
-    for d in diagnostics {
-        match seen.get(&(d.kind, d.message.as_str())) {
-            Some(&i) => out[i].0 += 1,
-            None => {
-                seen.insert((d.kind, d.message.as_str()), out.len());
-                out.push((1, d));
-            }
-        }
-    }
-    out
+/// One distinct problem: the first diagnostic of it, how many there were and in how many files.
+#[derive(Clone, Copy, Debug)]
+pub struct Group<'a> {
+    pub first: &'a Diagnostic,
+    pub count: usize,
+    pub files: usize,
 }
 
-/// The grouped lines as text: `message (×N)` where a problem repeats.
+/// Identical problems (same kind and message, whatever file or offset) as one group, in the order
+/// they first appeared: a texture missing from forty batches is one line, not forty.
+pub fn grouped(diagnostics: &[Diagnostic]) -> Vec<Group<'_>> {
+    let mut out: Vec<(Group<'_>, std::collections::HashSet<&str>)> = Vec::new();
+    let mut seen: std::collections::HashMap<(DiagnosticKind, &str, Option<TextureUser>), usize> = std::collections::HashMap::new();
+    for d in diagnostics {
+        let i = *seen.entry((d.kind, d.message.as_str(), d.used_by)).or_insert_with(|| {
+            out.push((Group { first: d, count: 0, files: 0 }, Default::default()));
+            out.len() - 1
+        });
+        let (group, files) = &mut out[i];
+        group.count += 1;
+        files.insert(d.file.as_str());
+        group.files = files.len();
+    }
+    out.into_iter().map(|(group, _)| group).collect()
+}
+
+/// The grouped lines as text. A texture's line says what uses it ("texture X: not found; a
+/// placeholder is shown, for 12 texture units of 4 models"), naming the file only when it is one;
+/// another problem that repeats ends with "(N times)".
 pub fn grouped_lines(diagnostics: &[Diagnostic]) -> Vec<String> {
     grouped(diagnostics)
         .into_iter()
-        .map(|(count, d)| if count > 1 { format!("{d} ({count} times)") } else { d.to_string() })
+        .map(|Group { first, count, files }| match first.used_by {
+            Some(user) if count > 1 => {
+                let (users, holders) = user.words(count, files);
+                let text = if files == 1 { first.to_string() } else { first.message.clone() };
+                format!("{text}, for {count} {users} of {files} {holders}")
+            }
+            _ if count > 1 && files > 1 => format!("{} ({count} times, in {files} files)", first.message),
+            _ if count > 1 => format!("{first} ({count} times)"),
+            _ => first.to_string(),
+        })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_texture_is_one_line_saying_what_uses_it() {
+        let message = "texture World\\Creature\\Skin.blp: not found under the data root; a placeholder is shown";
+        let mut all = Vec::new();
+        for (model, units) in [("A.m2", 5), ("B.m2", 4), ("C.m2", 2), ("D.m2", 1)] {
+            for _ in 0..units {
+                all.push(Diagnostic::new(DiagnosticKind::MissingFile, model, message).used_by(TextureUser::TextureUnit));
+            }
+        }
+        // The same texture missing for the WMO's own materials is a line of its own.
+        all.push(Diagnostic::new(DiagnosticKind::MissingFile, "Inn.wmo", message).used_by(TextureUser::WmoMaterial));
+        all.push(Diagnostic::new(DiagnosticKind::MissingFile, "Inn.wmo", message).used_by(TextureUser::WmoMaterial));
+        all.push(Diagnostic::new(DiagnosticKind::MissingFile, "Lamp.m2", "Lamp00.skin is missing"));
+        let lines = grouped_lines(&all);
+        assert_eq!(
+            lines,
+            [
+                format!("{message}, for 12 texture units of 4 models"),
+                format!("Inn.wmo: {message}, for 2 materials of 1 WMO"),
+                "Lamp.m2: Lamp00.skin is missing".to_owned(),
+            ]
+        );
+    }
 }

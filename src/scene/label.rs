@@ -23,6 +23,9 @@ pub enum ModelLabel {
     M2Unit { model: usize, unit: usize },
     M2Material { model: usize, material: usize },
     M2Texture { model: usize, texture: usize },
+    /// Another BLP beside the model that can stand in for a replaceable texture (the first is the
+    /// texture itself).
+    M2TextureChoice { model: usize, texture: usize, choice: usize },
 }
 
 impl fmt::Display for ModelLabel {
@@ -46,6 +49,7 @@ impl fmt::Display for ModelLabel {
             Self::M2Unit { model, unit } => write!(f, "M2Model{model}/Unit{unit}"),
             Self::M2Material { model, material } => write!(f, "M2Model{model}/Material{material}"),
             Self::M2Texture { model, texture } => write!(f, "M2Model{model}/Texture{texture}"),
+            Self::M2TextureChoice { model, texture, choice } => write!(f, "M2Model{model}/Texture{texture}/Choice{choice}"),
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::mesh::lwo::build as build_meshes;
 use crate::mesh::Bounds;
 use crate::source::FileSource;
 
-use super::diagnostics::{Diagnostic, DiagnosticKind};
+use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::material::{AlphaMode, Material, TextureRef};
 use super::texture::{metallic_roughness as metallic_roughness_image, with_transparency, DecodedImage, ImageFormat, Located, Sampler, Texture, TextureSet};
 use super::{
@@ -48,7 +48,7 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
                 located,
                 ImageFormat::ByExtension,
                 Sampler { repeat, nearest: false },
-                &owner,
+                (&owner, TextureUser::Surface),
                 &mut scene.warnings,
             );
             Some((texture, name, found))
@@ -131,7 +131,7 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
             } else {
                 surface_materials[surface]
             };
-            scene.count_draw(mesh);
+            scene.count_draw(mesh, true);
             scene.add_node(Node { part: Some(i), ..Node::drawing(node, Draw { mesh, material }) });
         }
         for (label, data) in [(ModelLabel::LayerLines(i), layer.lines), (ModelLabel::LayerPoints(i), layer.points)] {

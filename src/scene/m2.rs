@@ -7,7 +7,7 @@ use crate::mesh::m2::{build as build_meshes, Geosets};
 use crate::mesh::Bounds;
 use crate::source::FileSource;
 
-use super::diagnostics::{Diagnostic, DiagnosticKind};
+use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::material::{m2_blend_name, m2_flag_names, GamePass, Material, PassBlend};
 use super::texture::{ImageFormat, Located, Sampler, TextureSet};
 use super::{file_name, find_sibling, Draw, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene, SceneFile};
@@ -16,6 +16,9 @@ use super::{file_name, find_sibling, Draw, MaterialInfo, MeshSource, ModelLabel,
 #[derive(Clone, Debug)]
 pub(super) struct BuiltUnit {
     pub draw: Draw,
+    /// The first unit drawing its submesh: the one that counts its triangles (the others are more
+    /// passes over the same geometry).
+    pub counts_geometry: bool,
     pub name: String,
     pub description: String,
 }
@@ -26,22 +29,45 @@ pub(super) struct BuiltModel {
     pub bounds: Bounds,
 }
 
-/// The skin a version-264 model at `model_path` draws: `Name00.skin` beside it, found ignoring case.
-/// `Ok(None)` for earlier versions, whose views are embedded. The loader and `--info` both use it.
-pub fn read_skin_beside(source: &dyn FileSource, model_path: &str, model: &M2Model) -> Result<Option<(SceneFile, Skin)>, Diagnostic> {
+/// The skin a version-264 model at `model_path` draws: `Name00.skin` beside it, found ignoring case,
+/// or where that is absent (real data ships models with only some of their skins) the
+/// lowest-numbered `NameNN.skin` present, with a warning in `warnings`. `Ok(None)` for earlier
+/// versions, whose views are embedded. The loader and `--info` both use it.
+pub fn read_skin_beside(source: &dyn FileSource, model_path: &str, model: &M2Model, warnings: &mut Vec<Diagnostic>) -> Result<Option<(SceneFile, Skin)>, Diagnostic> {
     if model.version < 264 {
         return Ok(None);
     }
     let name = skin_file_name(file_name(model_path));
     let model_file = source.display_path(model_path);
-    let found = find_sibling(source, model_path, &name)
-        .ok_or_else(|| Diagnostic::new(DiagnosticKind::MissingFile, &model_file, format!("{name} is missing beside the model")))?;
+    let found = match find_sibling(source, model_path, &name) {
+        Some(found) => found,
+        None => {
+            let other = lowest_skin_beside(source, model_path)
+                .ok_or_else(|| Diagnostic::new(DiagnosticKind::MissingFile, &model_file, format!("{name} is missing beside the model, and no other skin is there")))?;
+            warnings.push(Diagnostic::new(DiagnosticKind::MissingFile, &model_file, format!("{name} is missing; drawn from {}, the lowest-numbered skin beside the model", file_name(&other))));
+            other
+        }
+    };
     let display_path = source.display_path(&found);
     let unreadable = |message: String| Diagnostic::new(DiagnosticKind::UnreadableFile, &display_path, message);
     let bytes = source.read(&found).map_err(|e| unreadable(e.to_string()))?;
     let skin = parse_skin(&bytes).map_err(|e| unreadable(e.to_string()))?;
     // Kept as a file of the scene (picking and the hex view read its bytes); a skin is no document.
     Ok(Some((SceneFile { path: found, display_path, bytes, document: None }, skin)))
+}
+
+/// `NameNN.skin` beside the model with the lowest NN, matched ignoring case.
+fn lowest_skin_beside(source: &dyn FileSource, model_path: &str) -> Option<String> {
+    let model_name = file_name(model_path);
+    let stem = model_name.rsplit_once('.').map_or(model_name, |(stem, _)| stem).to_ascii_lowercase();
+    let folder = super::parent_folder(model_path);
+    let number = |name: &str| -> Option<u32> {
+        let lower = name.to_ascii_lowercase();
+        let digits = lower.strip_prefix(&stem)?.strip_suffix(".skin")?;
+        (digits.len() == 2 && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.parse().ok())?
+    };
+    let (_, name) = source.list(folder).into_iter().filter(|e| !e.is_folder).filter_map(|e| Some((number(&e.name)?, e.name))).min()?;
+    Some(if folder.is_empty() { name } else { format!("{folder}/{name}") })
 }
 
 /// Builds `model` (the file `file` of the scene) into meshes labeled `M2Model{index}/…`.
@@ -57,7 +83,7 @@ pub(super) fn build_model(
 ) -> Result<BuiltModel, Diagnostic> {
     let model_path = scene.files[model_file].path.clone();
     let owner = scene.files[model_file].display_path.clone();
-    let skin_file = read_skin_beside(source, &model_path, model)?;
+    let skin_file = read_skin_beside(source, &model_path, model, &mut scene.warnings)?;
     let (skin, triangles_file) = match skin_file {
         Some((file, skin)) => {
             scene.files.push(file);
@@ -87,41 +113,43 @@ pub(super) fn build_model(
     // One material per (M2 material, texture) pair the units use.
     let mut made: Vec<((Option<usize>, Option<usize>), usize)> = Vec::new();
     let indices_offset = view.arrays.iter().find(|a| a.name == "triangle indices").map_or(0, |a| a.offset);
+    let folder_skins = folder_skins(source, &model_path);
     for unit in meshes.units {
         let kind = RecordKind::M2SkinTriangle { indices_offset, model: model_file, unit: unit.unit, submesh: unit.submesh };
         let mesh_source = Some(MeshSource { file: triangles_file, kind });
+        // Looked up for every unit (decoded once), so that a texture that cannot be shown is one
+        // warning per texture unit using it.
+        let texture = unit.texture.map(|t| {
+            let texture = &model.textures[t];
+            let name = if texture.file_name.is_empty() { format!("replaceable type {}", texture.kind) } else { texture.file_name.clone() };
+            let sampler = Sampler { repeat: texture.wraps(), nearest: false };
+            let label = ModelLabel::M2Texture { model: index, texture: t }.to_string();
+            let located = match texture.kind {
+                0 => locate_in_data(data, &texture.file_name),
+                kind if FOLDER_SKIN_TYPES.contains(&kind) && !folder_skins.is_empty() => Ok(Located { source, path: folder_skins[0].clone() }),
+                kind if FOLDER_SKIN_TYPES.contains(&kind) => Err(format!("texture {t} is replaceable (type {kind}): the game picks it from its database, and no BLP lies beside the model to stand in")),
+                kind => Err(format!("texture {t} is replaceable (type {kind}), resolved by game data this viewer does not read")),
+            };
+            let (reference, found) = textures.get(&format!("m2 {index} texture {t}"), label, &name, located, ImageFormat::Blp, sampler, (&owner, TextureUser::TextureUnit), &mut scene.warnings);
+            (t, reference, name, found)
+        });
         let key = (unit.material, unit.texture);
         let material = match made.iter().find(|(k, _)| *k == key) {
             Some(&(_, material)) => material,
             None => {
                 let state = unit.material.map_or(M2Material { flags: 0, blend_mode: 0 }, |m| model.materials[m]);
-                let texture = unit.texture.map(|t| {
-                    let texture = &model.textures[t];
-                    let located = if texture.kind != 0 {
-                        Err(format!("texture {t} is replaceable (type {}), resolved by game data this viewer does not read", texture.kind))
-                    } else {
-                        locate_in_data(data, &texture.file_name)
-                    };
-                    let name = if texture.file_name.is_empty() { format!("replaceable type {}", texture.kind) } else { texture.file_name.clone() };
-                    let (reference, found) = textures.get(
-                        &format!("m2 {index} texture {t}"),
-                        ModelLabel::M2Texture { model: index, texture: t }.to_string(),
-                        &name,
-                        located,
-                        ImageFormat::Blp,
-                        Sampler { repeat: texture.wraps(), nearest: false },
-                        &owner,
-                        &mut scene.warnings,
-                    );
-                    (reference, name, found)
-                });
                 let label = ModelLabel::M2Material { model: index, material: made.len() }.to_string();
-                let material = scene.add_material(unit_material(label, state, texture.as_ref().map(|(r, _, _)| *r)));
+                let material = scene.add_material(unit_material(label, state, texture.as_ref().map(|(_, r, _, _)| *r)));
                 scene.material_infos.push(MaterialInfo {
                     name: format!("{} material {}", file_name(&model_path), unit.material.map_or("–".into(), |m| m.to_string())),
                     parameters: material_parameters(state),
-                    texture: texture.map(|(_, name, found)| (name, found)),
+                    texture: texture.as_ref().map(|(_, _, name, found)| (name.clone(), *found)),
                 });
+                if let Some((t, _, _, true)) = &texture {
+                    if FOLDER_SKIN_TYPES.contains(&model.textures[*t].kind) {
+                        offer_folder_skins(scene, textures, source, (index, *t, model.textures[*t].kind), &owner, &folder_skins, material);
+                    }
+                }
                 made.push((key, material));
                 material
             }
@@ -130,9 +158,53 @@ pub(super) fn build_model(
         let name = format!("Unit {}: submesh {} (geoset {})", unit.unit, unit.submesh, unit.geoset);
         let description = format!("blend {blend}, texture {}", unit.texture.map_or("–".into(), |t| t.to_string()));
         let mesh = scene.add_mesh(ModelLabel::M2Unit { model: index, unit: unit.unit }, unit.mesh, mesh_source);
-        built.units.push(BuiltUnit { draw: Draw { mesh, material }, name, description });
+        built.units.push(BuiltUnit { draw: Draw { mesh, material }, name, description, counts_geometry: unit.first_of_submesh });
     }
     Ok(built)
+}
+
+/// Replaceable texture types the game fills in from its database per creature or item (1 body skin,
+/// 2 cape or object skin, 11–13 creature skins): BLPs lying beside the model stand in for them, the
+/// first by name as the default and the others offered in the panel, as WoW Model Viewer does.
+pub const FOLDER_SKIN_TYPES: [u32; 5] = [1, 2, 11, 12, 13];
+
+/// At most this many BLPs beside a model are offered for a replaceable texture (each is decoded).
+const MAX_FOLDER_SKINS: usize = 16;
+
+/// The BLPs in the model's folder, by name ignoring case.
+fn folder_skins(source: &dyn FileSource, model_path: &str) -> Vec<String> {
+    let folder = super::parent_folder(model_path);
+    let mut found: Vec<String> = source
+        .list(folder)
+        .into_iter()
+        .filter(|e| !e.is_folder && e.name.to_ascii_lowercase().ends_with(".blp"))
+        .map(|e| if folder.is_empty() { e.name } else { format!("{folder}/{}", e.name) })
+        .collect();
+    found.sort_by_key(|p| p.to_ascii_lowercase());
+    found.truncate(MAX_FOLDER_SKINS);
+    found
+}
+
+/// Records the choice of folder BLPs for replaceable texture `texture` of model `index`, drawn by
+/// `material`; each BLP is decoded as a texture of the scene so the viewer can swap it in.
+#[allow(clippy::too_many_arguments)]
+fn offer_folder_skins(scene: &mut Scene, textures: &mut TextureSet, source: &dyn FileSource, (index, texture, kind): (usize, usize, u32), owner: &str, skins: &[String], material: usize) {
+    if let Some(offered) = scene.replaceable_textures.iter_mut().find(|r| r.model == index && r.texture == texture) {
+        offered.materials.push(material);
+        return;
+    }
+    let mut choices = Vec::new();
+    for (choice, path) in skins.iter().enumerate() {
+        let label = if choice == 0 { ModelLabel::M2Texture { model: index, texture } } else { ModelLabel::M2TextureChoice { model: index, texture, choice } };
+        let key = if choice == 0 { format!("m2 {index} texture {texture}") } else { format!("m2 {index} texture {texture} choice {path}") };
+        let located = Ok(Located { source, path: path.clone() });
+        let sampler = Sampler { repeat: [true, true], nearest: false };
+        let (reference, found) = textures.get(&key, label.to_string(), file_name(path), located, ImageFormat::Blp, sampler, (owner, TextureUser::TextureUnit), &mut scene.warnings);
+        if found {
+            choices.push(super::TextureChoice { name: file_name(path).to_owned(), texture: reference });
+        }
+    }
+    scene.replaceable_textures.push(super::ReplaceableTexture { model: index, texture, kind, model_file: owner.to_owned(), choices, materials: vec![material] });
 }
 
 /// A file named by the game (`World\Generic\Barrel.blp`) in the data root.
@@ -184,7 +256,7 @@ pub(super) fn build_standalone(source: &dyn FileSource, file: SceneFile, data: O
         .map_err(|d| FileError::Unsupported { file: display_path.into(), message: d.message })?;
     let root = scene.add_node(Node::group(name, None, NodeTransform::IDENTITY));
     for (i, unit) in built.units.iter().enumerate() {
-        scene.count_draw(unit.draw.mesh);
+        scene.count_draw(unit.draw.mesh, unit.counts_geometry);
         scene.add_node(Node { name: Some(unit.name.clone()), part: Some(i), ..Node::drawing(root, unit.draw) });
         scene.parts.push(PartInfo { name: unit.name.clone(), description: unit.description.clone(), parent: None, visible: true });
     }

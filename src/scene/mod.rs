@@ -203,6 +203,29 @@ pub struct Scene {
     /// Bounds of everything drawn, in scene space.
     pub bounds: Bounds,
     pub warnings: Vec<Diagnostic>,
+    /// M2 textures the game fills in (creature skins …) that BLPs beside the model stand in for.
+    pub replaceable_textures: Vec<ReplaceableTexture>,
+}
+
+/// A replaceable M2 texture drawn with a BLP from the model's folder, and the others to choose from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplaceableTexture {
+    /// The model: 0 for an M2 opened on its own, else its doodad model number (MODN order).
+    pub model: usize,
+    /// Its index in the model's texture list, and its type (11: creature skin 1, …).
+    pub texture: usize,
+    pub kind: u32,
+    pub model_file: String,
+    /// The folder's BLPs that decoded, the shown one first.
+    pub choices: Vec<TextureChoice>,
+    /// The scene materials that draw it.
+    pub materials: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureChoice {
+    pub name: String,
+    pub texture: TextureRef,
 }
 
 impl Scene {
@@ -244,11 +267,14 @@ impl Scene {
         self.nodes.len() - 1
     }
 
-    /// Counts a drawn mesh in the statistics.
-    pub(crate) fn count_draw(&mut self, mesh: usize) {
-        let data = &self.meshes[mesh].data;
-        self.stats.vertices += data.positions.len();
-        self.stats.triangles += data.triangle_count();
+    /// Counts a drawn mesh in the statistics; `new_geometry` is false for one more pass over geometry
+    /// already counted (an M2's second texture unit on a submesh), which adds a draw call only.
+    pub(crate) fn count_draw(&mut self, mesh: usize, new_geometry: bool) {
+        if new_geometry {
+            let data = &self.meshes[mesh].data;
+            self.stats.vertices += data.positions.len();
+            self.stats.triangles += data.triangle_count();
+        }
         self.stats.draw_calls += 1;
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::source::FileSource;
 
-use super::diagnostics::{Diagnostic, DiagnosticKind};
+use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::material::TextureRef;
 
 /// Repeat or clamp per axis; `nearest` keeps the placeholder's checker crisp.
@@ -57,6 +57,8 @@ pub enum ImageFormat {
 pub struct TextureSet {
     pub textures: Vec<Texture>,
     by_key: HashMap<String, (usize, bool)>,
+    /// Why each key that gave the placeholder could not be shown, repeated for its later uses.
+    failures: HashMap<String, (DiagnosticKind, String)>,
     placeholder: Option<usize>,
 }
 
@@ -68,7 +70,9 @@ pub struct Located<'a> {
 
 impl TextureSet {
     /// The texture for `key`, loaded on first use: `located` is the found file, or why none was found.
-    /// A failure is one warning about `owner` (the file that asked) and the placeholder.
+    /// A texture that cannot be shown is the placeholder, and each use of it one warning about
+    /// `asker` (the file that asked, and what in it), so the warnings group into "used by 12 texture
+    /// units of 4 models".
     #[allow(clippy::too_many_arguments)]
     pub fn get(
         &mut self,
@@ -78,10 +82,15 @@ impl TextureSet {
         located: Result<Located<'_>, String>,
         format: ImageFormat,
         sampler: Sampler,
-        owner: &str,
+        (owner, user): (&str, TextureUser),
         warnings: &mut Vec<Diagnostic>,
     ) -> (TextureRef, bool) {
         if let Some(&(texture, found)) = self.by_key.get(key) {
+            if !found {
+                if let Some(message) = self.failures.get(key) {
+                    warnings.push(Diagnostic::new(message.0, owner, message.1.clone()).used_by(user));
+                }
+            }
             return (TextureRef { texture }, found);
         }
         let source = located.as_ref().ok().map(|at| at.source.display_path(&at.path));
@@ -90,7 +99,13 @@ impl TextureSet {
             Ok(at) => match at.source.read(&at.path) {
                 Err(e @ crate::source::SourceError::NotFound { .. }) => Err((DiagnosticKind::MissingFile, e.to_string())),
                 Err(e) => Err((DiagnosticKind::UnreadableFile, e.to_string())),
-                Ok(bytes) => decode(&bytes, &at.path, format).map_err(|reason| (DiagnosticKind::UnreadableFile, reason.to_string())),
+                Ok(bytes) => {
+                    let mut notes = Vec::new();
+                    let decoded = decode_noting(&bytes, &at.path, format, &mut notes);
+                    let file = at.source.display_path(&at.path);
+                    warnings.extend(notes.iter().map(|note| Diagnostic::from_format(&file, note)));
+                    decoded.map_err(|reason| (DiagnosticKind::UnreadableFile, reason.to_string()))
+                }
             },
         };
         let (texture, found) = match decoded {
@@ -99,7 +114,9 @@ impl TextureSet {
                 (self.textures.len() - 1, true)
             }
             Err((kind, reason)) => {
-                warnings.push(Diagnostic::new(kind, owner, format!("texture {name}: {reason}; a placeholder is shown")));
+                let message = format!("texture {name}: {reason}; a placeholder is shown");
+                warnings.push(Diagnostic::new(kind, owner, message.clone()).used_by(user));
+                self.failures.insert(key.to_owned(), (kind, message));
                 (self.placeholder(), false)
             }
         };
@@ -209,9 +226,15 @@ pub enum DecodeError {
 
 /// Decodes a texture file's bytes to RGBA8 levels.
 pub fn decode(bytes: &[u8], path: &str, format: ImageFormat) -> Result<DecodedImage, DecodeError> {
+    decode_noting(bytes, path, format, &mut Vec::new())
+}
+
+/// [`decode`], adding what the decoder read past (a BLP's unknown alpha type) to `warnings`.
+pub fn decode_noting(bytes: &[u8], path: &str, format: ImageFormat, warnings: &mut Vec<crate::formats::Warning>) -> Result<DecodedImage, DecodeError> {
     match format {
         ImageFormat::Blp => {
             let blp = crate::formats::blp::decode(bytes)?;
+            warnings.extend(blp.warnings);
             Ok(DecodedImage { width: blp.width, height: blp.height, levels: blp.levels })
         }
         ImageFormat::ByExtension => {

@@ -9,7 +9,7 @@ use crate::mesh::wmo::{build_group, doodad_placement, portal_meshes, GroupMeshes
 use crate::mesh::{Bounds, MeshData, Topology};
 use crate::source::FileSource;
 
-use super::diagnostics::{Diagnostic, DiagnosticKind};
+use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::m2::{build_model, locate_in_data, BuiltModel};
 use super::material::{GamePass, Material, PassBlend};
 use super::progress::Report;
@@ -182,7 +182,7 @@ fn assemble(
         for batch in meshes.batches {
             let source_of_triangles = Some(MeshSource { file, kind: RecordKind::WmoTriangle { group: i, batch: Some(batch.batch) } });
             let mesh = scene.add_mesh(ModelLabel::GroupBatch { group: i, batch: batch.batch }, batch.mesh, source_of_triangles);
-            scene.count_draw(mesh);
+            scene.count_draw(mesh, true);
             scene.add_node(Node { part: Some(i), ..Node::drawing(group_node, Draw { mesh, material: material_of(u16::from(batch.material)) }) });
         }
         if let Some(collision) = meshes.collision {
@@ -316,7 +316,7 @@ fn build_materials(scene: &mut Scene, root: Option<&WmoRoot>, data: Option<&dyn 
                 locate_in_data(data, name),
                 ImageFormat::Blp,
                 sampler,
-                owner,
+                (owner, TextureUser::WmoMaterial),
                 &mut scene.warnings,
             )
         });

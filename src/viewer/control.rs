@@ -10,6 +10,8 @@
 //! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
 //! - `export PATH`: File ▸ Export to PATH (`.glb` or `.gltf`), without the dialog;
 //! - `morph NAME WEIGHT`: sets a morph's weight, as its slider in the panel does;
+//! - `texture-choice N CHOICE`: draws replaceable texture N with the BLP CHOICE of those beside the
+//!   model, as the panel's Replaceable textures list does;
 //! - `cancel`: stops the load in progress, as Esc does;
 //! - `quit`: exits.
 //!
@@ -69,6 +71,7 @@ pub fn poll_control(
         MessageWriter<super::screenshot::TakeScreenshot>,
     ),
     (models, watch): (Res<Assets<crate::plugin::ModelAsset>>, Option<Res<super::watch::FileWatch>>),
+    mut wmo_materials: ResMut<Assets<crate::plugin::WmoMaterial>>,
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -149,6 +152,16 @@ pub fn poll_control(
                     warn!("{CONTROL_ENV}: {e}");
                 }
             }
+            "texture-choice" => {
+                let numbers: Vec<usize> = arg.split_whitespace().filter_map(|n| n.parse().ok()).collect();
+                let done = match (numbers.as_slice(), panel.as_mut()) {
+                    ([texture, choice], Some(panel)) => super::scene::choose_texture(&viewer, &models, &mut wmo_materials, panel, *texture, *choice),
+                    _ => false,
+                };
+                if !done {
+                    warn!("{CONTROL_ENV}: {line:?}: no such replaceable texture or choice");
+                }
+            }
             // Esc while a model loads: the load stops, the model shown stays.
             "cancel" => viewer.cancel(),
             "quit" => {
@@ -174,6 +187,14 @@ pub fn poll_control(
         "triangles": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| m.description.stats.triangles),
         "watching": watch.as_ref().map(|w| w.followed()),
         "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),
+        "replaceable_textures": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| {
+            m.description.replaceable_textures.iter().enumerate().map(|(i, r)| serde_json::json!({
+                "texture": r.texture,
+                "type": r.kind,
+                "choices": r.choices.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+                "chosen": panel.as_ref().and_then(|p| p.texture_choices.get(i).copied()).unwrap_or(0),
+            })).collect::<Vec<_>>()
+        }),
     });
     // Written when something changed, and every 30 frames so a reader sees the app is alive.
     if state != channel.last_state || frames.0 % 30 == 0 {

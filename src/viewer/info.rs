@@ -64,12 +64,15 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
     Ok(Info { document, summary, warnings })
 }
 
-/// The model and its view (embedded view 0, or `Name00.skin` beside the file for version 264).
+/// The model and its view (embedded view 0, or for version 264 `Name00.skin` beside the file, else the
+/// lowest-numbered skin there).
 fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &mut Vec<String>) -> Map<String, Value> {
-    let skin = crate::scene::read_skin_beside(source, path, model).map(|found| found.map(|(_, skin)| skin)).unwrap_or_else(|e| {
+    let mut notes = Vec::new();
+    let skin = crate::scene::read_skin_beside(source, path, model, &mut notes).map(|found| found.map(|(_, skin)| skin)).unwrap_or_else(|e| {
         warnings.push(format!("{e}: no submeshes or triangles to count"));
         None
     });
+    warnings.extend(notes.iter().map(ToString::to_string));
     let view = model.view(skin.as_ref());
     let meshes = view.map(|v| mesh::m2::build(model, v, mesh::m2::Geosets::All));
     let mut out = Map::new();
@@ -77,6 +80,7 @@ fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &m
     out.insert("name".into(), json!(model.name));
     out.insert("vertices".into(), json!(model.vertices.len()));
     out.insert("triangles".into(), json!(meshes.as_ref().map_or(0, |m| m.triangles)));
+    out.insert("draw_passes".into(), json!(meshes.as_ref().map_or(0, |m| m.draw_passes)));
     out.insert("submeshes".into(), json!(view.map_or(0, |v| v.submeshes.len())));
     out.insert("texture_units".into(), json!(view.map_or(0, |v| v.texture_units.len())));
     out.insert("textures".into(), json!(model.textures.iter().map(|t| if t.kind == 0 { t.file_name.clone() } else { format!("replaceable type {}", t.kind) }).collect::<Vec<_>>()));

@@ -42,6 +42,9 @@ pub struct PanelState {
     pub export_status: Option<String>,
     /// The size of F12 and File ▸ Save screenshot images; `None`: the 3D view's size on screen.
     pub screenshot_size: Option<(u32, u32)>,
+    /// The BLP drawn for each of the shown model's replaceable textures (`Scene::replaceable_textures`
+    /// order; 0, the first, as loaded).
+    pub texture_choices: Vec<usize>,
 }
 
 /// A file its parser refused, walked as far as its chunks go.
@@ -93,6 +96,8 @@ pub enum PanelAction {
     DismissError,
     SelectChunk { file: usize, path: String, data_offset: usize, length: usize },
     Export,
+    /// Draw replaceable texture `texture` (its place in `Scene::replaceable_textures`) with its BLP `choice`.
+    ChooseTexture { texture: usize, choice: usize },
 }
 
 /// Everything the panel shows, borrowed from the app.
@@ -123,6 +128,7 @@ pub fn draw_panel(
     mut export: ResMut<super::export::WindowExport>,
     mut morphs: ResMut<MorphControls>,
     mut screenshot_dialog: ResMut<super::screenshot::ScreenshotDialog>,
+    mut wmo_materials: ResMut<Assets<crate::plugin::WmoMaterial>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let dt = time.delta_secs() * 1000.0;
@@ -169,6 +175,9 @@ pub fn draw_panel(
             PanelAction::DismissError => {
                 viewer.error = None;
                 state.rejected = None;
+            }
+            PanelAction::ChooseTexture { texture, choice } => {
+                super::scene::choose_texture(&viewer, &models, &mut wmo_materials, &mut state, texture, choice);
             }
             PanelAction::SelectChunk { file, path, data_offset, length } => {
                 if let Some(model) = model {
@@ -271,6 +280,7 @@ pub fn inspector(
                 scene_section(ui, model, toggles, options);
                 morphs_section(ui, model, morphs);
                 materials_section(ui, model);
+                replaceable_section(ui, model, state, &mut actions);
                 chunks_section(ui, model, state, &mut actions);
                 warnings_section(ui, model);
             } else if input.loading.is_none() {
@@ -489,6 +499,29 @@ fn materials_section(ui: &mut egui::Ui, model: &ModelAsset) {
                 if let Some((name, found)) = &m.texture {
                     let text = if *found { format!("texture: {name}") } else { format!("texture: {name} (missing)") };
                     ui.label(text);
+                }
+            });
+        }
+    });
+}
+
+/// An M2's replaceable textures (creature skins …) and the BLPs beside the model that can stand in for
+/// them, as WoW Model Viewer offers them.
+fn replaceable_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, actions: &mut Vec<PanelAction>) {
+    let offered = &model.description.replaceable_textures;
+    if offered.is_empty() {
+        return;
+    }
+    egui::CollapsingHeader::new(format!("Replaceable textures ({})", offered.len())).default_open(true).show(ui, |ui| {
+        for (i, r) in offered.iter().enumerate() {
+            let chosen = state.texture_choices.get(i).copied().unwrap_or(0);
+            let model_name = crate::scene::file_name(&r.model_file);
+            let shown = r.choices.get(chosen).map_or("–", |c| c.name.as_str());
+            egui::ComboBox::from_label(format!("{model_name} texture {} (type {})", r.texture, r.kind)).selected_text(shown).show_ui(ui, |ui| {
+                for (c, choice) in r.choices.iter().enumerate() {
+                    if ui.selectable_label(c == chosen, &choice.name).clicked() && c != chosen {
+                        actions.push(PanelAction::ChooseTexture { texture: i, choice: c });
+                    }
                 }
             });
         }

@@ -245,6 +245,8 @@ fn poll_pending_load(
             viewer.error = None;
             if let Some(panel) = panel.as_mut() {
                 panel.rejected = None;
+                // The model's materials are new: they draw the textures it was loaded with.
+                panel.texture_choices = vec![0; model.description.replaceable_textures.len()];
             }
             viewer.shown_count += 1;
             debug!("shown (reload: {}, {} ms)", pending.reload, pending.started.elapsed().as_millis());
@@ -269,6 +271,32 @@ fn poll_pending_load(
         }
         _ => {}
     }
+}
+
+/// Draws the shown model's replaceable texture `texture` (its place in `Scene::replaceable_textures`)
+/// with its BLP `choice`: every material drawing it takes that image. Returns whether it was done.
+pub fn choose_texture(
+    viewer: &Viewer,
+    models: &Assets<ModelAsset>,
+    materials: &mut Assets<crate::plugin::WmoMaterial>,
+    panel: &mut super::panel::PanelState,
+    texture: usize,
+    choice: usize,
+) -> bool {
+    let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return false };
+    let description = &model.description;
+    let Some(offered) = description.replaceable_textures.get(texture) else { return false };
+    let Some(image) = offered.choices.get(choice).and_then(|c| model.images.get(c.texture.texture)) else { return false };
+    for &m in &offered.materials {
+        if let Some(crate::plugin::ModelMaterial::Game(handle)) = model.materials.get(m) {
+            if let Some(mut material) = materials.get_mut(handle) {
+                material.base.base_color_texture = Some(image.clone());
+            }
+        }
+    }
+    panel.texture_choices.resize(description.replaceable_textures.len(), 0);
+    panel.texture_choices[texture] = choice;
+    true
 }
 
 /// Applies the toggles to part and overlay entities; runs when the toggles change or the scene grows.

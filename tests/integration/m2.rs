@@ -168,3 +168,130 @@ fn info_json_on_an_m2() {
     assert!(arrays.iter().any(|a| a["name"] == "vertices" && a["count"] == 52 && a["entry_size"] == 48));
     assert!(arrays.iter().any(|a| a["name"] == "texture units" && a["count"] == 3));
 }
+
+/// The barrel's model and skin written into a fresh folder `World/Generic` under `name`, with the
+/// sample's textures beside `World/wmo/Sample` (a data root found by walking up); returns the folder.
+pub fn barrel_folder(name: &str, parts: &lwo_wmo_viewer::fixtures::m2::ModelParts, skins: &[&str], blps: &[(&str, &str)]) -> std::path::PathBuf {
+    let root = crate::support::scratch(name);
+    let generic = root.join("World/Generic");
+    std::fs::create_dir_all(&generic).unwrap();
+    std::fs::create_dir_all(root.join("World/wmo/Sample")).unwrap();
+    for texture in ["Stone.blp", "Glass.blp", "Water.blp"] {
+        std::fs::copy(asset(&format!("World/wmo/Sample/{texture}")), root.join("World/wmo/Sample").join(texture)).unwrap();
+    }
+    std::fs::write(generic.join("Barrel.m2"), write_model(parts)).unwrap();
+    for skin in skins {
+        std::fs::write(generic.join(skin), write_skin(parts)).unwrap();
+    }
+    for (name, sample) in blps {
+        std::fs::copy(asset(&format!("World/wmo/Sample/{sample}")), generic.join(name)).unwrap();
+    }
+    generic
+}
+
+pub fn barrel_parts() -> lwo_wmo_viewer::fixtures::m2::ModelParts {
+    sample_doodads().into_iter().find(|(n, _)| n.ends_with("Barrel.m2")).unwrap().1
+}
+
+fn load_scene(path: &std::path::Path) -> Result<lwo_wmo_viewer::scene::Scene, lwo_wmo_viewer::formats::FileError> {
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(path);
+    lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default())
+}
+
+/// Real data ships models with only some of their skins: without `Barrel00.skin` the model opens from
+/// the lowest-numbered skin present, with a warning; with no skin at all it is refused, saying so.
+#[test]
+fn a_model_without_its_00_skin_opens_from_the_lowest_skin_present() {
+    let parts = barrel_parts();
+    let folder = barrel_folder("m2-skin-fallback", &parts, &["barrel03.skin", "Barrel02.skin"], &[]);
+    let scene = load_scene(&folder.join("Barrel.m2")).unwrap();
+    let lines = lwo_wmo_viewer::scene::diagnostics::grouped_lines(&scene.warnings);
+    assert!(lines.iter().any(|l| l == "Barrel.m2: Barrel00.skin is missing; drawn from Barrel02.skin, the lowest-numbered skin beside the model"), "{lines:?}");
+    assert_eq!(scene.stats.triangles, 26, "the whole model, from the other skin");
+    assert!(scene.files.iter().any(|f| f.path.ends_with("Barrel02.skin")));
+    let info = Command::new(bin()).arg(folder.join("Barrel.m2")).args(["--info", "--json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(json["triangles"], 26);
+    assert!(json["warnings"].to_string().contains("drawn from Barrel02.skin"), "{json}");
+
+    let bare = barrel_folder("m2-no-skin", &parts, &[], &[]);
+    let error = load_scene(&bare.join("Barrel.m2")).unwrap_err().to_string();
+    assert!(error.contains("Barrel00.skin is missing beside the model, and no other skin is there"), "{error}");
+}
+
+/// A second texture unit over the crate's submesh (an environment pass, as real models have) adds a
+/// draw pass, not triangles: `--info` and the scene count the skin's geometry once.
+#[test]
+fn triangles_count_the_skin_once_and_draw_passes_count_the_units() {
+    let mut parts = barrel_parts();
+    let mut second_pass = parts.texture_units[0].clone();
+    second_pass.material = 2;
+    parts.texture_units.push(second_pass);
+    let folder = barrel_folder("m2-two-passes", &parts, &["Barrel00.skin"], &[]);
+    let info = Command::new(bin()).arg(folder.join("Barrel.m2")).args(["--info", "--json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!((json["triangles"].as_u64(), json["draw_passes"].as_u64(), json["texture_units"].as_u64()), (Some(26), Some(4), Some(4)), "{json}");
+    let scene = load_scene(&folder.join("Barrel.m2")).unwrap();
+    assert_eq!((scene.stats.triangles, scene.stats.draw_calls), (26, 4));
+}
+
+/// The cap's creature skin (replaceable type 11) is drawn with the first BLP beside the model, by
+/// name, and the others are offered; with none beside it, the placeholder and a warning that says why.
+#[test]
+fn replaceable_textures_take_the_blps_beside_the_model() {
+    let parts = barrel_parts();
+    let folder = barrel_folder("m2-replaceable", &parts, &["Barrel00.skin"], &[("BarrelSkinB.blp", "Water.blp"), ("barrelskinA.blp", "Glass.blp")]);
+    let scene = load_scene(&folder.join("Barrel.m2")).unwrap();
+    assert_eq!(scene.replaceable_textures.len(), 1, "{:?}", scene.replaceable_textures);
+    let offered = &scene.replaceable_textures[0];
+    assert_eq!((offered.texture, offered.kind), (2, 11));
+    let names: Vec<&str> = offered.choices.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["barrelskinA.blp", "BarrelSkinB.blp"]);
+    let shown = scene.materials[offered.materials[0]].base_color_texture.expect("the cap has a texture");
+    assert_eq!(shown, offered.choices[0].texture, "the first BLP is the default");
+    let texture = &scene.textures[shown.texture];
+    assert!(texture.found && texture.source.as_deref().is_some_and(|s| s.ends_with("barrelskinA.blp")), "{texture:?}");
+    let glass = lwo_wmo_viewer::scene::texture::decode(&std::fs::read(asset("World/wmo/Sample/Glass.blp")).unwrap(), "Glass.blp", lwo_wmo_viewer::scene::texture::ImageFormat::Blp).unwrap();
+    assert_eq!(texture.image.levels[0], glass.levels[0], "drawn with the file's pixels");
+    assert!(!scene.warnings.iter().any(|w| w.message.contains("replaceable")), "{:?}", scene.warnings);
+
+    let without = barrel_folder("m2-replaceable-none", &parts, &["Barrel00.skin"], &[]);
+    let scene = load_scene(&without.join("Barrel.m2")).unwrap();
+    assert!(scene.replaceable_textures.is_empty());
+    let lines = lwo_wmo_viewer::scene::diagnostics::grouped_lines(&scene.warnings);
+    assert!(lines.iter().any(|l| l.contains("replaceable (type 11): the game picks it from its database, and no BLP lies beside the model")), "{lines:?}");
+}
+
+/// BLP2 as clients also ship it: uncompressed BGRA (compression 3), and alpha types no spec lists;
+/// written here byte by byte, not by the decoder's own encoder.
+#[test]
+fn blp2_uncompressed_bgra_and_unknown_alpha_types_decode() {
+    let blp = |alpha_type: u8| {
+        let mut bytes = b"BLP2".to_vec();
+        bytes.extend(1u32.to_le_bytes()); // content: direct
+        bytes.extend([3, 8, alpha_type, 0]); // compression 3, 8-bit alpha, alpha type, no mips
+        bytes.extend(2u32.to_le_bytes());
+        bytes.extend(1u32.to_le_bytes()); // 2×1 pixels
+        let mut offsets = [0u32; 16];
+        let mut sizes = [0u32; 16];
+        offsets[0] = 148 + 1024; // after the (unused) palette
+        sizes[0] = 8;
+        bytes.extend(offsets.iter().flat_map(|o| o.to_le_bytes()));
+        bytes.extend(sizes.iter().flat_map(|s| s.to_le_bytes()));
+        bytes.resize(148 + 1024, 0);
+        bytes.extend([0x10, 0x20, 0x30, 0xFF]); // B G R A: an opaque dark red-brown
+        bytes.extend([0xF0, 0x80, 0x00, 0x40]); // a quarter-opaque azure
+        bytes
+    };
+    for alpha_type in [8u8, 0, 2, 200] {
+        let decoded = lwo_wmo_viewer::formats::blp::decode(&blp(alpha_type)).unwrap_or_else(|e| panic!("alpha type {alpha_type}: {e}"));
+        assert_eq!((decoded.width, decoded.height), (2, 1));
+        assert_eq!(decoded.levels[0], [0x30, 0x20, 0x10, 0xFF, 0x00, 0x80, 0xF0, 0x40], "RGBA from BGRA, alpha type {alpha_type}");
+        let unknown = ![0, 1, 7, 8].contains(&alpha_type);
+        assert_eq!(decoded.warnings.len(), usize::from(unknown), "{:?}", decoded.warnings);
+        if unknown {
+            assert_eq!((decoded.warnings[0].path.as_str(), decoded.warnings[0].offset), ("header", 10));
+            assert!(decoded.warnings[0].message.contains(&format!("alpha type {alpha_type}")));
+        }
+    }
+}

@@ -31,6 +31,8 @@ fn sample_model() -> ModelAsset {
             ..Scene::default()
         },
         meshes: Vec::new(),
+        images: Vec::new(),
+        materials: Vec::new(),
         standard_materials: Vec::new(),
         wmo_materials: Vec::new(),
     }
@@ -152,7 +154,7 @@ fn draw_scene(path: &std::path::Path, selected: &str) -> String {
     let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(path);
     let description = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
     let parts = description.parts.len();
-    let model = ModelAsset { scene: Handle::default(), description, meshes: Vec::new(), standard_materials: Vec::new(), wmo_materials: Vec::new() };
+    let model = ModelAsset { scene: Handle::default(), description, meshes: Vec::new(), images: Vec::new(), materials: Vec::new(), standard_materials: Vec::new(), wmo_materials: Vec::new() };
     let mut state = PanelState { selected: Some((0, selected.to_owned())), ..Default::default() };
     run_panel(Some(&model), None, &mut state, &mut ViewToggles { parts: vec![true; parts], ..Default::default() }, true)
 }

@@ -330,6 +330,35 @@ fn a_morph_weight_set_in_the_window_changes_the_view_and_the_export() {
     }
 }
 
+/// The barrel's cap (a replaceable creature skin) drawn with the first BLP beside the model; the
+/// control hook's `texture-choice`, as the panel's list, swaps in the other and the view changes.
+#[test]
+fn a_replaceable_texture_chosen_in_the_window_is_drawn() {
+    let dir = scratch("window-texture-choice");
+    let folder = crate::m2::barrel_folder("window-texture-choice-model", &crate::m2::barrel_parts(), &["Barrel00.skin"], &[("SkinA.blp", "Glass.blp"), ("SkinB.blp", "Stone.blp")]);
+    let model = folder.join("Barrel.m2");
+    let child = start_with(&dir, &model, &["--view", "front"]);
+    let minute = Duration::from_secs(90);
+    let shown = model.display().to_string();
+    let s = wait_for(&dir, "the barrel to show", minute, |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    assert_eq!(s["replaceable_textures"], serde_json::json!([{ "texture": 2, "type": 11, "choices": ["SkinA.blp", "SkinB.blp"], "chosen": 0 }]));
+    let shoot = |name: &str| {
+        let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
+        wait_for(&dir, "a few frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 20));
+        let shot = dir.join(name);
+        send(&dir, &format!("screenshot-view {}", shot.display()));
+        wait_for(&dir, "the screenshot", minute, |s| s["notice"].as_str().is_some_and(|n| n.contains(&shot.display().to_string())));
+        image::open(&shot).unwrap().to_rgb8()
+    };
+    let first = shoot("skin-a.png");
+    send(&dir, "texture-choice 0 1");
+    wait_for(&dir, "the choice in the status", minute, |s| s["replaceable_textures"][0]["chosen"] == 1);
+    let second = shoot("skin-b.png");
+    quit(&dir, child);
+    let differ = first.pixels().zip(second.pixels()).filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 30)).count();
+    assert!(differ > 300, "only {differ} pixels changed with the other skin");
+}
+
 /// A virtual X server of the test's own, its display number read from `-displayfd`, so that another X
 /// client — the XDND dropper — can reach the app's window (xvfb-run hides its display).
 struct XServer {
