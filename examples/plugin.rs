@@ -3,21 +3,33 @@
 //!
 //!     cargo run --example plugin -- assets/courtyard.wmo
 //!     cargo run --example plugin -- assets/courtyard.wmo --screenshot out.png   # save a frame, exit
+//!     cargo run --example plugin -- --data ~/wow/Data 'wow://World/wmo/…/Stormwind.wmo'
+//!
+//! With `--data`, the game data (a client's `Data` folder of MPQ archives, or a folder of loose files)
+//! becomes the asset source `wow`: `wow://` paths load from inside the archives, and the model's
+//! groups, skins, textures and doodad models come from there too.
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot};
 use bevy::world_serialization::WorldAssetRoot;
-use lwo_wmo_viewer::plugin::ModelAsset;
+use lwo_wmo_viewer::plugin::{FileSourcePlugin, ModelAsset};
 use lwo_wmo_viewer::LwoWmoPlugin;
 
 #[derive(Resource)]
 struct Model(Handle<ModelAsset>, Option<String>);
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let file = args.get(1).cloned().unwrap_or_else(|| "courtyard.wmo".into());
-    let screenshot = args.iter().position(|a| a == "--screenshot").and_then(|i| args.get(i + 1)).cloned();
-    App::new()
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut option = |name: &str| args.iter().position(|a| a == name).map(|i| args.drain(i..(i + 2).min(args.len())).nth(1).unwrap_or_default());
+    let screenshot = option("--screenshot");
+    let data = option("--data");
+    let file = args.first().cloned().unwrap_or_else(|| "courtyard.wmo".into());
+    let mut app = App::new();
+    // The game data as an asset source, before `DefaultPlugins` builds the asset sources.
+    if let Some(data) = data {
+        app.add_plugins(FileSourcePlugin { name: "wow", source: lwo_wmo_viewer::source::open_data_root(data.as_ref()) });
+    }
+    app
         // Files outside `assets/` are loaded by their path: the asset server allows that when asked.
         // Pipelines compiled before the frame that needs them, so the saved frame shows the model
         // even on a slow software renderer.
@@ -28,8 +40,12 @@ fn main() {
         )
         .add_plugins(LwoWmoPlugin)
         .add_systems(Startup, move |mut commands: Commands, assets: Res<AssetServer>| {
-            let path = std::path::absolute(&file).unwrap_or_else(|_| file.clone().into());
-            commands.insert_resource(Model(assets.load(path), screenshot.clone()));
+            let model = if file.starts_with("wow://") {
+                assets.load(file.clone())
+            } else {
+                assets.load(std::path::absolute(&file).unwrap_or_else(|_| file.clone().into()))
+            };
+            commands.insert_resource(Model(model, screenshot.clone()));
             commands.spawn(Camera3d::default());
             commands.spawn((DirectionalLight::default(), Transform::from_xyz(3.0, 8.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y)));
         })

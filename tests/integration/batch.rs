@@ -187,7 +187,7 @@ fn batch_thumbnails_from_game_data_wildcards() {
 }
 
 /// A client-style `Data/` folder whose `common.MPQ` (built by smpq) holds every bundled sample.
-fn sample_game_data() -> &'static Path {
+pub fn sample_game_data() -> &'static Path {
     static DATA: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DATA.get_or_init(|| {
         let built = crate::mpq::built();
