@@ -94,6 +94,30 @@ pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
     Ok((width, height))
 }
 
+/// How a BLP file stores its pixels, as a browser shows it: `BLP2, DXT5, 8-bit alpha`.
+pub fn describe_encoding(bytes: &[u8]) -> Result<String, BlpError> {
+    checked_dimensions(bytes)?;
+    let byte = |at: usize| bytes[at];
+    let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let jpeg = word(4) != 1;
+    let text = if &bytes[..4] == b"BLP2" {
+        let (compression, alpha_bits, alpha_type) = (byte(8), byte(9), byte(10));
+        let encoding = match (jpeg, compression, alpha_bits) {
+            (true, _, _) => "JPEG".to_owned(),
+            (false, 1, _) => "palettized".to_owned(),
+            (false, 2, 0 | 1) => "DXT1".to_owned(),
+            (false, 2, _) if alpha_type == 7 => "DXT5".to_owned(),
+            (false, 2, _) => "DXT3".to_owned(),
+            (false, 3, _) => "uncompressed BGRA".to_owned(),
+            (false, other, _) => format!("compression {other}"),
+        };
+        format!("BLP2, {encoding}, {alpha_bits}-bit alpha")
+    } else {
+        format!("BLP1, {}, {}-bit alpha", if jpeg { "JPEG" } else { "palettized" }, word(8))
+    };
+    Ok(text)
+}
+
 /// Decodes level 0 and the file's mip levels for as long as each halves the one before (the chain a GPU
 /// texture takes); a level that breaks the chain ends it.
 pub fn decode(bytes: &[u8]) -> Result<BlpTexture, BlpError> {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{normalise, Entry, FileSource, LooseFolder, MpqArchive, SourceError};
+use super::{normalise, BrowseEntry, Entry, FileSource, LooseFolder, MpqArchive, SourceError};
 use crate::formats::mpq::{ArchiveEntry, FileStatus, MpqError};
 
 /// Loose files and archives, searched from the highest priority down.
@@ -223,6 +223,32 @@ impl FileSource for GameData {
             Some(archive) => archive.read(path),
             None => Err(SourceError::NotFound { file: format!("{}: {path}", self.describe()) }),
         }
+    }
+
+    /// The archives' entries (each named file once, from the archive that serves it, and the unnamed
+    /// blocks by their hash pair) and the loose files beside them.
+    fn browse(&self) -> Vec<BrowseEntry> {
+        let mut found: Vec<BrowseEntry> = Vec::new();
+        let mut named = std::collections::HashSet::new();
+        if let Some(loose) = &self.loose {
+            for entry in loose.browse() {
+                // The Data folder's own archives are what is browsed, not files.
+                if entry.path.as_deref().is_some_and(|p| is_archive(&self.root.join(p))) {
+                    continue;
+                }
+                named.insert(entry.label.to_ascii_lowercase());
+                found.push(entry);
+            }
+        }
+        for entry in self.entries() {
+            let label = entry.entry.label().replace('\\', "/");
+            if entry.entry.name.is_some() && !named.insert(label.to_ascii_lowercase()) {
+                continue;
+            }
+            found.push(BrowseEntry { path: entry.entry.name.as_ref().map(|n| normalise(n)), label, size: u64::from(entry.entry.file_size) });
+        }
+        found.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
+        found
     }
 
     /// The file where it is served from: the loose file, or the archive and the path inside it, so

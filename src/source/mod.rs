@@ -35,6 +35,83 @@ pub trait FileSource: Send + Sync + fmt::Debug {
     fn display_path(&self, path: &str) -> String {
         format!("{}/{}", self.describe().trim_end_matches(['/', '\\']), normalise(path))
     }
+
+    /// Every file, for a browser: by default the folders walked from the top; archives list their
+    /// entries instead (files without a name in any listfile among them).
+    fn browse(&self) -> Vec<BrowseEntry> {
+        let mut found = Vec::new();
+        let mut folders = vec![String::new()];
+        while let Some(folder) = folders.pop() {
+            for entry in self.list(&folder) {
+                let path = if folder.is_empty() { entry.name } else { format!("{folder}/{}", entry.name) };
+                if entry.is_folder {
+                    folders.push(path);
+                } else {
+                    found.push(BrowseEntry { label: path.clone(), path: Some(path), size: entry.size });
+                }
+            }
+        }
+        found.sort_by_cached_key(|e| e.label.to_ascii_lowercase());
+        found
+    }
+}
+
+/// One file of [`FileSource::browse`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrowseEntry {
+    /// The path to read it by; `None` for an archive block no listfile names.
+    pub path: Option<String>,
+    /// The path, or the name's hash pair (`#AAAAAAAA-BBBBBBBB`) where there is none.
+    pub label: String,
+    pub size: u64,
+}
+
+/// A source that can be swapped for another while it is in use: the window's `wow://` asset source,
+/// which serves the game data named with `--data`, or the archive dropped last.
+#[derive(Debug, Default)]
+pub struct SwitchableSource(std::sync::RwLock<Option<Arc<dyn FileSource>>>);
+
+impl SwitchableSource {
+    pub fn new(inner: Option<Arc<dyn FileSource>>) -> Self {
+        Self(std::sync::RwLock::new(inner))
+    }
+
+    pub fn set(&self, inner: Arc<dyn FileSource>) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Some(inner);
+    }
+
+    pub fn get(&self) -> Option<Arc<dyn FileSource>> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl FileSource for SwitchableSource {
+    fn describe(&self) -> String {
+        self.get().map_or_else(|| "no game data".into(), |s| s.describe())
+    }
+
+    fn find(&self, path: &str) -> Option<String> {
+        self.get()?.find(path)
+    }
+
+    fn read(&self, path: &str) -> Result<Arc<[u8]>, SourceError> {
+        match self.get() {
+            Some(source) => source.read(path),
+            None => Err(SourceError::NotFound { file: format!("no game data: {path}") }),
+        }
+    }
+
+    fn list(&self, folder: &str) -> Vec<Entry> {
+        self.get().map(|s| s.list(folder)).unwrap_or_default()
+    }
+
+    fn display_path(&self, path: &str) -> String {
+        self.get().map_or_else(|| normalise(path), |s| s.display_path(path))
+    }
+
+    fn browse(&self) -> Vec<BrowseEntry> {
+        self.get().map(|s| s.browse()).unwrap_or_default()
+    }
 }
 
 /// One name in a folder listing.

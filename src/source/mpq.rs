@@ -106,6 +106,17 @@ impl MpqArchive {
 }
 
 impl FileSource for MpqArchive {
+    fn browse(&self) -> Vec<super::BrowseEntry> {
+        let mut found: Vec<super::BrowseEntry> = self
+            .entries()
+            .into_iter()
+            .filter(|e| !e.is_deletion_marker())
+            .map(|e| super::BrowseEntry { path: e.name.as_ref().map(|n| super::normalise(n)), label: e.label().replace('\\', "/"), size: u64::from(e.file_size) })
+            .collect();
+        found.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
+        found
+    }
+
     fn describe(&self) -> String {
         self.archive.name().to_owned()
     }

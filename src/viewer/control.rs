@@ -12,6 +12,9 @@
 //! - `morph NAME WEIGHT`: sets a morph's weight, as its slider in the panel does;
 //! - `texture-choice N CHOICE`: draws replaceable texture N with the BLP CHOICE of those beside the
 //!   model, as the panel's Replaceable textures list does;
+//! - `browse`, `browser-filter TEXT`, `browser-kind all|wmo|m2|blp`, `browser-open ROW`: the game data
+//!   browser (File ▸ Browse game data), its filters, and a click on a row of its list;
+//!   `open-recent N`: File ▸ Recent's entry N;
 //! - `cancel`: stops the load in progress, as Esc does;
 //! - `quit`: exits.
 //!
@@ -71,7 +74,13 @@ pub fn poll_control(
         MessageWriter<super::screenshot::TakeScreenshot>,
     ),
     (models, watch): (Res<Assets<crate::plugin::ModelAsset>>, Option<Res<super::watch::FileWatch>>),
-    mut wmo_materials: ResMut<Assets<crate::plugin::WmoMaterial>>,
+    (mut browser, switch, asset_server, mut images, mut wmo_materials): (
+        Option<ResMut<super::browser::ArchiveBrowser>>,
+        Option<Res<super::browser::GameDataSwitch>>,
+        Res<AssetServer>,
+        ResMut<Assets<Image>>,
+        ResMut<Assets<crate::plugin::WmoMaterial>>,
+    ),
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -134,7 +143,7 @@ pub fn poll_control(
                 (Some(export), Some(file)) => {
                     let shown = super::export::ExportRequest {
                         file: file.clone(),
-                        data: viewer.game_data.clone(),
+                        data: viewer.data_for_current(),
                         doodad_set: toggles.doodad_set,
                         morph_weights: morphs.weights.clone().into_iter().collect(),
                     };
@@ -162,6 +171,37 @@ pub fn poll_control(
                     warn!("{CONTROL_ENV}: {line:?}: no such replaceable texture or choice");
                 }
             }
+            "browse" => {
+                if let (Some(browser), Some(switch)) = (browser.as_mut(), switch.as_ref()) {
+                    browser.show(switch.0.as_ref());
+                }
+            }
+            "browser-filter" => {
+                if let Some(browser) = browser.as_mut() {
+                    browser.filter = arg.to_owned();
+                    browser.refilter();
+                }
+            }
+            "browser-kind" => {
+                if let (Some(browser), Some(kind)) = (browser.as_mut(), super::browser::KindFilter::parse(arg)) {
+                    browser.kind = kind;
+                    browser.refilter();
+                }
+            }
+            "browser-open" => {
+                let source = switch.as_ref().and_then(|s| s.0.get());
+                if let (Some(browser), Some(source), Ok(row)) = (browser.as_mut(), source, arg.trim().parse::<usize>()) {
+                    if let Err(e) = super::browser::open_row(browser, row, source.as_ref(), &mut viewer, &asset_server, &mut images) {
+                        viewer.notice = Some(e);
+                    }
+                }
+            }
+            "open-recent" => {
+                let entry = panel.as_ref().and_then(|p| arg.trim().parse::<usize>().ok().and_then(|n| p.recent.get(n).cloned()));
+                if let Some(entry) = entry {
+                    super::browser::open_recent(&mut viewer, &asset_server, switch.as_deref(), &entry);
+                }
+            }
             // Esc while a model loads: the load stops, the model shown stays.
             "cancel" => viewer.cancel(),
             "quit" => {
@@ -187,6 +227,14 @@ pub fn poll_control(
         "triangles": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| m.description.stats.triangles),
         "watching": watch.as_ref().map(|w| w.followed()),
         "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),
+        "browser": browser.as_ref().filter(|b| b.open).map(|b| serde_json::json!({
+            "source": b.source_name,
+            "entries": b.entries.len(),
+            "shown": b.shown.iter().take(20).map(|&i| b.entries[i].label.clone()).collect::<Vec<_>>(),
+            "shown_count": b.shown.len(),
+            "preview": b.preview.as_ref().map(|p| format!("{}: {}", p.path, p.describe())),
+            "preview_error": b.preview_error,
+        })),
         "replaceable_textures": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| {
             m.description.replaceable_textures.iter().enumerate().map(|(i, r)| serde_json::json!({
                 "texture": r.texture,

@@ -2,6 +2,7 @@
 //! windowless `--output` render.
 
 pub mod batch;
+pub mod browser;
 pub mod camera;
 pub mod cli;
 pub mod control;

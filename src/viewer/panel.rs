@@ -96,6 +96,8 @@ pub enum PanelAction {
     DismissError,
     SelectChunk { file: usize, path: String, data_offset: usize, length: usize },
     Export,
+    /// Open the game data browser on the data root or the archive dropped last.
+    Browse,
     /// Draw replaceable texture `texture` (its place in `Scene::replaceable_textures`) with its BLP `choice`.
     ChooseTexture { texture: usize, choice: usize },
 }
@@ -129,6 +131,7 @@ pub fn draw_panel(
     mut morphs: ResMut<MorphControls>,
     mut screenshot_dialog: ResMut<super::screenshot::ScreenshotDialog>,
     mut wmo_materials: ResMut<Assets<crate::plugin::WmoMaterial>>,
+    (switch, mut browser): (Option<Res<super::browser::GameDataSwitch>>, ResMut<super::browser::ArchiveBrowser>),
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let dt = time.delta_secs() * 1000.0;
@@ -164,7 +167,12 @@ pub fn draw_panel(
     }
     for action in actions {
         match action {
-            PanelAction::Open(path) => viewer.open(&asset_server, &path),
+            PanelAction::Open(path) => super::browser::open_recent(&mut viewer, &asset_server, switch.as_deref(), &path),
+            PanelAction::Browse => {
+                if let Some(switch) = &switch {
+                    browser.show(switch.0.as_ref());
+                }
+            }
             PanelAction::OpenDialog => dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
             PanelAction::Reload => viewer.reload(&asset_server),
             PanelAction::Export => export.ask(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
@@ -245,10 +253,13 @@ pub fn inspector(
                     actions.push(PanelAction::SaveScreenshot);
                 }
                 screenshot_size_choice(ui, &mut state.screenshot_size);
+                if ui.button("Browse game data… (--data, or drop an .MPQ)").clicked() {
+                    actions.push(PanelAction::Browse);
+                }
                 ui.separator();
                 ui.label("Recent");
                 for path in &state.recent {
-                    if ui.button(path.display().to_string()).clicked() {
+                    if ui.button(super::browser::recent_label(path)).clicked() {
                         actions.push(PanelAction::Open(path.clone()));
                     }
                 }

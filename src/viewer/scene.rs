@@ -131,6 +131,14 @@ impl Viewer {
         (path, handle, progress)
     }
 
+    /// The game data the shown file draws its textures and doodads from, for a second load of it (the
+    /// export): the game data for a file inside it or with `--data`, else none (the folder holding
+    /// `World` is found by walking up from the file).
+    pub fn data_for_current(&self) -> Option<Arc<dyn crate::source::FileSource>> {
+        let inside = self.current_path.as_deref().is_some_and(|p| game_data_path(p).is_some());
+        (inside || self.data_root.is_some()).then(|| self.game_data.clone()).flatten()
+    }
+
     /// Reads the shown file again; the model on screen stays until the new one has loaded (or failed).
     pub fn reload(&mut self, asset_server: &AssetServer) {
         let (Some(path), Some(handle)) = (self.current_path.clone(), self.current.clone()) else { return };

@@ -21,7 +21,10 @@ use super::scene::{ModelShown, Viewer, ViewerScenePlugin};
 use crate::formats::is_supported_path;
 use crate::plugin::ModelAsset;
 
-pub fn run(args: Args) -> ExitCode {
+pub fn run(mut args: Args) -> ExitCode {
+    // `wow://` in the window is whatever game data is browsed: `--data`'s, or an archive dropped later.
+    let switch = std::sync::Arc::new(crate::source::SwitchableSource::new(args.game_data.clone()));
+    args.game_data = Some(switch.clone());
     let mut app = App::new();
     super::scene::add_game_data_source(&mut app, args.game_data.as_ref());
     app.add_plugins(
@@ -52,7 +55,9 @@ pub fn run(args: Args) -> ExitCode {
     .add_systems(Update, (super::screenshot::poll_screenshot_dialog, super::screenshot::take_screenshots, super::screenshot::capture_sized_shots).chain())
     .add_systems(Startup, setup)
     .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show, gate_camera, poll_export))
-    .add_systems(EguiPrimaryContextPass, draw_panel);
+    .insert_resource(super::browser::GameDataSwitch(switch))
+    .init_resource::<super::browser::ArchiveBrowser>()
+    .add_systems(EguiPrimaryContextPass, (draw_panel, super::browser::draw_browser).chain());
     if let Some(channel) = super::control::ControlChannel::from_env() {
         app.insert_resource(channel).add_systems(PreUpdate, super::control::poll_control);
     }
@@ -156,13 +161,14 @@ fn frame_on_show(
     mut panel: ResMut<PanelState>,
     mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: Query<&Window>,
+    switch: Option<Res<super::browser::GameDataSwitch>>,
 ) {
     let events: Vec<ModelShown> = shown.read().copied().collect();
     if events.is_empty() {
         return;
     }
     if let Some(path) = &viewer.current_path {
-        panel.remember(path);
+        panel.remember(&super::browser::recent_entry(path, switch.as_deref()));
     }
     // The shown file loaded again keeps the user's view.
     if events.iter().any(|e| !e.reload) {
@@ -207,7 +213,13 @@ pub fn frame_all(
 /// A drop opens its first file; the other files of the same drop go to File ▸ Recent, as a file
 /// manager's multi-selection would be lost otherwise. A folder is not a model: it is refused with a
 /// message and the model shown stays.
-fn handle_drops(mut drops: MessageReader<FileDragAndDrop>, mut viewer: ResMut<Viewer>, mut panel: ResMut<PanelState>, asset_server: Res<AssetServer>) {
+fn handle_drops(
+    mut drops: MessageReader<FileDragAndDrop>,
+    mut viewer: ResMut<Viewer>,
+    mut panel: ResMut<PanelState>,
+    asset_server: Res<AssetServer>,
+    (mut browser, switch): (ResMut<super::browser::ArchiveBrowser>, Res<super::browser::GameDataSwitch>),
+) {
     let dropped: Vec<PathBuf> = drops
         .read()
         .filter_map(|d| match d {
@@ -217,6 +229,21 @@ fn handle_drops(mut drops: MessageReader<FileDragAndDrop>, mut viewer: ResMut<Vi
         .collect();
     if dropped.is_empty() {
         return;
+    }
+    // A dropped archive is browsed, alone, instead of opened as a model.
+    let (archives, dropped): (Vec<PathBuf>, Vec<PathBuf>) = dropped.into_iter().partition(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mpq")) && p.is_file());
+    if let Some(archive) = archives.last() {
+        match crate::source::GameData::single_archive(archive) {
+            Ok(data) => {
+                switch.0.set(std::sync::Arc::new(data));
+                browser.show(switch.0.as_ref());
+                viewer.notice = Some(format!("browsing {}: {} files", archive.display(), browser.entries.len()));
+            }
+            Err(e) => viewer.error = Some(e.to_string()),
+        }
+        if dropped.is_empty() {
+            return;
+        }
     }
     let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) = dropped.into_iter().partition(|p| p.is_dir());
     let Some((first, rest)) = files.split_first() else {
@@ -321,7 +348,7 @@ fn poll_export(
 ) {
     let open = viewer.current_path.clone().map(|file| super::export::ExportRequest {
         file,
-        data: viewer.game_data.clone(),
+        data: viewer.data_for_current(),
         doodad_set: toggles.doodad_set,
         morph_weights: morphs.weights.clone().into_iter().collect(),
     });

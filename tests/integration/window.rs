@@ -359,6 +359,68 @@ fn a_replaceable_texture_chosen_in_the_window_is_drawn() {
     assert!(differ > 300, "only {differ} pixels changed with the other skin");
 }
 
+/// A dropped `.MPQ` opens the game data browser on that archive alone: the filters narrow its list, a
+/// row opens the WMO from inside the archive (groups, textures and doodads with it), a BLP row shows
+/// the texture with its mip levels and encoding, and File ▸ Recent reopens the WMO from the archive
+/// after a restart.
+#[test]
+fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
+    let dir = scratch("window-browser");
+    let archive = crate::batch::sample_game_data().join("common.MPQ");
+    let child = start(&dir, &asset("square-with-detail.lwo"));
+    let minute = Duration::from_secs(90);
+    wait_for(&dir, "the LWO to show", minute, |s| s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false);
+    send(&dir, &format!("drop {}", archive.display()));
+    let s = wait_for(&dir, "the browser", minute, |s| s["browser"].is_object());
+    assert_eq!(s["browser"]["source"].as_str(), Some(archive.display().to_string().as_str()));
+    assert!(s["browser"]["entries"].as_u64().unwrap() >= 11, "{s}");
+    assert!(s["shown"].as_str().unwrap().ends_with("square-with-detail.lwo"), "the model stays until a file is opened");
+    send(&dir, "browser-filter *.WMO");
+    wait_for(&dir, "four WMO files", minute, |s| s["browser"]["shown_count"] == 4);
+    send(&dir, "browser-kind wmo");
+    let s = wait_for(&dir, "the root alone", minute, |s| s["browser"]["shown_count"] == 1);
+    assert_eq!(s["browser"]["shown"], serde_json::json!(["courtyard.wmo"]));
+    send(&dir, "browser-open 0");
+    let s = wait_for(&dir, "the WMO from the archive", minute, |s| s["shown"] == "wow://courtyard.wmo" && s["loading"] == false);
+    assert_eq!(s["triangles"], 36, "its groups came from the archive: {s}");
+    let recent = format!("{}|wow://courtyard.wmo", archive.display());
+    wait_for(&dir, "the archive path in Recent", minute, |s| s["recent"][0].as_str() == Some(recent.as_str()));
+    send(&dir, "browser-kind blp");
+    send(&dir, "browser-filter stone");
+    wait_for(&dir, "the stone texture", minute, |s| s["browser"]["shown_count"] == 1);
+    send(&dir, "browser-open 0");
+    let s = wait_for(&dir, "the BLP preview", minute, |s| s["browser"]["preview"].is_string() || s["browser"]["preview_error"].is_string());
+    let preview = s["browser"]["preview"].as_str().unwrap_or_else(|| panic!("{s}"));
+    assert!(preview.starts_with("World/wmo/Sample/Stone.blp: ") && preview.contains("BLP2") && preview.contains("mip levels"), "{preview}");
+    quit(&dir, child);
+
+    // A new start without --data: Recent's entry opens the archive again, then the WMO inside it.
+    let again = dir.join("again");
+    std::fs::create_dir_all(&again).unwrap();
+    std::fs::create_dir_all(again.join("config")).unwrap();
+    copy_folder(&dir.join("config"), &again.join("config"));
+    let child = start(&again, &asset("square-with-detail.lwo"));
+    wait_for(&again, "the LWO to show", minute, |s| s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false);
+    let s = status(&again);
+    assert_eq!(s["recent"][1].as_str(), Some(recent.as_str()), "{s}");
+    send(&again, "open-recent 1");
+    let s = wait_for(&again, "the WMO from Recent", minute, |s| s["shown"] == "wow://courtyard.wmo" && s["loading"] == false);
+    assert_eq!(s["triangles"], 36);
+    quit(&again, child);
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_folder(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
 /// A virtual X server of the test's own, its display number read from `-displayfd`, so that another X
 /// client — the XDND dropper — can reach the app's window (xvfb-run hides its display).
 struct XServer {
