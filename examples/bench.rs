@@ -129,13 +129,16 @@ fn archive_names(path: &Path) -> Result<Vec<String>, String> {
 fn ours_mpq(path: &Path, threads: usize) -> Result<usize, String> {
     let names = archive_names(path)?;
     let archive = formats::mpq::Archive::open(path).map_err(|e| e.to_string())?;
-    let chunk = names.len().div_ceil(threads.max(1));
+    let threads = threads.max(1);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = names
-            .chunks(chunk.max(1))
-            .map(|part| {
-                let archive = &archive;
-                scope.spawn(move || part.iter().try_fold(0usize, |total, name| archive.read(name).map(|b| total + b.len()).map_err(|e| e.to_string())))
+        // Every n-th name to each thread: the generator writes the files by compression method, so
+        // contiguous halves would give one thread all the bzip2 files.
+        let workers: Vec<_> = (0..threads)
+            .map(|first| {
+                let (archive, names) = (&archive, &names);
+                scope.spawn(move || {
+                    names.iter().skip(first).step_by(threads).try_fold(0usize, |total, name| archive.read(name).map(|b| total + b.len()).map_err(|e| e.to_string()))
+                })
             })
             .collect();
         workers.into_iter().map(|w| w.join().map_err(|_| "a reader thread panicked".to_string())?).sum()

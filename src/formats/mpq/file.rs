@@ -128,11 +128,9 @@ fn read_checksums(stored: &[u8], offsets: &[usize], sector_count: usize) -> Vec<
     let words = if raw.len() >= expected {
         raw[..expected].to_vec()
     } else {
-        let mut words = Vec::new();
-        let mut inflater = flate2::Decompress::new(true);
-        words.resize(expected, 0);
-        match inflater.decompress(raw, &mut words, flate2::FlushDecompress::Finish) {
-            Ok(_) if inflater.total_out() as usize == expected => words,
+        let mut words = Vec::with_capacity(expected);
+        match super::compression::inflate(raw, expected, &mut words) {
+            Ok(()) if words.len() == expected => words,
             // Damaged checksums do not make the data unreadable: the sectors are read unchecked.
             _ => return Vec::new(),
         }
