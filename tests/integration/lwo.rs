@@ -522,3 +522,33 @@ fn lightwave5_layers_flagged_foreground_are_shown() {
     assert_eq!(built.triangle_count, 2);
     assert!(built.layers.iter().all(|l| !l.hidden));
 }
+
+/// A LightWave file's cost stays linear in its size: the same generated terrain at 1×, 4× and 16× the
+/// polygons, parsed and meshed (the best of five runs each, as the tests share the machine), costs at
+/// most 1.6 times as much per byte at 16× as at 1×.
+#[test]
+fn parse_and_mesh_time_grows_linearly_with_the_file() {
+    use lwo_wmo_viewer::{fixtures, formats, mesh};
+    let time = |bytes: &[u8]| {
+        (0..5)
+            .map(|_| {
+                let started = std::time::Instant::now();
+                let document = formats::parse_document(bytes).unwrap();
+                let triangles = mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default()).rendered_triangles();
+                assert!(triangles > 0);
+                started.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let sizes: Vec<(usize, f64)> = [150u32, 300, 600]
+        .iter()
+        .map(|&side| {
+            let bytes = fixtures::lwo::large_object(side, side);
+            (bytes.len(), time(&bytes))
+        })
+        .collect();
+    let per_byte: Vec<f64> = sizes.iter().map(|(len, seconds)| seconds / *len as f64).collect();
+    let report: Vec<String> = sizes.iter().map(|(len, s)| format!("{:.1} MB in {:.1} ms", *len as f64 / 1e6, s * 1e3)).collect();
+    assert!((sizes[2].0 as f64 / sizes[0].0 as f64) > 14.0, "the largest is about 16× the smallest: {report:?}");
+    assert!(per_byte[2] <= per_byte[0] * 1.6 && per_byte[1] <= per_byte[0] * 1.6, "cost per byte grows with size: {report:?}");
+}
