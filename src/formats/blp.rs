@@ -52,6 +52,20 @@ pub struct BlpTexture {
 const ALPHA_TYPE_AT: usize = 10;
 const KNOWN_ALPHA_TYPES: [u8; 4] = [0, 1, 7, 8];
 
+/// The alpha type `wow-blp` must see to decode a BLP2 header as the client does. For DXT it picks the
+/// format from the alpha type alone (0 DXT1, 1 DXT3, 7 DXT5, anything else an error), where the client
+/// takes DXT1 for 0 or 1 alpha bits, else DXT5 for type 7 and DXT3 for any other; other encodings keep
+/// a known type and read an unknown one as 0.
+fn alpha_type_for_decoder(compression: u8, alpha_bits: u8, alpha_type: u8) -> u8 {
+    match (compression, alpha_bits, alpha_type) {
+        (2, 0 | 1, _) => 0,
+        (2, _, 7) => 7,
+        (2, _, _) => 1,
+        (_, _, known) if KNOWN_ALPHA_TYPES.contains(&known) => known,
+        _ => 0,
+    }
+}
+
 /// Width and height as the header states them, after checking every offset and size `wow-blp` will
 /// follow: it adds them in 32 bits and slices by them, so a hostile header must not reach it.
 pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
@@ -101,12 +115,12 @@ pub fn describe_encoding(bytes: &[u8]) -> Result<String, BlpError> {
     let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let jpeg = word(4) != 1;
     let text = if &bytes[..4] == b"BLP2" {
-        let (compression, alpha_bits, alpha_type) = (byte(8), byte(9), byte(10));
-        let encoding = match (jpeg, compression, alpha_bits) {
+        let (compression, alpha_bits) = (byte(8), byte(9));
+        let encoding = match (jpeg, compression, alpha_type_for_decoder(compression, alpha_bits, byte(10))) {
             (true, _, _) => "JPEG".to_owned(),
             (false, 1, _) => "palettized".to_owned(),
-            (false, 2, 0 | 1) => "DXT1".to_owned(),
-            (false, 2, _) if alpha_type == 7 => "DXT5".to_owned(),
+            (false, 2, 0) => "DXT1".to_owned(),
+            (false, 2, 7) => "DXT5".to_owned(),
             (false, 2, _) => "DXT3".to_owned(),
             (false, 3, _) => "uncompressed BGRA".to_owned(),
             (false, other, _) => format!("compression {other}"),
@@ -122,19 +136,22 @@ pub fn describe_encoding(bytes: &[u8]) -> Result<String, BlpError> {
 /// texture takes); a level that breaks the chain ends it.
 pub fn decode(bytes: &[u8]) -> Result<BlpTexture, BlpError> {
     let (width, height) = checked_dimensions(bytes)?;
-    // `wow-blp` refuses an alpha type it does not know. The client reads the field only to tell DXT5
-    // (7) from DXT3 (anything else with 8-bit alpha), so any other value is read as 1.
+    // `wow-blp` reads the alpha type differently from the client (see `alpha_type_for_decoder`): it
+    // gets a copy of the header with the type that decodes as the client would.
     let mut warnings = Vec::new();
     let patched;
-    let bytes = match bytes[ALPHA_TYPE_AT] {
-        alpha_type if &bytes[..4] == b"BLP2" && !KNOWN_ALPHA_TYPES.contains(&alpha_type) => {
-            warnings.push(crate::formats::Warning::new("header", ALPHA_TYPE_AT, format!("alpha type {alpha_type} is none a client writes (0, 1, 7, 8); read as 1")));
-            let mut copy = bytes.to_vec();
-            copy[ALPHA_TYPE_AT] = 1;
-            patched = copy;
-            &patched[..]
+    let alpha_type = bytes[ALPHA_TYPE_AT];
+    let wanted = alpha_type_for_decoder(bytes[8], bytes[9], alpha_type);
+    let bytes = if &bytes[..4] == b"BLP2" && wanted != alpha_type {
+        if !KNOWN_ALPHA_TYPES.contains(&alpha_type) {
+            warnings.push(crate::formats::Warning::new("header", ALPHA_TYPE_AT, format!("alpha type {alpha_type} is none a client writes (0, 1, 7, 8); read as {wanted}")));
         }
-        _ => bytes,
+        let mut copy = bytes.to_vec();
+        copy[ALPHA_TYPE_AT] = wanted;
+        patched = copy;
+        &patched[..]
+    } else {
+        bytes
     };
     let blp = wow_blp::parser::load_blp_from_buf(bytes).map_err(|e| BlpError::Decoder(e.to_string()))?;
     let top = wow_blp::convert::blp_to_image(&blp, 0).map_err(|e| BlpError::Decoder(e.to_string()))?.to_rgba8();

@@ -93,7 +93,7 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
             });
             k += 3;
             let [Some(a), Some(b), Some(c)] = corners else {
-                out.dropped_triangles += 1;
+                out.dropped_triangles += usize::from(first_of_submesh);
                 continue;
             };
             mesh.triangle_records.push(((k - 3) / 3) as u32);

@@ -113,7 +113,8 @@ pub(super) fn build_model(
     // One material per (M2 material, texture) pair the units use.
     let mut made: Vec<((Option<usize>, Option<usize>), usize)> = Vec::new();
     let indices_offset = view.arrays.iter().find(|a| a.name == "triangle indices").map_or(0, |a| a.offset);
-    let folder_skins = folder_skins(source, &model_path);
+    // Listed only for a model that has such a texture: listing a folder of an archive walks its names.
+    let folder_skins = if model.textures.iter().any(|t| FOLDER_SKIN_TYPES.contains(&t.kind)) { folder_skins(source, &model_path) } else { Vec::new() };
     for unit in meshes.units {
         let kind = RecordKind::M2SkinTriangle { indices_offset, model: model_file, unit: unit.unit, submesh: unit.submesh };
         let mesh_source = Some(MeshSource { file: triangles_file, kind });

@@ -174,36 +174,15 @@ pub fn matches_wildcard(pattern: &str, path: &str) -> bool {
     pattern[p..].iter().all(|&b| b == b'*')
 }
 
-/// Every file of `source` whose path matches `pattern` (see [`matches_wildcard`]), sorted; only the
-/// folders below the pattern's fixed leading folders are walked.
+/// Every file of `source` whose path matches `pattern` (see [`matches_wildcard`]), sorted. A plain
+/// path is looked up directly (found even where no listfile names its folder); a wildcard filters
+/// [`FileSource::browse`], one pass over an archive's names rather than one per folder.
 pub fn files_matching(source: &dyn FileSource, pattern: &str) -> Vec<String> {
     let pattern = normalise(pattern);
-    let parts: Vec<&str> = path_components(&pattern).collect();
     if !pattern.contains('*') {
-        // A plain path: the file itself, found even where no listfile names its folders.
         return source.find(&pattern).into_iter().collect();
     }
-    let fixed = parts.iter().take_while(|p| !p.contains('*')).count();
-    let mut start = String::new();
-    for part in &parts[..fixed] {
-        // Each fixed folder as the source spells it, so the walk's paths are the stored ones.
-        match source.list(&start).into_iter().find(|e| e.is_folder && e.name.eq_ignore_ascii_case(part)) {
-            Some(folder) => start = if start.is_empty() { folder.name } else { format!("{start}/{}", folder.name) },
-            None => return Vec::new(),
-        }
-    }
-    let mut found = Vec::new();
-    let mut folders = vec![start];
-    while let Some(folder) = folders.pop() {
-        for entry in source.list(&folder) {
-            let path = if folder.is_empty() { entry.name } else { format!("{folder}/{}", entry.name) };
-            if entry.is_folder {
-                folders.push(path);
-            } else if matches_wildcard(&pattern, &path) {
-                found.push(path);
-            }
-        }
-    }
+    let mut found: Vec<String> = source.browse().into_iter().filter_map(|e| e.path).filter(|p| matches_wildcard(&pattern, p)).collect();
     found.sort_by_key(|p| p.to_ascii_lowercase());
     found
 }

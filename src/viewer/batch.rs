@@ -77,8 +77,11 @@ pub fn collect(paths: &[PathBuf], game_data: Option<&dyn FileSource>) -> Collect
             let pattern = path.to_string_lossy();
             let matches: Vec<String> = files_matching(data, &pattern).into_iter().filter(|p| is_supported_path(Path::new(p))).collect();
             let before = collected.jobs.len();
+            let wildcard = pattern.contains('*');
             for found in matches {
-                let is_group = root_of_group_file(&found).is_some_and(|(root, _)| {
+                // A group file named on its own is drawn alone, as on disk; one a wildcard meets is
+                // drawn with its root.
+                let is_group = wildcard && root_of_group_file(&found).is_some_and(|(root, _)| {
                     let folder = found.rsplit_once('/').map_or("", |(folder, _)| folder);
                     data.find(&if folder.is_empty() { root.clone() } else { format!("{folder}/{root}") }).is_some()
                 });
@@ -95,6 +98,9 @@ pub fn collect(paths: &[PathBuf], game_data: Option<&dyn FileSource>) -> Collect
             collected.not_rendered.push(NotRendered { label, reason: "not found".into(), failed: true, order: next_order(&collected) });
         }
     }
+    // A model named twice (a folder and a file in it, overlapping wildcards) is drawn once.
+    let mut seen = HashSet::new();
+    collected.jobs.retain(|job| seen.insert(job.model.clone()));
     collected
 }
 
@@ -146,7 +152,10 @@ struct ImageNames(HashSet<String>);
 
 impl ImageNames {
     fn claim(&mut self, model: &Path) -> PathBuf {
-        let base = model.to_string_lossy().replace('\\', "/");
+        // Only the path's plain names: a listfile entry like `..\..\x.m2` or an absolute one stays
+        // under the output folder.
+        let text = model.to_string_lossy().replace('\\', "/");
+        let base = text.split('/').filter(|part| !part.is_empty() && *part != "." && *part != ".." && !part.ends_with(':')).collect::<Vec<_>>().join("/");
         for n in 1.. {
             let candidate = if n == 1 { format!("{base}.png") } else { format!("{base}-{n}.png") };
             if self.0.insert(candidate.to_ascii_lowercase()) {
@@ -257,6 +266,8 @@ mod tests {
         assert_eq!(names.claim(Path::new("a/box.lwo")), PathBuf::from("a/box.lwo.png"));
         assert_eq!(names.claim(Path::new("a/box.m2")), PathBuf::from("a/box.m2.png"));
         assert_eq!(names.claim(Path::new("a/BOX.lwo")), PathBuf::from("a/BOX.lwo-2.png"));
+        assert_eq!(names.claim(Path::new(r"..\..\C:\x.m2")), PathBuf::from("x.m2.png"), "never outside the output folder");
+        assert_eq!(names.claim(Path::new("/abs/y.m2")), PathBuf::from("abs/y.m2.png"));
     }
 
     #[test]

@@ -94,6 +94,8 @@ pub struct ArchiveBrowser {
     pub preview: Option<BlpPreview>,
     /// Why the last preview could not be shown.
     pub preview_error: Option<String>,
+    /// Images of previews no longer shown, to be taken out of egui (which holds them) and freed.
+    retired: Vec<Handle<Image>>,
 }
 
 impl ArchiveBrowser {
@@ -102,10 +104,16 @@ impl ArchiveBrowser {
         self.source_name = source.describe();
         self.entries = source.browse();
         self.shown_for = None;
-        self.preview = None;
+        self.retire_preview();
         self.preview_error = None;
         self.open = true;
         self.refilter();
+    }
+
+    fn retire_preview(&mut self) {
+        if let Some(old) = self.preview.take() {
+            self.retired.extend(old.images);
+        }
     }
 
     /// Recomputes `shown` if the filters changed since.
@@ -164,6 +172,7 @@ pub fn open_row(browser: &mut ArchiveBrowser, row: usize, source: &dyn FileSourc
     let path = entry.path.clone().ok_or_else(|| format!("{}: no listfile names it, so it cannot be opened by its type", entry.label))?;
     if path.to_ascii_lowercase().ends_with(".blp") {
         let preview = blp_preview(source, &path, images);
+        browser.retire_preview();
         browser.preview_error = preview.as_ref().err().cloned();
         browser.preview = preview.ok();
         return browser.preview_error.clone().map_or(Ok(()), Err);
@@ -203,6 +212,10 @@ pub fn draw_browser(
     asset_server: Res<AssetServer>,
     mut images: ResMut<Assets<Image>>,
 ) -> Result {
+    for image in std::mem::take(&mut browser.retired) {
+        contexts.remove_image(&image);
+        images.remove(&image);
+    }
     if !browser.open {
         return Ok(());
     }

@@ -424,7 +424,7 @@ fn report_failure(mut capture: ResMut<Capture>, mut viewer: ResMut<Viewer>, asse
 fn give_up_on_stalled(mut capture: ResMut<Capture>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>, models: Res<Assets<ModelAsset>>, mut exit: MessageWriter<AppExit>) {
     let stalled = capture.batch.is_some() && !capture.requested && capture.current.as_ref().is_some_and(|(_, began)| began.elapsed() > MODEL_TIMEOUT);
     if stalled {
-        viewer.pending = None;
+        viewer.cancel();
         let error = format!("not drawn after {} s, given up", MODEL_TIMEOUT.as_secs());
         finish_current(&mut capture, &mut viewer, &asset_server, &models, Some(error), &mut exit);
     }

@@ -102,8 +102,13 @@ impl Viewer {
     /// Starts loading `path`; the model now shown stays until this one has loaded.
     pub fn open(&mut self, asset_server: &AssetServer, path: &Path) {
         let (path, handle, progress) = self.request(asset_server, path);
-        let reload = self.current_path.as_ref() == Some(&path);
-        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload, progress });
+        // The shown file again (dropped, picked in Recent or the browser) is read again: the asset
+        // server would hand back the loaded asset, which never reports a load.
+        if self.current.as_ref().is_some_and(|shown| shown.id() == handle.id()) {
+            self.reload(asset_server);
+            return;
+        }
+        self.pending = Some(PendingLoad { path, handle, started: Instant::now(), reload: false, progress });
     }
 
     /// Asks the asset server for `path` with this viewer's settings, without waiting for it or

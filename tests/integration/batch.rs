@@ -241,3 +241,16 @@ fn info_and_export_open_files_inside_the_game_data() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains(r"World\nothing.wmo: not found on disk, nor in the game data"), "{}", String::from_utf8_lossy(&missing.stderr));
 }
+
+/// A model named twice — as a file and inside a folder also named — is drawn once, promptly.
+#[test]
+fn a_model_named_twice_is_drawn_once() {
+    let out = scratch("batch-twice");
+    let model = asset("square-with-detail.lwo");
+    let started = std::time::Instant::now();
+    let output = run_batch(&["--output-dir".as_ref(), out.as_os_str(), "--resolution".as_ref(), "160x120".as_ref(), model.as_os_str(), model.as_os_str()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let rows = read_index(&out);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "took {:?}", started.elapsed());
+}

@@ -294,4 +294,21 @@ fn blp2_uncompressed_bgra_and_unknown_alpha_types_decode() {
             assert!(decoded.warnings[0].message.contains(&format!("alpha type {alpha_type}")));
         }
     }
+    // DXT picks its format as the client does, from the alpha bits first: DXT1 data with 0 or 1 alpha
+    // bits stays DXT1 whatever the type says, and 8-bit alpha is DXT5 only for type 7, DXT3 otherwise.
+    use wow_blp::convert::{image_to_blp, Blp2Format, BlpTarget, DxtAlgorithm, FilterType};
+    let source = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(8, 8, |x, y| image::Rgba([(x * 32) as u8, (y * 32) as u8, 90, if x < 4 { 255 } else { 0 }])));
+    for (format, types) in [
+        (Blp2Format::Dxt1 { has_alpha: true, compress_algorithm: DxtAlgorithm::RangeFit }, [1u8, 8, 200]),
+        (Blp2Format::Dxt3 { has_alpha: true, compress_algorithm: DxtAlgorithm::RangeFit }, [0u8, 8, 200]),
+    ] {
+        let bytes = wow_blp::encode::encode_blp(&image_to_blp(source.clone(), false, BlpTarget::Blp2(format), FilterType::Nearest).unwrap()).unwrap();
+        let reference = lwo_wmo_viewer::formats::blp::decode(&bytes).unwrap();
+        for alpha_type in types {
+            let mut changed = bytes.clone();
+            changed[10] = alpha_type;
+            let decoded = lwo_wmo_viewer::formats::blp::decode(&changed).unwrap_or_else(|e| panic!("alpha type {alpha_type}: {e}"));
+            assert_eq!(decoded.levels, reference.levels, "alpha bits {}, alpha type {alpha_type}", bytes[9]);
+        }
+    }
 }
