@@ -66,6 +66,11 @@ fn alpha_type_for_decoder(compression: u8, alpha_bits: u8, alpha_type: u8) -> u8
     }
 }
 
+/// The little-endian word at `at` of a header already known to be that long.
+fn header_word(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
 /// Width and height as the header states them, after checking every offset and size `wow-blp` will
 /// follow: it adds them in 32 bits and slices by them, so a hostile header must not reach it.
 pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
@@ -79,7 +84,7 @@ pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
     if bytes.len() < header_end {
         return Err(BlpError::HeaderCut { length: bytes.len(), header: header_end });
     }
-    let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let word = |at: usize| header_word(bytes, at);
     let (width, height) = (word(12), word(16));
     if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
         return Err(BlpError::SizeOutOfRange { width, height });
@@ -112,7 +117,7 @@ pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
 pub fn describe_encoding(bytes: &[u8]) -> Result<String, BlpError> {
     checked_dimensions(bytes)?;
     let byte = |at: usize| bytes[at];
-    let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let word = |at: usize| header_word(bytes, at);
     let jpeg = word(4) != 1;
     let text = if &bytes[..4] == b"BLP2" {
         let (compression, alpha_bits) = (byte(8), byte(9));

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use bevy::prelude::*;
+use bevy::tasks::{block_on, futures_lite::future::poll_once, AsyncComputeTaskPool, Task};
 use bevy_egui::{egui, EguiContexts, EguiTextureHandle};
 
 use crate::formats::wmo::root_of_group_file;
@@ -96,18 +97,38 @@ pub struct ArchiveBrowser {
     pub preview_error: Option<String>,
     /// Images of previews no longer shown, to be taken out of egui (which holds them) and freed.
     retired: Vec<Handle<Image>>,
+    /// The source's files being listed, off the main thread (a client's archives name some 300,000).
+    listing: Option<Task<Vec<BrowseEntry>>>,
 }
 
 impl ArchiveBrowser {
-    /// Lists the files of `source` (the window's game data, or the archive just dropped).
-    pub fn show(&mut self, source: &dyn FileSource) {
+    /// Opens the browser on `source` (the window's game data, or the archive just dropped); its files
+    /// are listed on a task and appear when [`ArchiveBrowser::poll_listing`] finds them ready.
+    pub fn show(&mut self, source: Arc<dyn FileSource>) {
         self.source_name = source.describe();
-        self.entries = source.browse();
+        self.entries.clear();
+        self.listing = Some(AsyncComputeTaskPool::get().spawn(async move { source.browse() }));
         self.shown_for = None;
         self.retire_preview();
         self.preview_error = None;
         self.open = true;
         self.refilter();
+    }
+
+    /// Takes the listing once its task has finished.
+    pub fn poll_listing(&mut self) {
+        let Some(task) = self.listing.as_mut() else { return };
+        if let Some(entries) = block_on(poll_once(task)) {
+            self.listing = None;
+            self.entries = entries;
+            self.shown_for = None;
+            self.refilter();
+        }
+    }
+
+    /// Whether the files are still being listed.
+    pub fn listing(&self) -> bool {
+        self.listing.is_some()
     }
 
     fn retire_preview(&mut self) {
@@ -216,6 +237,7 @@ pub fn draw_browser(
         contexts.remove_image(&image);
         images.remove(&image);
     }
+    browser.poll_listing();
     if !browser.open {
         return Ok(());
     }
@@ -238,7 +260,14 @@ pub fn draw_browser(
             }
         });
         browser.refilter();
-        ui.label(format!("{} of {} files", browser.shown.len(), browser.entries.len()));
+        if browser.listing() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("listing the files…");
+            });
+        } else {
+            ui.label(format!("{} of {} files", browser.shown.len(), browser.entries.len()));
+        }
         let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
         egui::ScrollArea::vertical().max_height(300.0).auto_shrink([false, false]).show_rows(ui, row_height, browser.shown.len(), |ui, rows| {
             for row in rows {

@@ -173,7 +173,7 @@ pub fn poll_control(
             }
             "browse" => {
                 if let (Some(browser), Some(switch)) = (browser.as_mut(), switch.as_ref()) {
-                    browser.show(switch.0.as_ref());
+                    browser.show(switch.0.clone());
                 }
             }
             "browser-filter" => {
@@ -229,6 +229,7 @@ pub fn poll_control(
         "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),
         "browser": browser.as_ref().filter(|b| b.open).map(|b| serde_json::json!({
             "source": b.source_name,
+            "listing": b.listing(),
             "entries": b.entries.len(),
             "shown": b.shown.iter().take(20).map(|&i| b.entries[i].label.clone()).collect::<Vec<_>>(),
             "shown_count": b.shown.len(),

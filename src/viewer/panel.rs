@@ -170,7 +170,7 @@ pub fn draw_panel(
             PanelAction::Open(path) => super::browser::open_recent(&mut viewer, &asset_server, switch.as_deref(), &path),
             PanelAction::Browse => {
                 if let Some(switch) = &switch {
-                    browser.show(switch.0.as_ref());
+                    browser.show(switch.0.clone());
                 }
             }
             PanelAction::OpenDialog => dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),

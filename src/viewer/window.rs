@@ -236,8 +236,8 @@ fn handle_drops(
         match crate::source::GameData::single_archive(archive) {
             Ok(data) => {
                 switch.0.set(std::sync::Arc::new(data));
-                browser.show(switch.0.as_ref());
-                viewer.notice = Some(format!("browsing {}: {} files", archive.display(), browser.entries.len()));
+                browser.show(switch.0.clone());
+                viewer.notice = Some(format!("browsing {}", archive.display()));
             }
             Err(e) => viewer.error = Some(e.to_string()),
         }

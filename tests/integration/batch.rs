@@ -195,19 +195,7 @@ pub fn sample_game_data() -> &'static Path {
         std::fs::create_dir_all(&data).unwrap();
         let common = data.join("common.MPQ").to_string_lossy().into_owned();
         let mut args = vec!["-c", "-q", "-M", "2", "-C", "ZLIB", &common];
-        args.extend([
-            "courtyard.wmo",
-            "courtyard_000.wmo",
-            "courtyard_001.wmo",
-            "courtyard_002.wmo",
-            "World/Generic/Barrel.m2",
-            "World/Generic/Barrel00.skin",
-            "World/Generic/Lamp.m2",
-            "World/Generic/Lamp00.skin",
-            "World/wmo/Sample/Glass.blp",
-            "World/wmo/Sample/Stone.blp",
-            "World/wmo/Sample/Water.blp",
-        ]);
+        args.extend(crate::mpq::SAMPLES);
         crate::mpq::smpq(&built.staging, &args);
         data
     })

@@ -12,7 +12,7 @@ use lwo_wmo_viewer::source::{FileSource, GameData, MpqArchive, SourceError};
 use crate::support::{asset, read, scratch};
 
 /// The samples, by the relative path they keep in the archives.
-const SAMPLES: &[&str] = &[
+pub const SAMPLES: &[&str] = &[
     "courtyard.wmo",
     "courtyard_000.wmo",
     "courtyard_001.wmo",

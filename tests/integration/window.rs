@@ -371,7 +371,7 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     let minute = Duration::from_secs(90);
     wait_for(&dir, "the LWO to show", minute, |s| s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false);
     send(&dir, &format!("drop {}", archive.display()));
-    let s = wait_for(&dir, "the browser", minute, |s| s["browser"].is_object());
+    let s = wait_for(&dir, "the browser with its files listed", minute, |s| s["browser"].is_object() && s["browser"]["listing"] == false);
     assert_eq!(s["browser"]["source"].as_str(), Some(archive.display().to_string().as_str()));
     assert!(s["browser"]["entries"].as_u64().unwrap() >= 11, "{s}");
     assert!(s["shown"].as_str().unwrap().ends_with("square-with-detail.lwo"), "the model stays until a file is opened");
