@@ -432,13 +432,14 @@ fn thumbnails(scratch: &Path) {
 }
 
 /// The viewer, windowless: time from its start to the first frame with the model, then frame times.
-fn viewer_frames(path: &Path, frames: usize) -> Result<(f64, Value), String> {
+fn viewer_frames(path: &Path, frames: usize, extra: &[&str]) -> Result<(f64, Value), String> {
     let viewer = viewer_binary()?;
     let png = std::env::temp_dir().join(format!("lwo-wmo-viewer-bench-{}.png", std::process::id()));
     let started = Instant::now();
     let mut child = Command::new(viewer)
         .arg(path)
         .args(["--output", &png.to_string_lossy(), "--resolution", "1280x720", "--measure-frames", &frames.to_string()])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -461,6 +462,10 @@ fn viewer_frames(path: &Path, frames: usize) -> Result<(f64, Value), String> {
     }
 }
 
+/// `--camera` inside tile 144 of the 300-group zone (row 8, column 0 of 18; WMO (10, 340, 4)), looking
+/// east along its row (the view's frame: a WMO's (x, y, z) is (x, z, −y)).
+const ZONE_INSIDE: &str = "10,4,-340:700,4,-340";
+
 fn generated_files(dir: &Path, quick: bool) -> std::io::Result<(PathBuf, PathBuf)> {
     std::fs::create_dir_all(dir)?;
     let (lwo_side, groups, per_group) = if quick { (200, 12, 2000) } else { (1060, 300, 7000) };
@@ -468,7 +473,8 @@ fn generated_files(dir: &Path, quick: bool) -> std::io::Result<(PathBuf, PathBuf
     if !lwo.exists() {
         std::fs::write(&lwo, fixtures::lwo::large_object(lwo_side, lwo_side))?;
     }
-    let zone = dir.join(format!("zone{groups}"));
+    // v2: the tiles became interior groups joined by doorway portals.
+    let zone = dir.join(format!("zone{groups}-v2"));
     let root = zone.join(format!("zone{groups}.wmo"));
     if !root.exists() {
         fixtures::wmo::large_scene(groups, per_group).write_to(&zone, &format!("zone{groups}"))?;
@@ -575,18 +581,7 @@ fn main() {
     // The bundled one-polygon sample gives the per-frame floor of Bevy itself on this machine.
     let floor = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/square-with-detail.lwo");
     for (path, frames) in [(&floor, 60), (&large_lwo, 60), (&large_wmo, 8)] {
-        match viewer_frames(path, frames) {
-            Ok((_, t)) if path == &large_wmo => {
-                let main = t["main_cpu_ms"].as_f64().unwrap_or(0.0);
-                println!(
-                    "- {}: main-world CPU per frame {main:.2} ms (target ≤ 2 ms): {}; frame time {:.1} ms, render world preparing {:.2} ms, render graph {:.1} ms",
-                    path.file_name().unwrap().to_string_lossy(),
-                    verdict(main <= 2.0),
-                    t["frame_time_ms"].as_f64().unwrap_or(0.0),
-                    t["render_prepare_ms"].as_f64().unwrap_or(0.0),
-                    t["render_graph_ms"].as_f64().unwrap_or(0.0),
-                );
-            }
+        match viewer_frames(path, frames, &[]) {
             Ok((first, t)) => println!(
                 "- {}: first frame with the model after {:.2} s; over {} frames: frame time {:.1} ms (Bevy FrameTimeDiagnostics); CPU: main world {:.2} ms, render world preparing {:.2} ms, render graph with lavapipe's rasterizing {:.1} ms",
                 path.file_name().unwrap().to_string_lossy(),
@@ -598,6 +593,31 @@ fn main() {
                 t["render_graph_ms"].as_f64().unwrap_or(0.0),
             ),
             Err(e) => println!("- {}: {e}", path.display()),
+        }
+    }
+    // The camera inside a tile of the zone's middle row, looking east along it: the portal culling case.
+    if !quick {
+        let inside = ZONE_INSIDE;
+        for (label, extra) in [("portal culling on", vec!["--camera", inside]), ("portal culling off", vec!["--camera", inside, "--no-portal-culling"])] {
+            match viewer_frames(&large_wmo, 30, &extra) {
+                Ok((_, t)) => {
+                    let main = t["main_cpu_ms"].as_f64().unwrap_or(0.0);
+                    let (drawn, total) = (t["triangles_drawn"].as_f64().unwrap_or(0.0), t["triangles_total"].as_f64().unwrap_or(0.0));
+                    let target = if extra.len() == 2 { format!(" (target ≤ 2 ms): {}", verdict(main <= 2.0)) } else { String::new() };
+                    println!(
+                        "- {} from inside, {label}: {} groups drawn, {:.0} of {:.0} thousand triangles ({:.1}%); main-world CPU per frame {main:.2} ms{target}; frame time {:.1} ms, render world preparing {:.2} ms, render graph {:.1} ms",
+                        large_wmo.file_name().unwrap().to_string_lossy(),
+                        t["groups_drawn"].as_u64().map_or("all".to_owned(), |g| g.to_string()),
+                        drawn / 1e3,
+                        total / 1e3,
+                        100.0 * drawn / total.max(1.0),
+                        t["frame_time_ms"].as_f64().unwrap_or(0.0),
+                        t["render_prepare_ms"].as_f64().unwrap_or(0.0),
+                        t["render_graph_ms"].as_f64().unwrap_or(0.0),
+                    );
+                }
+                Err(e) => println!("- {} from inside, {label}: {e}", large_wmo.display()),
+            }
         }
     }
     thumbnails(&data);

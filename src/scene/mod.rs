@@ -11,6 +11,7 @@ mod m2;
 pub mod material;
 pub(crate) mod parallel;
 pub mod progress;
+pub mod portals;
 pub mod provenance;
 mod describe;
 pub mod texture;
@@ -198,6 +199,8 @@ pub struct Scene {
     pub doodad_sets: Vec<String>,
     pub doodads: Vec<DoodadInfo>,
     pub portal_count: usize,
+    /// A WMO's groups and portals, for drawing only what the camera can see.
+    pub portal_graph: Option<portals::PortalGraph>,
     pub material_infos: Vec<MaterialInfo>,
     pub stats: ModelStats,
     /// Bounds of everything drawn, in scene space.

@@ -170,6 +170,10 @@ fn assemble(
         .map(|i| PartInfo { name: group_name(root, None, i), description: "missing".into(), parent: None, visible: false })
         .collect();
     let material_of = |m: u16| materials.get(usize::from(m)).copied().unwrap_or(default_material);
+    if let Some(root) = root {
+        let read: Vec<(usize, &WmoGroup, Bounds)> = groups.iter().zip(&built).map(|(&(i, _, g), meshes)| (i, g, meshes.bounds)).collect();
+        scene.portal_graph = Some(super::portals::PortalGraph::from_wmo(root, &read));
+    }
     for (&(i, file, group), meshes) in groups.iter().zip(built) {
         scene.parts[i] = PartInfo {
             name: group_name(root, Some(group), i),

@@ -56,6 +56,55 @@ pub fn orbit_transform(focus: Vec3, distance: f32, yaw: f32, pitch: f32) -> Tran
     Transform::from_translation(position).looking_at(focus, Vec3::Y)
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_placement_orbits_back_to_its_eye() {
+        let placement = parse_camera("4,3,-10:40,1,-12").unwrap();
+        let (focus, distance, yaw, pitch) = placement.orbit();
+        let transform = orbit_transform(focus, distance, yaw, pitch);
+        assert!(transform.translation.distance(placement.eye) < 1e-3, "{transform:?}");
+        assert!(parse_camera("1,2,3").is_err() && parse_camera("1,2,3:1,2,3").is_err() && parse_camera("1,2:3,4,5").is_err());
+    }
+}
+
+/// The camera put at `eye`, looking at `target`, in the view's frame (`--camera`, the control hook's
+/// `camera`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraPlacement {
+    pub eye: Vec3,
+    pub target: Vec3,
+}
+
+impl CameraPlacement {
+    /// As the orbit camera holds it: focus, distance, yaw and pitch (see [`orbit_transform`]).
+    pub fn orbit(&self) -> (Vec3, f32, f32, f32) {
+        let offset = self.eye - self.target;
+        let distance = offset.length().max(1e-3);
+        let direction = offset / distance;
+        (self.target, distance, direction.x.atan2(direction.z), direction.y.clamp(-1.0, 1.0).asin())
+    }
+}
+
+/// `X,Y,Z:X,Y,Z`, the eye then the target.
+pub fn parse_camera(s: &str) -> Result<CameraPlacement, String> {
+    let point = |text: &str| -> Result<Vec3, String> {
+        let values: Vec<f32> = text.split(',').map(|v| v.trim().parse::<f32>().map_err(|e| format!("{v}: {e}"))).collect::<Result<_, _>>()?;
+        match values[..] {
+            [x, y, z] if values.iter().all(|v| v.is_finite()) => Ok(Vec3::new(x, y, z)),
+            _ => Err(format!("expected x,y,z, got {text}")),
+        }
+    };
+    let (eye, target) = s.split_once(':').ok_or_else(|| format!("expected EYE:TARGET (x,y,z:x,y,z), got {s}"))?;
+    let placement = CameraPlacement { eye: point(eye)?, target: point(target)? };
+    if placement.eye.distance(placement.target) < 1e-3 {
+        return Err(format!("{s}: the eye and the target are the same point"));
+    }
+    Ok(placement)
+}
+
 pub fn near_far(distance: f32) -> (f32, f32) {
     ((distance * 0.001).max(0.001), (distance * 100.0).max(100.0))
 }

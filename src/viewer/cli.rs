@@ -51,6 +51,17 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = ViewDirection::Iso)]
     pub view: ViewDirection,
 
+    /// Put the camera at EYE looking at TARGET for --output and the first model in the window, instead
+    /// of framing the model from --view; each is x,y,z in the view's frame (Y up: a WMO's (x, y, z) is
+    /// (x, z, −y)), e.g. `--camera 4,3,-10:40,3,-10`
+    #[arg(long, value_name = "EYE:TARGET", value_parser = crate::viewer::camera::parse_camera)]
+    pub camera: Option<crate::viewer::camera::CameraPlacement>,
+
+    /// Draw every WMO group, also those the camera cannot see through a chain of portals (in the
+    /// window: the panel's View section)
+    #[arg(long)]
+    pub no_portal_culling: bool,
+
     /// Also draw the WMO portal polygons (in the window: the panel's toggle)
     #[arg(long)]
     pub portals: bool,

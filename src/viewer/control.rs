@@ -73,7 +73,12 @@ pub fn poll_control(
         ResMut<super::morphs::MorphControls>,
         MessageWriter<super::screenshot::TakeScreenshot>,
     ),
-    (models, watch): (Res<Assets<crate::plugin::ModelAsset>>, Option<Res<super::watch::FileWatch>>),
+    (models, watch, mut culling, mut camera_request): (
+        Res<Assets<crate::plugin::ModelAsset>>,
+        Option<Res<super::watch::FileWatch>>,
+        ResMut<super::culling::PortalCulling>,
+        Option<ResMut<super::window::CameraRequest>>,
+    ),
     (mut browser, switch, asset_server, mut images, mut wmo_materials): (
         Option<ResMut<super::browser::ArchiveBrowser>>,
         Option<Res<super::browser::GameDataSwitch>>,
@@ -124,10 +129,17 @@ pub fn poll_control(
                     "culling" => options.backface_culling = on,
                     "unlit" => options.unlit = on,
                     "watch" => options.watch = on,
+                    "portal-culling" => culling.enabled = on,
                     _ => warn!("{CONTROL_ENV}: unknown view option {option:?}"),
                 }
             }
             "select" => options.selected_part = arg.parse().ok(),
+            // `camera EYE:TARGET`, as `--camera` takes it.
+            "camera" => match (super::camera::parse_camera(arg.trim()), camera_request.as_mut()) {
+                (Ok(placement), Some(request)) => request.0 = Some(placement),
+                (Err(e), _) => warn!("{CONTROL_ENV}: camera: {e}"),
+                (Ok(_), None) => {}
+            },
             "pick" => {
                 // Window pixels, as a screenshot counts them; the picker works in logical pixels.
                 let scale = window_scale.single().map_or(1.0, |w| w.scale_factor());
@@ -225,6 +237,12 @@ pub fn poll_control(
         "shown_count": viewer.shown_count,
         "progress": viewer.pending.as_ref().map(|p| p.progress.snapshot()).map(|(stage, done, total)| serde_json::json!({ "stage": stage, "done": done, "total": total })),
         "triangles": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| m.description.stats.triangles),
+        "portal_culling": serde_json::json!({
+            "enabled": culling.enabled,
+            "drawn": culling.seen.as_ref().map(|s| (0..s.groups.len()).filter(|&g| s.groups[g]).collect::<Vec<_>>()),
+            "camera_in": culling.seen.as_ref().map(|s| s.camera_in.clone()),
+            "hidden_doodads": culling.seen.as_ref().map(|s| (0..s.doodads.len()).filter(|&d| !s.doodads[d]).collect::<Vec<_>>()),
+        }),
         "watching": watch.as_ref().map(|w| w.followed()),
         "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),
         "browser": browser.as_ref().filter(|b| b.open).map(|b| serde_json::json!({

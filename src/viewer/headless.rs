@@ -189,7 +189,7 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
             .disable::<WinitPlugin>(),
     )
     .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::from_millis(1)))
-    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone() })
+    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone(), portal_culling: !args.no_portal_culling })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
     .add_systems(Startup, setup)
     .add_systems(Update, (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure, give_up_on_stalled))
@@ -235,6 +235,7 @@ fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut capture:
         Projection::Perspective(PerspectiveProjection { fov: FOV_Y, ..default() }),
         RenderTarget::Image(target.into()),
         Transform::from_xyz(0.0, 0.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
+        super::camera::ViewCamera,
     ));
     super::window::spawn_lights(&mut commands);
     start_next(&mut capture, &mut viewer, &asset_server);
@@ -308,8 +309,14 @@ fn frame_camera(
     }
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
     let (w, h) = capture.args.resolution;
-    let (yaw, pitch) = yaw_pitch(capture.args.view);
-    let (focus, distance) = frame(&model.description.bounds, w as f32 / h as f32, yaw, pitch);
+    let (focus, distance, yaw, pitch) = match capture.args.camera {
+        Some(placement) => placement.orbit(),
+        None => {
+            let (yaw, pitch) = yaw_pitch(capture.args.view);
+            let (focus, distance) = frame(&model.description.bounds, w as f32 / h as f32, yaw, pitch);
+            (focus, distance, yaw, pitch)
+        }
+    };
     for (mut transform, mut projection) in &mut cameras {
         *transform = orbit_transform(focus, distance, yaw, pitch);
         if let Projection::Perspective(p) = &mut *projection {
@@ -351,6 +358,7 @@ fn count_frames(
     progress: Res<RenderProgress>,
     measurement: Option<ResMut<FrameMeasurement>>,
     diagnostics: Res<bevy::diagnostic::DiagnosticsStore>,
+    (drawn, meshes, culling): (Query<(&Mesh3d, &ViewVisibility)>, Res<Assets<Mesh>>, Res<super::culling::PortalCulling>),
 ) {
     let Some(ready_at) = capture.ready_at else { return };
     let rendered = progress.frames().saturating_sub(ready_at);
@@ -377,6 +385,15 @@ fn count_frames(
                 .get(&bevy::diagnostic::FrameTimeDiagnosticsPlugin::FRAME_TIME)
                 .and_then(|d| d.average())
                 .unwrap_or(0.0);
+            // What the frame drew after portal and frustum culling, against everything in the scene.
+            let (mut triangles_drawn, mut triangles_total) = (0usize, 0usize);
+            for (mesh, visibility) in &drawn {
+                let triangles = meshes.get(&mesh.0).and_then(|m| m.indices()).map_or(0, |i| i.len() / 3);
+                triangles_total += triangles;
+                if visibility.get() {
+                    triangles_drawn += triangles;
+                }
+            }
             println!(
                 "{}",
                 serde_json::json!({
@@ -386,6 +403,9 @@ fn count_frames(
                     "main_cpu_ms": mean(&m.main_spans),
                     "render_prepare_ms": prepare,
                     "render_graph_ms": graph,
+                    "triangles_drawn": triangles_drawn,
+                    "triangles_total": triangles_total,
+                    "groups_drawn": culling.seen.as_ref().map(|s| s.drawn_count()),
                 })
             );
         }

@@ -6,6 +6,7 @@ pub mod browser;
 pub mod camera;
 pub mod cli;
 pub mod control;
+pub mod culling;
 pub mod export;
 pub mod headless;
 pub mod info;

@@ -100,6 +100,8 @@ pub enum PanelAction {
     Browse,
     /// Draw replaceable texture `texture` (its place in `Scene::replaceable_textures`) with its BLP `choice`.
     ChooseTexture { texture: usize, choice: usize },
+    /// Turn WMO portal culling on or off.
+    PortalCulling(bool),
 }
 
 /// Everything the panel shows, borrowed from the app.
@@ -113,6 +115,7 @@ pub struct PanelInput<'a> {
     pub notice: Option<&'a str>,
     /// How far the load is ("group files 120 / 300, 1.2 s").
     pub progress: Option<String>,
+    pub culling: Option<&'a super::culling::PortalCulling>,
 }
 
 pub fn draw_panel(
@@ -131,7 +134,11 @@ pub fn draw_panel(
     mut morphs: ResMut<MorphControls>,
     mut screenshot_dialog: ResMut<super::screenshot::ScreenshotDialog>,
     mut wmo_materials: ResMut<Assets<crate::plugin::WmoMaterial>>,
-    (switch, mut browser): (Option<Res<super::browser::GameDataSwitch>>, ResMut<super::browser::ArchiveBrowser>),
+    (switch, mut browser, mut culling): (
+        Option<Res<super::browser::GameDataSwitch>>,
+        ResMut<super::browser::ArchiveBrowser>,
+        ResMut<super::culling::PortalCulling>,
+    ),
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let dt = time.delta_secs() * 1000.0;
@@ -146,6 +153,7 @@ pub fn draw_panel(
         dialog_open: dialog.is_open(),
         notice: viewer.notice.as_deref(),
         progress: viewer.pending.as_ref().map(|p| p.describe()),
+        culling: Some(&culling),
     };
     let mut edited = options.clone();
     let mut edited_morphs = morphs.clone();
@@ -175,6 +183,7 @@ pub fn draw_panel(
             }
             PanelAction::OpenDialog => dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
             PanelAction::Reload => viewer.reload(&asset_server),
+            PanelAction::PortalCulling(on) => culling.enabled = on,
             PanelAction::Export => export.ask(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
             PanelAction::SaveScreenshot => screenshot_dialog.ask(
                 viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf),
@@ -288,7 +297,7 @@ pub fn inspector(
             view_section(ui, options);
             if let Some(model) = input.model {
                 picked_section(ui, state);
-                scene_section(ui, model, toggles, options);
+                scene_section(ui, model, toggles, options, input.culling, &mut actions);
                 morphs_section(ui, model, morphs);
                 materials_section(ui, model);
                 replaceable_section(ui, model, state, &mut actions);
@@ -405,7 +414,14 @@ fn part_kind(model: &ModelAsset) -> (&'static str, &'static str) {
     }
 }
 
-fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggles, options: &mut ViewOptions) {
+fn scene_section(
+    ui: &mut egui::Ui,
+    model: &ModelAsset,
+    toggles: &mut ViewToggles,
+    options: &mut ViewOptions,
+    culling: Option<&super::culling::PortalCulling>,
+    actions: &mut Vec<PanelAction>,
+) {
     let count = model.description.parts.len();
     let (one, many) = part_kind(model);
     let header = format!("Scene: {count} {}", if count == 1 { one } else { many });
@@ -457,6 +473,23 @@ fn scene_section(ui: &mut egui::Ui, model: &ModelAsset, toggles: &mut ViewToggle
         }
         if model.description.portal_count > 0 {
             ui.checkbox(&mut toggles.portals, format!("portals ({})", model.description.portal_count));
+        }
+        if let (Some(graph), Some(culling)) = (&model.description.portal_graph, culling) {
+            ui.horizontal(|ui| {
+                let mut enabled = culling.enabled;
+                if ui.checkbox(&mut enabled, "portal culling").on_hover_text("draw only the groups the camera sees through portals").changed() {
+                    actions.push(PanelAction::PortalCulling(enabled));
+                }
+                let total = graph.groups.iter().filter(|g| g.present).count();
+                ui.label(match &culling.seen {
+                    Some(seen) => {
+                        let inside: Vec<&str> = seen.camera_in.iter().filter_map(|&g| model.description.parts.get(g)).map(|p| p.name.as_str()).collect();
+                        let place = if inside.is_empty() { "outside".to_owned() } else { format!("in {}", inside.join(", ")) };
+                        format!("{} of {total} groups drawn, camera {place}", seen.drawn_count())
+                    }
+                    None => format!("{total} of {total} groups drawn"),
+                });
+            });
         }
         // Overlay toggles only where the file has something to show with them.
         let has = |overlay: crate::scene::Overlay| model.description.nodes.iter().any(|n| n.overlay == Some(overlay));

@@ -9,7 +9,7 @@ use bevy::asset::{AssetLoadFailedEvent, AssetPath, LoadState};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
-use crate::plugin::{ModelAsset, ModelLoadError, ModelLoaderSettings, ModelPart, Overlay};
+use crate::plugin::{DoodadInstance, ModelAsset, ModelLoadError, ModelLoaderSettings, ModelPart, Overlay};
 use crate::scene::LoadProgress;
 use crate::LwoWmoPlugin;
 
@@ -21,6 +21,8 @@ pub struct ViewerScenePlugin {
     pub game_data: Option<Arc<dyn crate::source::FileSource>>,
     /// Morph weights to start with (`--morph NAME=WEIGHT`).
     pub morphs: Vec<(String, f32)>,
+    /// Whether WMO groups the camera cannot see through portals are hidden (`--no-portal-culling`).
+    pub portal_culling: bool,
 }
 
 /// The asset source that serves the game data given with `--data`: a model inside it is opened as
@@ -51,8 +53,9 @@ impl Plugin for ViewerScenePlugin {
             .insert_resource(Viewer { data_root: self.data_root.clone(), game_data: self.game_data.clone(), ..default() })
             .insert_resource(ViewToggles::default())
             .insert_resource(MorphControls { weights: self.morphs.iter().cloned().collect() })
+            .insert_resource(super::culling::PortalCulling::new(self.portal_culling))
             .add_message::<ModelShown>()
-            .add_systems(Update, (poll_pending_load, apply_visibility, apply_morph_weights).chain());
+            .add_systems(Update, (poll_pending_load, super::culling::update_portal_culling, apply_visibility, apply_morph_weights).chain());
     }
 }
 
@@ -203,7 +206,7 @@ impl ViewToggles {
     }
 }
 
-fn poll_pending_load(
+pub fn poll_pending_load(
     mut commands: Commands,
     mut viewer: ResMut<Viewer>,
     mut toggles: ResMut<ViewToggles>,
@@ -312,25 +315,27 @@ pub fn choose_texture(
     true
 }
 
-/// Applies the toggles to part and overlay entities; runs when the toggles change or the scene grows.
+/// Applies the toggles and the portal culling to part and overlay entities; runs when either changes or
+/// the scene grows.
 pub fn apply_visibility(
     toggles: Res<ViewToggles>,
+    culling: Res<super::culling::PortalCulling>,
     added: Query<(), Or<(Added<ModelPart>, Added<Overlay>)>>,
     mut parts: Query<(&ModelPart, Option<&Overlay>, &mut Visibility)>,
-    mut overlays: Query<(&Overlay, &mut Visibility), Without<ModelPart>>,
+    mut overlays: Query<(&Overlay, Option<&DoodadInstance>, &mut Visibility), Without<ModelPart>>,
 ) {
-    if !toggles.is_changed() && added.is_empty() {
+    if !toggles.is_changed() && !culling.is_changed() && added.is_empty() {
         return;
     }
     for (part, overlay, mut visibility) in &mut parts {
         let shown = match overlay {
             Some(o) => toggles.overlay_visible(*o),
-            None => toggles.parts.get(part.0).copied().unwrap_or(true),
+            None => toggles.parts.get(part.0).copied().unwrap_or(true) && culling.group_drawn(part.0),
         };
         visibility.set_if_neq(if shown { Visibility::Inherited } else { Visibility::Hidden });
     }
-    for (overlay, mut visibility) in &mut overlays {
-        let shown = toggles.overlay_visible(*overlay);
+    for (overlay, doodad, mut visibility) in &mut overlays {
+        let shown = toggles.overlay_visible(*overlay) && doodad.is_none_or(|d| culling.doodad_drawn(d.0));
         visibility.set_if_neq(if shown { Visibility::Inherited } else { Visibility::Hidden });
     }
 }

@@ -14,7 +14,7 @@ use bevy::render::render_resource::BlendState;
 use bevy_egui::{EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext};
 use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 
-use super::camera::{frame, near_far, yaw_pitch, FOV_Y};
+use super::camera::{frame, near_far, yaw_pitch, CameraPlacement, FOV_Y};
 use super::cli::{Args, ViewDirection};
 use super::panel::{draw_panel, PanelState};
 use super::scene::{ModelShown, Viewer, ViewerScenePlugin};
@@ -37,13 +37,14 @@ pub fn run(mut args: Args) -> ExitCode {
     )
     .add_plugins(EguiPlugin::default())
     .add_plugins(PanOrbitCameraPlugin)
-    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone() })
+    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone(), portal_culling: !args.no_portal_culling })
     .add_plugins(super::overlays::ViewOptionsPlugin)
     .add_plugins(super::picking::PickingPlugin)
     // Picks are cast on a click, not on every pointer move over the view.
     .insert_resource(bevy::picking::mesh_picking::MeshPickingSettings { require_markers: true, ..default() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
     .insert_resource(PanelState { recent: load_recent(), screenshot_size: args.screenshot_size, ..default() })
+    .insert_resource(CameraRequest(args.camera))
     .insert_resource(StartupArgs(args))
     .insert_resource(FileDialog::default())
     .init_resource::<super::export::WindowExport>()
@@ -54,7 +55,7 @@ pub fn run(mut args: Args) -> ExitCode {
     .add_plugins(super::screenshot::RenderProgressPlugin)
     .add_systems(Update, (super::screenshot::poll_screenshot_dialog, super::screenshot::take_screenshots, super::screenshot::capture_sized_shots).chain())
     .add_systems(Startup, setup)
-    .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show, gate_camera, poll_export))
+    .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show.after(super::scene::poll_pending_load), place_camera.after(frame_on_show), gate_camera, poll_export))
     .insert_resource(super::browser::GameDataSwitch(switch))
     .init_resource::<super::browser::ArchiveBrowser>()
     .add_systems(EguiPrimaryContextPass, (draw_panel, super::browser::draw_browser).chain());
@@ -162,6 +163,7 @@ fn frame_on_show(
     mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: Query<&Window>,
     switch: Option<Res<super::browser::GameDataSwitch>>,
+    mut placement: ResMut<CameraRequest>,
 ) {
     let events: Vec<ModelShown> = shown.read().copied().collect();
     if events.is_empty() {
@@ -172,8 +174,43 @@ fn frame_on_show(
     }
     // The shown file loaded again keeps the user's view.
     if events.iter().any(|e| !e.reload) {
-        frame_all(&viewer, &models, &mut cameras, &windows, None);
+        // `--camera` places the camera for the first model; later ones are framed.
+        let aim = match placement.0.take() {
+            Some(placement) => Aim::Placed(placement),
+            None => Aim::KeepDirection,
+        };
+        frame_all(&viewer, &models, &mut cameras, &windows, aim);
     }
+}
+
+/// A camera placement waiting to be applied: `--camera`'s when the first model shows, the control
+/// hook's `camera` at once.
+#[derive(Resource, Default)]
+pub struct CameraRequest(pub Option<CameraPlacement>);
+
+fn place_camera(
+    mut request: ResMut<CameraRequest>,
+    viewer: Res<Viewer>,
+    models: Res<Assets<ModelAsset>>,
+    mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
+    windows: Query<&Window>,
+) {
+    if viewer.current.is_some() {
+        if let Some(placement) = request.0.take() {
+            frame_all(&viewer, &models, &mut cameras, &windows, Aim::Placed(placement));
+        }
+    }
+}
+
+/// Where [`frame_all`] points the camera.
+#[derive(Clone, Copy, Debug)]
+pub enum Aim {
+    /// Frames the model from the direction the camera looks now.
+    KeepDirection,
+    /// Frames the model from a named direction.
+    View(ViewDirection),
+    /// Puts the camera there, whatever the model's size.
+    Placed(CameraPlacement),
 }
 
 pub fn frame_all(
@@ -181,15 +218,21 @@ pub fn frame_all(
     models: &Assets<ModelAsset>,
     cameras: &mut Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: &Query<&Window>,
-    view: Option<ViewDirection>,
+    aim: Aim,
 ) {
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
     let window_aspect = windows.iter().next().map_or(1.6, |w| w.width() / w.height().max(1.0));
     for (mut camera, mut projection, render_camera) in cameras.iter_mut() {
         // The panels take part of the window: frame for the viewport the camera draws into.
         let aspect = render_camera.viewport.as_ref().map_or(window_aspect, |v| v.physical_size.x as f32 / v.physical_size.y.max(1) as f32);
-        let (yaw, pitch) = view.map_or((camera.target_yaw, camera.target_pitch), yaw_pitch);
-        let (focus, distance) = frame(&model.description.bounds, aspect, yaw, pitch);
+        let (focus, distance, yaw, pitch) = match aim {
+            Aim::Placed(placement) => placement.orbit(),
+            Aim::KeepDirection | Aim::View(_) => {
+                let (yaw, pitch) = if let Aim::View(view) = aim { yaw_pitch(view) } else { (camera.target_yaw, camera.target_pitch) };
+                let (focus, distance) = frame(&model.description.bounds, aspect, yaw, pitch);
+                (focus, distance, yaw, pitch)
+            }
+        };
         camera.target_focus = focus;
         camera.target_radius = distance;
         camera.zoom_lower_limit = distance * 0.001;
@@ -302,15 +345,15 @@ fn handle_keys(
         }
     }
     let views = [
-        (KeyCode::KeyF, None),
-        (KeyCode::Home, Some(ViewDirection::Iso)),
-        (KeyCode::Digit1, Some(ViewDirection::Front)),
-        (KeyCode::Digit3, Some(ViewDirection::Side)),
-        (KeyCode::Digit7, Some(ViewDirection::Top)),
+        (KeyCode::KeyF, Aim::KeepDirection),
+        (KeyCode::Home, Aim::View(ViewDirection::Iso)),
+        (KeyCode::Digit1, Aim::View(ViewDirection::Front)),
+        (KeyCode::Digit3, Aim::View(ViewDirection::Side)),
+        (KeyCode::Digit7, Aim::View(ViewDirection::Top)),
     ];
-    for (key, view) in views {
+    for (key, aim) in views {
         if !ctrl && keys.just_pressed(key) {
-            frame_all(&viewer, &models, &mut cameras, &windows, view);
+            frame_all(&viewer, &models, &mut cameras, &windows, aim);
         }
     }
 }

@@ -4,6 +4,7 @@ mod assets;
 mod batch;
 mod chunks;
 mod cli;
+mod culling;
 mod export;
 mod fuzz_regressions;
 mod lwo;

@@ -70,7 +70,7 @@ fn draw(model: &ModelAsset, selected: &str) -> String {
 /// second) and returns the text of the last frame; `reveal` opens the tree down to the selection.
 fn run_panel(model: Option<&ModelAsset>, error: Option<&str>, state: &mut PanelState, toggles: &mut ViewToggles, reveal: bool) -> String {
     let ctx = egui::Context::default();
-    let input = PanelInput { model, current_path: None, loading: None, error, load_time_ms: None, dialog_open: false, notice: None, progress: None };
+    let input = PanelInput { model, current_path: None, loading: None, error, load_time_ms: None, dialog_open: false, notice: None, progress: None, culling: None };
     let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 8000.0))), ..Default::default() };
     let mut text = String::new();
     for _ in 0..2 {

@@ -678,3 +678,39 @@ fn a_cancelled_load_keeps_the_model_and_a_large_wmo_reports_progress_by_stage() 
     }
     quit(&dir, child);
 }
+
+/// Portal culling in the window (the scene of `culling.rs`): placed in room A looking east, the status
+/// says A, B and the yard are drawn and C's barrel is hidden; in room B looking north, C is drawn; with
+/// culling turned off nothing is culled.
+#[test]
+fn the_window_draws_only_the_groups_the_camera_sees_until_culling_is_turned_off() {
+    use lwo_wmo_viewer::fixtures::wmo::{portal_rooms, portal_rooms_groups::*};
+    let dir = scratch("window-culling");
+    let root = portal_rooms().write_to(&dir.join("rooms"), "rooms").unwrap();
+    let child = start(&dir, &root);
+    let minute = Duration::from_secs(90);
+    let root_text = root.display().to_string();
+    wait_for(&dir, "the rooms to show", minute, |s| s["shown"].as_str() == Some(root_text.as_str()) && s["loading"] == false);
+    // Where the orbit camera has come to rest: the same camera in two statuses half a second apart.
+    let settled = |what: &str, inside: usize| {
+        let mut last = serde_json::Value::Null;
+        wait_for(&dir, what, minute, |s| {
+            let still = s["camera"] == last["camera"] && s["portal_culling"]["camera_in"] == serde_json::json!([inside]);
+            last = s.clone();
+            std::thread::sleep(Duration::from_millis(500));
+            still
+        })
+    };
+    // The eyes and targets in the view's frame: a WMO's (x, y, z) is (x, z, −y).
+    send(&dir, "camera 4,3,-10:40,3,-10");
+    let s = settled("the view from room A", A);
+    assert_eq!(s["portal_culling"]["drawn"], serde_json::json!([A, B, YARD]), "{s}");
+    assert_eq!(s["portal_culling"]["hidden_doodads"], serde_json::json!([1]), "{s}");
+    send(&dir, "camera 30,3,-5:30,3,-40");
+    let s = settled("the view from room B", B);
+    assert_eq!(s["portal_culling"]["drawn"], serde_json::json!([B, C, YARD]), "{s}");
+    send(&dir, "view portal-culling off");
+    // Nothing is culled once the option is off.
+    wait_for(&dir, "culling off", minute, |s| s["portal_culling"]["enabled"] == false && s["portal_culling"]["drawn"].is_null());
+    quit(&dir, child);
+}
