@@ -319,14 +319,16 @@ pub fn choose_texture(
 /// the scene grows.
 pub fn apply_visibility(
     toggles: Res<ViewToggles>,
-    culling: Res<super::culling::PortalCulling>,
+    culling: Option<Res<super::culling::PortalCulling>>,
     added: Query<(), Or<(Added<ModelPart>, Added<Overlay>)>>,
     mut parts: Query<(&ModelPart, Option<&Overlay>, &mut Visibility)>,
     mut overlays: Query<(&Overlay, Option<&DoodadInstance>, &mut Visibility), Without<ModelPart>>,
 ) {
-    if !toggles.is_changed() && !culling.is_changed() && added.is_empty() {
+    if !toggles.is_changed() && !culling.as_ref().is_some_and(|c| c.is_changed()) && added.is_empty() {
         return;
     }
+    // Without the culling resource (an app that only toggles parts) nothing is culled.
+    let culling = culling.as_deref().cloned().unwrap_or_else(|| super::culling::PortalCulling::new(false));
     for (part, overlay, mut visibility) in &mut parts {
         let shown = match overlay {
             Some(o) => toggles.overlay_visible(*o),
