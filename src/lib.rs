@@ -11,7 +11,9 @@
 pub mod export;
 pub mod fixtures;
 pub mod formats;
+pub(crate) mod memory;
 pub mod mesh;
+pub(crate) mod parallel;
 pub mod scene;
 pub mod source;
 #[cfg(feature = "viewer")]

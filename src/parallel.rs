@@ -1,5 +1,6 @@
-//! One way to spread independent work over the cores: WMO group files, their meshes, exported
-//! textures. Items are taken one at a time, so a few large ones do not hold up the rest.
+//! One way to spread independent work over the cores: WMO group files, their meshes, ranges of a
+//! large LightWave layer's polygons, exported textures. Items are taken one at a time, so a few large
+//! ones do not hold up the rest.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -9,6 +10,10 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync
     let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len()).max(1);
+    if workers == 1 {
+        // No thread for one item (or one core): a small file pays nothing for the machinery.
+        return items.iter().map(work).collect();
+    }
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {

@@ -385,7 +385,7 @@ type EncodedImage = Result<Vec<u8>, String>;
 /// Every used texture's level 0 as PNG, on every core (a WMO has hundreds of textures).
 fn encode_textures(scene: &Scene, used: &BTreeSet<usize>, step: &(dyn Fn() + Sync)) -> Vec<(usize, EncodedImage)> {
     let wanted: Vec<usize> = used.iter().copied().collect();
-    let encoded = crate::scene::parallel::parallel_map(&wanted, |&t| {
+    let encoded = crate::parallel::parallel_map(&wanted, |&t| {
         let png = encode_png(&scene.textures[t]);
         step();
         png

@@ -3,7 +3,8 @@
 //! list for one-point polygons and metaballs.
 
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::ops::Range;
+use std::sync::Arc;
 
 use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
 
@@ -67,7 +68,8 @@ pub struct LwoMeshes {
 }
 
 pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
-    let mut triangulator = Triangulator::new();
+    // A large object's meshes, and the pieces its threads build them from, are blocks of megabytes.
+    crate::memory::map_large_blocks();
     let mut layers = Vec::with_capacity(object.layers.len());
     let mut triangle_count = 0;
     let mut rendered_triangles = 0;
@@ -75,7 +77,7 @@ pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
     for (index, layer) in object.layers.iter().enumerate() {
         let parent = resolve_parent(object, index);
         let parent_pivot = parent.map_or([0.0; 3], |p| object.layers[p].pivot);
-        let built = build_layer(layer, &object.surfaces, options, &mut triangulator);
+        let built = build_layer(layer, &object.surfaces, options);
         triangle_count += built.triangles;
         degenerate_polygons += built.degenerate;
         let mut bounds = Bounds::EMPTY;
@@ -129,11 +131,11 @@ struct BuiltLayer {
 
 /// Per-corner lookups into the vertex maps a surface uses, or the projection that makes its UVs.
 struct CornerMaps<'a> {
-    uv: Option<Rc<MapLookup<'a>>>,
+    uv: Option<Arc<MapLookup<'a>>>,
     projection: Option<&'a Block>,
     /// Another TXUV map of the layer, kept as the second UV set.
-    second_uv: Option<Rc<MapLookup<'a>>>,
-    color: Option<Rc<MapLookup<'a>>>,
+    second_uv: Option<Arc<MapLookup<'a>>>,
+    color: Option<Arc<MapLookup<'a>>>,
 }
 
 /// A VMAP by point, with the VMAD of the same name overriding it by (point, polygon): a dense table by
@@ -188,18 +190,18 @@ impl<'a> MapLookup<'a> {
     }
 }
 
-/// Lookups built once per map and shared by every surface that reads it.
+/// Lookups built once per map and shared by every surface (and thread) that reads it.
 #[derive(Default)]
 struct MapLookups<'a> {
-    built: Vec<(&'static [&'static [u8; 4]], String, Option<Rc<MapLookup<'a>>>)>,
+    built: Vec<(&'static [&'static [u8; 4]], String, Option<Arc<MapLookup<'a>>>)>,
 }
 
 impl<'a> MapLookups<'a> {
-    fn get(&mut self, layer: &'a Layer, kinds: &'static [&'static [u8; 4]], name: &str) -> Option<Rc<MapLookup<'a>>> {
+    fn get(&mut self, layer: &'a Layer, kinds: &'static [&'static [u8; 4]], name: &str) -> Option<Arc<MapLookup<'a>>> {
         if let Some((_, _, lookup)) = self.built.iter().find(|(k, n, _)| std::ptr::eq(*k, kinds) && n == name) {
             return lookup.clone();
         }
-        let lookup = MapLookup::new(layer, kinds, name).map(Rc::new);
+        let lookup = MapLookup::new(layer, kinds, name).map(Arc::new);
         self.built.push((kinds, name.to_string(), lookup.clone()));
         lookup
     }
@@ -222,32 +224,118 @@ fn projecting_block(surface: Option<&Surface>) -> Option<&Block> {
     surface.and_then(|s| s.color_map()).filter(|b| !matches!(b.projection, Projection::Uv | Projection::Front))
 }
 
-fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, triangulator: &mut Triangulator) -> BuiltLayer {
+/// Polygons per range of a layer built on its own thread. Fixed, not a share of the cores, so a file
+/// builds the same meshes on every machine; a layer below it is one range, built as one sequence.
+const POLYGONS_PER_RANGE: usize = 1 << 16;
+
+/// What every polygon range of a layer reads, made once and shared by the threads.
+struct LayerInputs<'a> {
+    layer: &'a Layer,
+    options: BuildOptions,
+    normals: &'a CornerNormals<'a>,
+    /// modo writes its own vertex normals as a NORM map; where one is present it wins.
+    stored_normals: Option<MapLookup<'a>>,
+    morphs: &'a LayerMorphs<'a>,
+    /// The maps each surface's corners read, by surface index.
+    maps_of_surface: HashMap<u32, CornerMaps<'a>>,
+}
+
+impl<'a> LayerInputs<'a> {
+    fn local(&self, p: [f32; 3]) -> [f32; 3] {
+        lwo_to_bevy(sub(p, self.layer.pivot))
+    }
+}
+
+/// The maps of every surface the layer's polygons use, each map's lookup built once.
+fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups: &mut MapLookups<'a>) -> HashMap<u32, CornerMaps<'a>> {
+    let mut used: Vec<u32> = layer.polygons.surface.clone();
+    used.sort_unstable();
+    used.dedup();
+    used.into_iter()
+        .map(|surface_index| {
+            let surface = surfaces.get(surface_index as usize);
+            let primary = uv_map_name(layer, surface);
+            let uv = primary.and_then(|name| lookups.get(layer, UV_KINDS, name));
+            let color = surface.and_then(|s| s.vertex_color.as_ref()).and_then(|vc| lookups.get(layer, COLOR_KINDS, &vc.map_name));
+            let second_uv =
+                layer.vertex_maps.iter().find(|m| m.is_uv() && Some(m.name.as_str()) != primary).and_then(|m| lookups.get(layer, UV_KINDS, &m.name));
+            (surface_index, CornerMaps { uv, projection: projecting_block(surface), second_uv, color })
+        })
+        .collect()
+}
+
+fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions) -> BuiltLayer {
     let polys = &layer.polygons;
     let normals = CornerNormals::new(layer, surfaces, options.smoothing);
-    // modo writes its own vertex normals as a NORM map; where one is present it wins.
-    let stored_normals = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
-    let local = |p: [f32; 3]| lwo_to_bevy(sub(p, layer.pivot));
     let morphs = LayerMorphs::new(layer, &normals);
-    let mut meshes: Vec<SurfaceMesh> = Vec::new();
+    let mut lookups = MapLookups::default();
+    let inputs = LayerInputs {
+        layer,
+        options,
+        normals: &normals,
+        stored_normals: layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name)),
+        morphs: &morphs,
+        maps_of_surface: corner_maps_by_surface(layer, surfaces, &mut lookups),
+    };
+    let ranges: Vec<Range<usize>> = (0..polys.len()).step_by(POLYGONS_PER_RANGE).map(|start| start..(start + POLYGONS_PER_RANGE).min(polys.len())).collect();
+    let parts = crate::parallel::parallel_map(&ranges, |range| build_range(&inputs, range.clone()));
+    let mut built = join_ranges(parts, &morphs);
+    for (surface_index, cage, remap) in patch_cages(layer, &built.patches) {
+        let surface = surfaces.get(surface_index as usize);
+        let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
+        let projection = projecting_block(surface);
+        let mesh = limit_surface(layer, cage, remap, uv.as_deref(), projection, &morphs, options.subdivision_level);
+        built.surfaces.push(SurfaceMesh { surface: surface_index, detail: false, mesh });
+    }
+    BuiltLayer {
+        surfaces: built.surfaces,
+        lines: (!built.lines.is_empty()).then_some(built.lines),
+        points: (!built.points.is_empty()).then_some(built.points),
+        triangles: built.triangles,
+        degenerate: built.degenerate,
+    }
+}
+
+/// What one range of a layer's polygons builds.
+struct RangeMeshes {
+    /// One mesh per (surface, detail) in the order the range first meets them.
+    surfaces: Vec<SurfaceMesh>,
+    lines: MeshData,
+    points: MeshData,
+    /// PTCH/SUBD polygons left for subdivision (when it is on), in file order.
+    patches: Vec<u32>,
+    triangles: usize,
+    degenerate: usize,
+}
+
+/// Builds the polygons `range` of the layer into meshes of their own.
+fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
+    let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
+    let polys = &layer.polygons;
+    let mut triangulator = Triangulator::new();
+    let mut out = RangeMeshes {
+        surfaces: Vec::new(),
+        lines: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Lines) },
+        points: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Points) },
+        patches: Vec::new(),
+        triangles: 0,
+        degenerate: 0,
+    };
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
-    let mut maps_of: HashMap<u32, usize> = HashMap::new();
-    let mut corner_maps: Vec<CornerMaps<'_>> = Vec::new();
-    let mut last_mesh: Option<((u32, bool), (usize, usize))> = None;
-    let expected = expected_sizes(layer, options);
-    let mut lines = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Lines) };
-    let mut points = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Points) };
+    let mut last_mesh: Option<((u32, bool), usize)> = None;
+    let expected = expected_sizes(layer, options, range.clone());
     let mut corner_points: Vec<[f32; 3]> = Vec::new();
     let mut tris: Vec<[u32; 3]> = Vec::new();
-    let mut triangles = 0;
-    let mut degenerate = 0;
-    let mut cages: Vec<(u32, Cage, HashMap<u32, u32>)> = Vec::new();
     let mut projected_uvs: Vec<[f32; 2]> = Vec::new();
-    let mut lookups = MapLookups::default();
     let mut corner_vertex: Vec<u32> = Vec::new();
-    // Per point: the mesh slot and vertex its latest corner went to.
-    let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); layer.points.len()];
-    for p in 0..polys.len() {
+    // Per point the range uses: the mesh slot and vertex its latest corner went to. A range's polygons
+    // mostly use a band of the points, so the table spans only that band.
+    let corner_at = |polygon: usize| polys.starts.get(polygon).map_or(0, |&c| c as usize);
+    let corners = polys.indices.get(corner_at(range.start)..corner_at(range.end)).unwrap_or(&[]);
+    let first_point = corners.iter().copied().min().unwrap_or(0);
+    let point_span = corners.iter().copied().max().map_or(0, |last| (last - first_point) as usize + 1);
+    let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); point_span];
+    for p in range {
         let vertices = polys.vertices(p);
         let kind = polys.kind[p];
         let surface_index = polys.surface[p];
@@ -257,15 +345,15 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                 (_, 0) => {}
                 (PolygonKind::MetaBall, _) | (_, 1) => {
                     for &v in vertices {
-                        push_plain_vertex(&mut points, local(point_at(&layer.points, v)));
-                        morphs.push_vertex(&mut points, v, None);
+                        push_plain_vertex(&mut out.points, inputs.local(point_at(&layer.points, v)));
+                        morphs.push_vertex(&mut out.points, v, None);
                     }
                 }
                 _ => {
                     for pair in vertices.windows(2) {
                         for &v in pair {
-                            push_plain_vertex(&mut lines, local(point_at(&layer.points, v)));
-                            morphs.push_vertex(&mut lines, v, None);
+                            push_plain_vertex(&mut out.lines, inputs.local(point_at(&layer.points, v)));
+                            morphs.push_vertex(&mut out.lines, v, None);
                         }
                     }
                 }
@@ -276,73 +364,42 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         corner_points.extend(vertices.iter().map(|&v| point_at(&layer.points, v)));
         tris.clear();
         let made = triangulator.triangulate(&corner_points, &mut tris);
-        triangles += made;
+        out.triangles += made;
         if made < n - 2 {
-            degenerate += 1;
+            out.degenerate += 1;
         }
         if made == 0 {
             continue;
         }
         if kind == PolygonKind::Patch && options.subdivision_level > 0 {
-            let slot = match cages.iter().position(|(s, _, _)| *s == surface_index) {
-                Some(i) => i,
-                None => {
-                    cages.push((surface_index, Cage::default(), HashMap::new()));
-                    cages.len() - 1
-                }
-            };
-            let (_, cage, remap) = &mut cages[slot];
-            let face = vertices
-                .iter()
-                .map(|&v| {
-                    *remap.entry(v).or_insert_with(|| {
-                        cage.points.push(point_at(&layer.points, v));
-                        (cage.points.len() - 1) as u32
-                    })
-                })
-                .collect();
-            cage.faces.push(face);
-            cage.face_origins.push(p as u32);
+            out.patches.push(p as u32);
             continue;
         }
         let detail = polys.detail_of[p] != NONE;
         let key = (surface_index, detail);
         // Polygons come in runs of one surface: the previous polygon's mesh is usually this one's.
-        let (slot, maps_slot) = match last_mesh {
-            Some((last_key, slots)) if last_key == key => slots,
+        let slot = match last_mesh {
+            Some((last_key, slot)) if last_key == key => slot,
             _ => {
-                let maps_slot = *maps_of.entry(surface_index).or_insert_with(|| {
-                    let surface = surfaces.get(surface_index as usize);
-                    let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
-                    let color = surface.and_then(|s| s.vertex_color.as_ref()).and_then(|vc| lookups.get(layer, COLOR_KINDS, &vc.map_name));
-                    let primary = uv_map_name(layer, surface);
-                    let second_uv = layer
-                        .vertex_maps
-                        .iter()
-                        .find(|m| m.is_uv() && Some(m.name.as_str()) != primary)
-                        .and_then(|m| lookups.get(layer, UV_KINDS, &m.name));
-                    corner_maps.push(CornerMaps { uv, projection: projecting_block(surface), second_uv, color });
-                    corner_maps.len() - 1
-                });
                 let slot = *mesh_of.entry(key).or_insert_with(|| {
                     let mut mesh = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Triangles) };
                     // Sized up front: growing by doubling would hold old and new buffers at once.
                     if let Some(&(corners, triangles)) = expected.get(&key) {
-                        let vertices = corners.min(layer.points.len());
+                        let vertices = corners.min(point_span);
                         mesh.positions.reserve_exact(vertices);
                         mesh.normals.reserve_exact(vertices);
                         mesh.indices.reserve_exact(3 * triangles);
                         mesh.triangle_records.reserve_exact(triangles);
                     }
-                    meshes.push(SurfaceMesh { surface: surface_index, detail, mesh });
-                    meshes.len() - 1
+                    out.surfaces.push(SurfaceMesh { surface: surface_index, detail, mesh });
+                    out.surfaces.len() - 1
                 });
-                last_mesh = Some((key, (slot, maps_slot)));
-                (slot, maps_slot)
+                last_mesh = Some((key, slot));
+                slot
             }
         };
-        let maps = &corner_maps[maps_slot];
-        let mesh = &mut meshes[slot].mesh;
+        let Some(maps) = inputs.maps_of_surface.get(&surface_index) else { continue };
+        let mesh = &mut out.surfaces[slot].mesh;
         projected_uvs.clear();
         if let Some(block) = maps.projection {
             let normal = polygon_normal(&layer.points, vertices);
@@ -357,7 +414,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         }
         corner_vertex.clear();
         for (k, &v) in vertices.iter().enumerate() {
-            let stored = stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
+            let stored = inputs.stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
             let normal = lwo_to_bevy(stored.unwrap_or_else(|| normals.at(p, v)));
             let to_uv = |value: &[f32]| [value.first().copied().unwrap_or(0.0), 1.0 - value.get(1).copied().unwrap_or(0.0)];
             let uv = match (&maps.uv, projected_uvs.get(k)) {
@@ -379,12 +436,13 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                     && second_uv.is_none_or(|uv| mesh.uv_sets[1][i] == uv)
                     && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
             };
-            let previous = last_vertex_of_point.get(v as usize).copied().filter(|&(s, i)| s == slot as u32 && attributes(mesh, i as usize));
+            let last_slot = last_vertex_of_point.get_mut(v.wrapping_sub(first_point) as usize);
+            let previous = last_slot.as_deref().copied().filter(|&(s, i)| s == slot as u32 && attributes(mesh, i as usize));
             let index = match previous {
                 Some((_, i)) => i,
                 None => {
                     let i = mesh.positions.len() as u32;
-                    mesh.positions.push(local(point_at(&layer.points, v)));
+                    mesh.positions.push(inputs.local(point_at(&layer.points, v)));
                     mesh.normals.push(normal);
                     if let Some(uv) = uv {
                         mesh.uv_sets[0].push(uv);
@@ -397,7 +455,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
                     }
                     // A normal the file stores is kept as it is in every shape.
                     morphs.push_vertex(mesh, v, stored.is_none().then_some((p, normal)));
-                    if let Some(last) = last_vertex_of_point.get_mut(v as usize) {
+                    if let Some(last) = last_slot {
                         *last = (slot as u32, i);
                     }
                     i
@@ -415,52 +473,123 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, trian
         }
         mesh.triangle_records.extend(std::iter::repeat_n(p as u32, tris.len()));
     }
-    for (surface_index, mut cage, remap) in cages {
-        let surface = surfaces.get(surface_index as usize);
-        let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
-        let projection = projecting_block(surface);
-        let has_uv = uv.is_some() || projection.is_some();
-        // UVs and morph offsets ride through subdivision as extras: Catmull–Clark is linear in its
-        // points, so subdividing the offsets gives exactly the subdivided morphed shape's offsets.
-        if has_uv || !morphs.is_empty() {
-            let mut by_cage_point: Vec<(u32, u32)> = remap.into_iter().map(|(point, slot)| (slot, point)).collect();
-            by_cage_point.sort_unstable();
-            cage.extras = by_cage_point
-                .iter()
-                .map(|&(slot, point)| {
-                    let p = cage.points[slot as usize];
-                    let mut extras = Vec::with_capacity(2 + 3 * morphs.len());
-                    if has_uv {
-                        let value = match (&uv, projection) {
-                            (Some(map), _) => map.get(point, NONE).map_or([0.0, 0.0], |v| [v.first().copied().unwrap_or(0.0), 1.0 - v.get(1).copied().unwrap_or(0.0)]),
-                            (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
-                            (None, None) => [0.0, 0.0],
-                        };
-                        extras.extend(value);
-                    }
-                    for offsets in &morphs.offsets {
-                        extras.extend(offsets.get(point as usize).copied().unwrap_or([0.0; 3]));
-                    }
-                    extras
-                })
-                .collect();
+    out
+}
+
+/// The ranges' meshes joined in file order: one mesh per (surface, detail) in the order the layer
+/// first meets them, each range's vertices after the previous ones'. A point whose corners fall in two
+/// ranges gets a vertex in each.
+fn join_ranges(parts: Vec<RangeMeshes>, morphs: &LayerMorphs<'_>) -> RangeMeshes {
+    let mut joined = RangeMeshes {
+        surfaces: Vec::new(),
+        lines: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Lines) },
+        points: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Points) },
+        patches: Vec::new(),
+        triangles: 0,
+        degenerate: 0,
+    };
+    let mut pieces: Vec<((u32, bool), Vec<MeshData>)> = Vec::new();
+    let (mut lines, mut points) = (Vec::new(), Vec::new());
+    for part in parts {
+        for surface in part.surfaces {
+            let key = (surface.surface, surface.detail);
+            match pieces.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push(surface.mesh),
+                None => pieces.push((key, vec![surface.mesh])),
+            }
         }
-        let smooth = subdivide(&cage, options.subdivision_level);
-        let mut mesh = limit_surface_mesh(&smooth, has_uv, &local);
-        morphs.add_to_limit_surface(&mut mesh, &smooth, if has_uv { 2 } else { 0 });
-        meshes.push(SurfaceMesh { surface: surface_index, detail: false, mesh });
+        lines.push(part.lines);
+        points.push(part.points);
+        joined.patches.extend(part.patches);
+        joined.triangles += part.triangles;
+        joined.degenerate += part.degenerate;
     }
-    BuiltLayer {
-        surfaces: meshes,
-        lines: (!lines.is_empty()).then_some(lines),
-        points: (!points.is_empty()).then_some(points),
-        triangles,
-        degenerate,
+    joined.surfaces = pieces.into_iter().map(|((surface, detail), list)| SurfaceMesh { surface, detail, mesh: MeshData::concatenate(list) }).collect();
+    if lines.iter().any(|m| !m.is_empty()) {
+        joined.lines = MeshData::concatenate(lines);
     }
+    if points.iter().any(|m| !m.is_empty()) {
+        joined.points = MeshData::concatenate(points);
+    }
+    joined
+}
+
+/// The subdivision cages of the layer's patches, one per surface in the order the layer first meets
+/// them, with each cage point's layer point.
+fn patch_cages(layer: &Layer, patches: &[u32]) -> Vec<(u32, Cage, HashMap<u32, u32>)> {
+    let polys = &layer.polygons;
+    let mut cages: Vec<(u32, Cage, HashMap<u32, u32>)> = Vec::new();
+    for &p in patches {
+        let surface_index = polys.surface[p as usize];
+        let slot = match cages.iter().position(|(s, _, _)| *s == surface_index) {
+            Some(i) => i,
+            None => {
+                cages.push((surface_index, Cage::default(), HashMap::new()));
+                cages.len() - 1
+            }
+        };
+        let (_, cage, remap) = &mut cages[slot];
+        let face = polys
+            .vertices(p as usize)
+            .iter()
+            .map(|&v| {
+                *remap.entry(v).or_insert_with(|| {
+                    cage.points.push(point_at(&layer.points, v));
+                    (cage.points.len() - 1) as u32
+                })
+            })
+            .collect();
+        cage.faces.push(face);
+        cage.face_origins.push(p);
+    }
+    cages
+}
+
+/// A patch cage subdivided into its smooth mesh, with its UVs and morph targets.
+fn limit_surface(
+    layer: &Layer,
+    mut cage: Cage,
+    remap: HashMap<u32, u32>,
+    uv: Option<&MapLookup<'_>>,
+    projection: Option<&Block>,
+    morphs: &LayerMorphs<'_>,
+    level: u32,
+) -> MeshData {
+    let has_uv = uv.is_some() || projection.is_some();
+    // UVs and morph offsets ride through subdivision as extras: Catmull–Clark is linear in its
+    // points, so subdividing the offsets gives exactly the subdivided morphed shape's offsets.
+    if has_uv || !morphs.is_empty() {
+        let mut by_cage_point: Vec<(u32, u32)> = remap.into_iter().map(|(point, slot)| (slot, point)).collect();
+        by_cage_point.sort_unstable();
+        cage.extras = by_cage_point
+            .iter()
+            .map(|&(slot, point)| {
+                let p = cage.points[slot as usize];
+                let mut extras = Vec::with_capacity(2 + 3 * morphs.len());
+                if has_uv {
+                    let value = match (uv, projection) {
+                        (Some(map), _) => map.get(point, NONE).map_or([0.0, 0.0], |v| [v.first().copied().unwrap_or(0.0), 1.0 - v.get(1).copied().unwrap_or(0.0)]),
+                        (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
+                        (None, None) => [0.0, 0.0],
+                    };
+                    extras.extend(value);
+                }
+                for offsets in &morphs.offsets {
+                    extras.extend(offsets.get(point as usize).copied().unwrap_or([0.0; 3]));
+                }
+                extras
+            })
+            .collect();
+    }
+    let smooth = subdivide(&cage, level);
+    let local = |p: [f32; 3]| lwo_to_bevy(sub(p, layer.pivot));
+    let mut mesh = limit_surface_mesh(&smooth, has_uv, &local);
+    morphs.add_to_limit_surface(&mut mesh, &smooth, if has_uv { 2 } else { 0 });
+    mesh
 }
 
 /// Per (surface, detail) mesh: the corners and the triangles its simple polygons will give (n − 2 each).
-fn expected_sizes(layer: &Layer, options: BuildOptions) -> HashMap<(u32, bool), (usize, usize)> {
+fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<usize>) -> HashMap<(u32, bool), (usize, usize)> {
     let polys = &layer.polygons;
     let mut sizes: HashMap<(u32, bool), (usize, usize)> = HashMap::new();
     let mut run: Option<((u32, bool), usize, usize)> = None;
@@ -471,7 +600,7 @@ fn expected_sizes(layer: &Layer, options: BuildOptions) -> HashMap<(u32, bool), 
             entry.1 += triangles;
         }
     };
-    for p in 0..polys.len() {
+    for p in range {
         let n = polys.vertices(p).len();
         let kind = polys.kind[p];
         if !kind.is_surface() || n < 3 || (kind == PolygonKind::Patch && options.subdivision_level > 0) {

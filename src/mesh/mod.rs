@@ -101,6 +101,49 @@ impl MeshData {
         b
     }
 
+    /// One mesh of the pieces' vertices and primitives in their order, each piece's indices moved past
+    /// the vertices before it. The pieces share a layout (the same UV sets, colours and morph targets);
+    /// the first one's buffers are grown to the total once and the others freed as they are copied, so
+    /// the join holds little more than the pieces did.
+    pub fn concatenate(pieces: Vec<MeshData>) -> MeshData {
+        let mut pieces = pieces.into_iter();
+        let Some(mut joined) = pieces.next() else { return MeshData::new(Topology::Triangles) };
+        let rest: Vec<MeshData> = pieces.collect();
+        let vertices: usize = rest.iter().map(|m| m.positions.len()).sum();
+        joined.positions.reserve_exact(vertices);
+        joined.normals.reserve_exact(vertices);
+        for set in &mut joined.uv_sets {
+            set.reserve_exact(vertices);
+        }
+        if let Some(colors) = &mut joined.colors {
+            colors.reserve_exact(vertices);
+        }
+        for target in &mut joined.morph_targets {
+            target.positions.reserve_exact(vertices);
+            target.normals.reserve_exact(vertices);
+        }
+        joined.indices.reserve_exact(rest.iter().map(|m| m.indices.len()).sum());
+        joined.triangle_records.reserve_exact(rest.iter().map(|m| m.triangle_records.len()).sum());
+        for piece in rest {
+            let offset = joined.positions.len() as u32;
+            joined.positions.extend_from_slice(&piece.positions);
+            joined.normals.extend_from_slice(&piece.normals);
+            for (set, more) in joined.uv_sets.iter_mut().zip(&piece.uv_sets) {
+                set.extend_from_slice(more);
+            }
+            if let (Some(colors), Some(more)) = (&mut joined.colors, &piece.colors) {
+                colors.extend_from_slice(more);
+            }
+            for (target, more) in joined.morph_targets.iter_mut().zip(&piece.morph_targets) {
+                target.positions.extend_from_slice(&more.positions);
+                target.normals.extend_from_slice(&more.normals);
+            }
+            joined.indices.extend(piece.indices.iter().map(|&i| i + offset));
+            joined.triangle_records.extend_from_slice(&piece.triangle_records);
+        }
+        joined
+    }
+
     /// The bounds of the rest pose and of every morph target fully applied: where the mesh can be
     /// at weights from 0 to 1, so a camera framing it keeps a morphed shape in view.
     pub fn reach(&self) -> Bounds {

@@ -9,7 +9,6 @@ pub mod label;
 mod lwo;
 mod m2;
 pub mod material;
-pub(crate) mod parallel;
 pub mod progress;
 pub mod portals;
 pub mod provenance;

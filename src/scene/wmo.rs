@@ -119,7 +119,7 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
 /// Reads and parses group files on every core: large WMOs have hundreds.
 fn read_in_parallel(source: &dyn FileSource, wanted: Vec<(usize, String)>, report: Report<'_>) -> Vec<(usize, Result<SceneFile, FileError>)> {
     report.begin("group files", wanted.len());
-    let read = super::parallel::parallel_map(&wanted, |(_, path)| {
+    let read = crate::parallel::parallel_map(&wanted, |(_, path)| {
         if report.cancelled() {
             return Err(FileError::Cancelled { file: path.into() });
         }
@@ -133,7 +133,7 @@ fn read_in_parallel(source: &dyn FileSource, wanted: Vec<(usize, String)>, repor
 /// Every group's meshes, or `None` when the load was cancelled (the groups left are skipped).
 fn build_in_parallel(groups: &[(usize, usize, &WmoGroup)], root: Option<&WmoRoot>, report: Report<'_>) -> Option<Vec<GroupMeshes>> {
     report.begin("group meshes", groups.len());
-    let built = super::parallel::parallel_map(groups, |&(_, _, group)| {
+    let built = crate::parallel::parallel_map(groups, |&(_, _, group)| {
         let meshes = (!report.cancelled()).then(|| build_group(group, root));
         report.step();
         meshes

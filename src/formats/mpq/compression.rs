@@ -156,21 +156,9 @@ pub(super) fn inflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Resul
 }
 
 fn bunzip(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
-    keep_large_blocks_off_the_heap();
+    // The decoder's 3.6 MB table, one per sector, is mapped and unmapped rather than left on the heap.
+    crate::memory::map_large_blocks();
     decode_stream(&mut bzip2::Decompress::new(false), input, expected, out)
-}
-
-/// A bzip2 stream's decoder allocates its 3.6 MB table zeroed (`calloc`), one per sector. Once glibc has
-/// seen such a block freed it raises its mmap threshold past it and serves the next from the heap,
-/// where `calloc` must clear all 3.6 MB: a third of the time of reading a bzip2 archive went to that
-/// `memset`. Fixing the threshold at 1 MiB keeps such blocks mmapped, where the kernel's pages come
-/// zeroed for free (StormLib's C libbz2 uses plain `malloc` and never meets this). It is a process-wide
-/// setting; 1 MiB lies inside glibc's own default range (128 KiB, rising to 32 MiB).
-fn keep_large_blocks_off_the_heap() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        malloc_tuning::fix_mmap_threshold(1 << 20);
-    });
 }
 
 fn explode_into(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
