@@ -1,6 +1,6 @@
 //! How the process allocates large buffers. Loading a large file makes many blocks of megabytes: a
-//! LightWave layer's meshes and the pieces its threads build, the parsed model's tables as they grow,
-//! the 3.6 MB table of every bzip2 sector's decoder. glibc serves a block by mmap only above a threshold
+//! LightWave layer's meshes and the pieces its threads build, the parsed model's tables as they grow.
+//! glibc serves a block by mmap only above a threshold
 //! that it raises to the largest block freed so far; past that such blocks come from the heap, where a
 //! freed one stays resident and a grown one is copied. Fixed at 1 MiB, every large block is mapped:
 //! a freed one goes back to the system at once, a growing one is remapped instead of copied, and its

@@ -156,8 +156,6 @@ pub(super) fn inflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Resul
 }
 
 fn bunzip(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
-    // The decoder's 3.6 MB table, one per sector, is mapped and unmapped rather than left on the heap.
-    crate::memory::map_large_blocks();
     decode_stream(&mut bzip2::Decompress::new(false), input, expected, out)
 }
 
