@@ -260,9 +260,10 @@ fn lwo3_nested_forms_read_through_the_same_path() {
     let bytes = lwo3_fixture();
     let (tree, object) = lwo::parse(&bytes).unwrap();
     assert_eq!(object.kind, lwo::LwoKind::Lwo3);
-    let ids: Vec<String> = tree.roots[0].children.iter().map(|c| c.label()).collect();
+    let form = tree.chunk(tree.roots()[0]);
+    let ids: Vec<String> = form.children().map(|c| c.label()).collect();
     assert_eq!(ids, ["TAGS", "LAYR", "PNTS", "POLS", "PTAG", "FORM SURF", "FORM CLIP"]);
-    assert_eq!(tree.roots[0].children[5].children[0].id.to_string(), "COLR");
+    assert_eq!(form.children().nth(5).unwrap().first_child().unwrap().id.to_string(), "COLR");
     assert_eq!((object.layers.len(), object.point_count(), object.polygon_count()), (1, 4, 1));
     assert_eq!(object.layers[0].name, "Base");
     let surface = &object.surfaces[object.layers[0].polygons.surface[0] as usize];

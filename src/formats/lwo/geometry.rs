@@ -1,6 +1,6 @@
 //! Layers, points, polygons, tags and vertex maps: the chunks that follow one another in layer order.
 
-use crate::formats::chunk::ChunkNode;
+use crate::formats::chunk::ChunkRef;
 use crate::formats::error::{ParseError, Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{entry_count, Reader};
@@ -64,7 +64,7 @@ impl ObjectBuilder {
         }
     }
 
-    pub fn read_chunk(&mut self, file: &[u8], node: &ChunkNode) -> Result<()> {
+    pub fn read_chunk(&mut self, file: &[u8], node: ChunkRef<'_>) -> Result<()> {
         let path = self.path(node.id);
         let mut r = node.reader(file, crate::formats::reader::Endian::Big);
         let result = self.read_chunk_data(node, &mut r, &path);
@@ -76,7 +76,7 @@ impl ObjectBuilder {
         result.within(&path)
     }
 
-    fn read_chunk_data(&mut self, node: &ChunkNode, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_chunk_data(&mut self, node: ChunkRef<'_>, r: &mut Reader<'_>, path: &str) -> Result<()> {
         match &node.id.0 {
             b"LAYR" => self.read_layer(r),
             b"PNTS" => self.read_points(r, path),
