@@ -38,10 +38,12 @@ impl Scene {
                 let polygons = &object.layers.get(layer)?.polygons;
                 let polygon = record as usize;
                 let at = *polygons.record_offset.get(polygon)? as usize;
-                let chunk = document.tree.deepest_at(at)?;
+                let chunk = polygons.chunk_of(polygon)?;
                 let data = document.tree.node(chunk).data_range();
-                // A record ends where the next one of its chunk starts, the last one at the chunk's end.
-                let end = polygons.record_offset.iter().map(|&o| o as usize).filter(|&o| o > at && o < data.end).min().unwrap_or(data.end);
+                // A record ends where the next one of its chunk starts (records are read in file order),
+                // the last one at the chunk's end.
+                let next = polygons.record_offset.get(polygon + 1).filter(|_| polygons.chunk_of(polygon + 1) == Some(chunk));
+                let end = next.map_or(data.end, |&o| o as usize);
                 Some(TriangleOrigin {
                     file: source.file,
                     chunk: Some(chunk),

@@ -255,6 +255,22 @@ fn lwo3_fixture() -> Vec<u8> {
     form(b"LWO3", &body)
 }
 
+/// Two POLS chunks in one layer: each polygon knows its own chunk by id, without a table per polygon.
+#[test]
+fn polygons_of_two_pols_chunks_know_each_their_chunk() {
+    use lwo_wmo_viewer::fixtures::lwo::{chunk, f32s, form};
+    let triangle = [0u8, 3, 0, 0, 0, 1, 0, 2];
+    let mut body = chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]));
+    body.extend(chunk(b"POLS", &[b"FACE".as_slice(), &triangle, &triangle].concat()));
+    body.extend(chunk(b"POLS", &[b"FACE".as_slice(), &triangle].concat()));
+    let (tree, object) = lwo::parse(&form(b"LWO2", &body)).unwrap();
+    let polygons = &object.layers[0].polygons;
+    let (first, second) = (tree.find_path("FORM/POLS").unwrap(), tree.find_path("FORM/POLS[1]").unwrap());
+    assert_eq!((0..3).map(|p| polygons.chunk_of(p)).collect::<Vec<_>>(), [Some(first), Some(first), Some(second)]);
+    assert_eq!(polygons.index_in_chunk, [0, 1, 0]);
+    assert_eq!(polygons.chunks.len(), 2, "one entry per chunk");
+}
+
 #[test]
 fn lwo3_nested_forms_read_through_the_same_path() {
     let bytes = lwo3_fixture();

@@ -190,6 +190,7 @@ fn each_polygon_knows_the_bytes_of_its_record() {
     let (bytes, tree, object) = real("Cube00-Basic.lwo");
     let pols = tree.chunk(tree.roots()[0]).children().find(|c| c.id.to_string() == "POLS").unwrap();
     let polygons = &object.layers[0].polygons;
+    assert!((0..polygons.len()).all(|p| polygons.chunk_of(p) == Some(pols.chunk)), "every polygon knows its POLS by id");
     assert_eq!(polygons.index_in_chunk, [0, 1, 2, 3, 4, 5]);
     assert_eq!(polygons.record_offset[0] as usize, pols.data_offset() + 4, "after the FACE type");
     for p in 0..polygons.len() {

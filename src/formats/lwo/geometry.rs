@@ -1,6 +1,6 @@
 //! Layers, points, polygons, tags and vertex maps: the chunks that follow one another in layer order.
 
-use crate::formats::chunk::ChunkRef;
+use crate::formats::chunk::{ChunkId, ChunkRef};
 use crate::formats::error::{ParseError, Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{entry_count, Reader};
@@ -80,8 +80,8 @@ impl ObjectBuilder {
         match &node.id.0 {
             b"LAYR" => self.read_layer(r),
             b"PNTS" => self.read_points(r, path),
-            b"POLS" => self.read_polygons(r, path),
-            b"CRVS" => self.read_lwob_curves(r, path),
+            b"POLS" => self.read_polygons(r, path, node.chunk),
+            b"CRVS" => self.read_lwob_curves(r, path, node.chunk),
             b"PTAG" => self.read_polygon_tags(r, path),
             b"TAGS" | b"SRFS" => {
                 while !r.is_empty() {
@@ -160,9 +160,10 @@ impl ObjectBuilder {
         Ok(())
     }
 
-    fn read_polygons(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_polygons(&mut self, r: &mut Reader<'_>, path: &str, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
         self.pols_start = self.layers[layer].polygons.len();
+        self.layers[layer].polygons.start_chunk(chunk);
         if self.kind.is_lightwave5() {
             return self.read_lwob_polygons(r, path, layer);
         }
@@ -250,8 +251,9 @@ impl ObjectBuilder {
         Ok(())
     }
 
-    fn read_lwob_curves(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_lwob_curves(&mut self, r: &mut Reader<'_>, path: &str, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
+        self.layers[layer].polygons.start_chunk(chunk);
         let point_count = self.layers[layer].points.len() as u32;
         let first_offset = r.offset();
         let mut dropped = 0;
