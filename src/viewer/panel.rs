@@ -740,12 +740,10 @@ pub fn chunk_fields(document: &Document, chunk: ChunkId) -> Vec<(String, String)
     let node = document.tree.node(chunk);
     let mut out = vec![("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)), ("length".to_owned(), node.length.to_string())];
     out.extend(node.fields.iter().cloned());
-    // The model item a chunk made is found through the tree itself (the how-many-th chunk of its
-    // kind), not by reading an index back out of the path text.
+    // The model item a chunk made is the one that names the chunk's id.
     let kind = node.kind().to_string();
-    let index = nth_of_kind(&document.tree, chunk);
     match &document.model {
-        Model::Lwo(object) => lwo_fields(object, &kind, index, &mut out),
+        Model::Lwo(object) => lwo_fields(object, &kind, chunk, &mut out),
         Model::WmoRoot(root) => wmo_root_fields(root, &kind, &mut out),
         Model::WmoGroup(group) => wmo_group_fields(group, &kind, &mut out),
         Model::M2(_) => {}
@@ -753,17 +751,11 @@ pub fn chunk_fields(document: &Document, chunk: ChunkId) -> Vec<(String, String)
     out
 }
 
-/// How many chunks of `chunk`'s kind (a form's type, else its id) come before it in the file.
-fn nth_of_kind(tree: &ChunkTree, chunk: ChunkId) -> usize {
-    let kind = tree.node(chunk).kind();
-    tree.ids().take_while(|&id| id != chunk).filter(|&id| tree.node(id).kind() == kind).count()
-}
-
-fn lwo_fields(object: &LwoObject, id: &str, index: usize, out: &mut Vec<(String, String)>) {
+fn lwo_fields(object: &LwoObject, id: &str, chunk: ChunkId, out: &mut Vec<(String, String)>) {
     let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
     match id {
         "LAYR" => {
-            if let Some(l) = object.layers.get(index) {
+            if let Some(l) = object.layers.iter().find(|l| l.chunk == Some(chunk)) {
                 push("number", l.number.to_string());
                 push("name", l.name.clone());
                 push("flags", format!("0x{:X}{}", l.flags, if l.hidden() { " (hidden)" } else { "" }));
@@ -774,8 +766,7 @@ fn lwo_fields(object: &LwoObject, id: &str, index: usize, out: &mut Vec<(String,
             }
         }
         "SURF" => {
-            // Surfaces the file defines come first; tags without a SURF chunk follow with defaults.
-            if let Some(s) = object.surfaces.iter().filter(|s| !s.is_default).nth(index) {
+            if let Some(s) = object.surfaces.iter().find(|s| s.chunk == Some(chunk)) {
                 push("name", s.name.clone());
                 push("colour", format!("{:.3?}", s.color));
                 push("diffuse", format!("{:.3}", s.diffuse));

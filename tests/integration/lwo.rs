@@ -284,6 +284,8 @@ fn lwo3_nested_forms_read_through_the_same_path() {
     assert_eq!(object.layers[0].name, "Base");
     let surface = &object.surfaces[object.layers[0].polygons.surface[0] as usize];
     assert_eq!(surface.name, "Skin");
+    assert_eq!(object.layers[0].chunk, form.children().nth(1).map(|c| c.chunk), "the layer knows its LAYR");
+    assert_eq!(surface.chunk, form.children().nth(5).map(|c| c.chunk), "the surface knows its FORM SURF");
     assert_eq!(surface.color, [0.2, 0.4, 0.6]);
     assert!(surface.double_sided());
     assert_eq!(object.clips.len(), 1);

@@ -78,7 +78,7 @@ impl ObjectBuilder {
 
     fn read_chunk_data(&mut self, node: ChunkRef<'_>, r: &mut Reader<'_>, path: &str) -> Result<()> {
         match &node.id.0 {
-            b"LAYR" => self.read_layer(r),
+            b"LAYR" => self.read_layer(r, node.chunk),
             b"PNTS" => self.read_points(r, path),
             b"POLS" => self.read_polygons(r, path, node.chunk),
             b"CRVS" => self.read_lwob_curves(r, path, node.chunk),
@@ -121,11 +121,12 @@ impl ObjectBuilder {
         }
     }
 
-    fn read_layer(&mut self, r: &mut Reader<'_>) -> Result<()> {
+    fn read_layer(&mut self, r: &mut Reader<'_>, chunk: ChunkId) -> Result<()> {
         let number = r.u16()?;
         let flags = r.u16()?;
         let mut layer = Layer::new(number);
         layer.flags = flags;
+        layer.chunk = Some(chunk);
         // Bit 0 is "hidden" only in LWO2/LWO3. LWLO uses it for Modeler's foreground layer, and modo
         // writes 5 for the mesh layers it shows (both real .lxo files we have); assimp ignores the field.
         layer.flags_mean_hidden = matches!(self.kind, LwoKind::Lwo2 | LwoKind::Lwo3);

@@ -99,6 +99,8 @@ pub struct Layer {
     pub polygons: Polygons,
     pub vertex_maps: Vec<VertexMap>,
     pub bounding_box: Option<[[f32; 3]; 2]>,
+    /// The LAYR chunk the layer was read from; `None` for the layer that data before any LAYR goes into.
+    pub chunk: Option<ChunkId>,
 }
 
 impl Layer {
@@ -114,6 +116,7 @@ impl Layer {
             polygons: Polygons::default(),
             vertex_maps: Vec::new(),
             bounding_box: None,
+            chunk: None,
         }
     }
 
@@ -376,6 +379,8 @@ pub struct Surface {
     pub nodes: Option<crate::formats::lwo::nodes::NodeGraph>,
     /// Whether this surface was named by a tag but never defined by a SURF chunk.
     pub is_default: bool,
+    /// The SURF chunk (LWO3: `FORM SURF`) the surface was read from; `None` for a default one.
+    pub chunk: Option<ChunkId>,
 }
 
 impl Surface {
@@ -415,6 +420,7 @@ impl Surface {
             blocks: Vec::new(),
             nodes: None,
             is_default: false,
+            chunk: None,
         }
     }
 

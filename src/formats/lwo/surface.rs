@@ -14,7 +14,7 @@ use super::{read_leniently, warn};
 const LWOB_SMOOTHING_ANGLE: f32 = 1.56207;
 
 pub(super) fn parse_surface(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Surface {
-    let mut surface = Surface::new("");
+    let mut surface = Surface { chunk: Some(node.chunk), ..Surface::new("") };
     let names = surface_names(file, node, dialect, &mut surface).within(path);
     read_leniently(warnings, path, names);
     if dialect == IffDialect::Lwob {
