@@ -34,6 +34,7 @@ impl ChunkId {
     }
 }
 
+/// One chunk of a [`ChunkTree`]: where it is in the file and what the grammar made of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkNode {
     pub id: FourCc,
@@ -121,10 +122,8 @@ impl ChunkNode {
         match (&self.display, &other.display) {
             (None, None) => self.id == other.id,
             (Some(a), Some(b)) => a == b,
-            (Some(named), None) | (None, Some(named)) => {
-                let plain = if self.display.is_none() { self } else { other };
-                *named == plain.id.to_string()
-            }
+            // A display name may read as the other node's id.
+            _ => self.segment() == other.segment(),
         }
     }
 
@@ -261,11 +260,9 @@ impl ChunkTree {
     }
 
     /// Adds `node` as the last child of `parent` (or as the last top-level chunk).
-    fn push(&mut self, parent: Option<ChunkId>, mut node: ChunkNode) -> ChunkId {
+    fn push(&mut self, parent: Option<ChunkId>, node: ChunkNode) -> ChunkId {
         let id = ChunkId(u32::try_from(self.nodes.len()).expect("a chunk tree is bounded by its file's size"));
-        node.parent = parent;
-        node.children.clear();
-        self.nodes.push(node);
+        self.nodes.push(ChunkNode { parent, ..node });
         match parent {
             Some(parent) => self.nodes[parent.index()].children.push(id),
             None => self.roots.push(id),
@@ -283,6 +280,7 @@ pub struct ChunkRef<'t> {
 }
 
 impl<'t> ChunkRef<'t> {
+    /// The node, borrowed for as long as the tree (what it derefs to lives only as long as this handle).
     pub fn node(self) -> &'t ChunkNode {
         self.tree.node(self.chunk)
     }

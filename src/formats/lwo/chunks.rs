@@ -109,6 +109,7 @@ impl IffGrammar for LightWaveGrammar {
         let Some(form_type) = tree.node(node).form_type.filter(|_| tree.node(node).id == FORM) else {
             return;
         };
+        // The ids are copied out: naming a child borrows the tree mutably.
         for child in tree.children(node).to_vec() {
             let child = tree.node_mut(child);
             if child.id == ANONYMOUS && child.fields.is_empty() {
