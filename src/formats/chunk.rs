@@ -4,9 +4,12 @@
 //! later parse step rejects it. The walkers know no format: each IFF-based one brings an [`IffGrammar`]
 //! that says which chunks hold others (LightWave's is in `lwo::chunks`), and a little-endian chunk
 //! format a rule for its containers (WMO's is in `wmo::chunks`). A walk that breaks keeps what it read.
+//!
+//! The tree is an arena: nodes live in one `Vec` and refer to each other by [`ChunkId`], so a model
+//! item can name the chunk it came from with a copyable index instead of a path to search for.
 
 use std::collections::HashMap;
-use std::ops::Range;
+use std::ops::{Deref, Range};
 
 use super::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
 use super::fourcc::FourCc;
@@ -21,31 +24,38 @@ pub const FORM: FourCc = FourCc::new(b"FORM");
 pub use super::lwo::read_iff_tree;
 pub use super::wmo::chunks::read_wmo_tree;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+/// A node of one [`ChunkTree`]: its index in the tree's arena. Only meaningful with the tree it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct ChunkId(u32);
+
+impl ChunkId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One chunk of a [`ChunkTree`]: where it is in the file and what the grammar made of it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChunkNode {
     pub id: FourCc,
     /// The type of an IFF `FORM` (`LWO2`, or `SURF` for an LWO3 nested form).
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub form_type: Option<FourCc>,
     /// Offset of the id in the file.
     pub offset: usize,
     /// Bytes of id plus length field: 8 for chunks, 6 for LightWave sub-chunks.
-    #[serde(skip)]
     pub header_len: usize,
     /// The stored data length (an odd IFF length is followed by a pad byte not counted here).
     pub length: usize,
     /// Data bytes before the first child: a form type, SURF names, the MOGP header.
-    #[serde(skip)]
     pub prefix_len: usize,
     /// What the node is called in paths and trees when its id alone does not say it (`FORM SURF "Right"`,
     /// `(fields)` for an anonymous chunk); set by the format's grammar.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub display: Option<String>,
     /// Decoded values of a chunk whose meaning its parent gives (an LWO3 anonymous chunk), as name and value.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<(String, String)>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<ChunkNode>,
+    /// Set by the tree when the node is added: the structure is the walker's, never a grammar's.
+    parent: Option<ChunkId>,
+    children: Vec<ChunkId>,
 }
 
 impl ChunkNode {
@@ -59,6 +69,7 @@ impl ChunkNode {
             prefix_len: 0,
             display: None,
             fields: Vec::new(),
+            parent: None,
             children: Vec::new(),
         }
     }
@@ -105,6 +116,17 @@ impl ChunkNode {
         self.display.clone().unwrap_or_else(|| self.id.to_string())
     }
 
+    /// Whether two nodes have the same [`segment`](Self::segment), without building either: paths
+    /// number siblings by it, and the common case (no display names) compares ids only.
+    fn same_segment(&self, other: &ChunkNode) -> bool {
+        match (&self.display, &other.display) {
+            (None, None) => self.id == other.id,
+            (Some(a), Some(b)) => a == b,
+            // A display name may read as the other node's id.
+            _ => self.segment() == other.segment(),
+        }
+    }
+
     /// What the node is, for nesting rules: a form's type, else its id.
     pub fn kind(&self) -> FourCc {
         self.form_type.unwrap_or(self.id)
@@ -114,49 +136,234 @@ impl ChunkNode {
     pub fn is_form(&self, form_type: &[u8; 4]) -> bool {
         self.form_type.is_some_and(|t| t.0 == *form_type)
     }
-
-    /// Depth-first visit with each node's path.
-    pub fn visit<'s>(&'s self, path: &str, f: &mut impl FnMut(&str, &'s ChunkNode)) {
-        f(path, self);
-        for (child_path, child) in self.child_paths(path) {
-            child.visit(&child_path, f);
-        }
-    }
-
-    /// The children with their paths under `path`.
-    pub fn child_paths(&self, path: &str) -> Vec<(String, &ChunkNode)> {
-        let mut counts = HashMap::new();
-        self.children.iter().map(|child| (child_path_of(path, child, &mut counts), child)).collect()
-    }
-
-    pub fn count_nodes(&self) -> usize {
-        1 + self.children.iter().map(ChunkNode::count_nodes).sum::<usize>()
-    }
 }
 
-/// A walked file: its top-level chunks and anything odd found on the way.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+/// A walked file: its chunks and anything odd found on the way.
+///
+/// Nodes are stored in depth-first order (a parent before its children, siblings in file order), as
+/// the walkers meet them, so iterating the arena is the depth-first walk of the file.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChunkTree {
-    pub roots: Vec<ChunkNode>,
-    #[serde(skip)]
+    nodes: Vec<ChunkNode>,
+    roots: Vec<ChunkId>,
     pub warnings: Vec<Warning>,
 }
 
 impl ChunkTree {
-    /// Top-level chunks with their paths (`MOHD`, `MOMT`, or `FORM` for IFF).
-    pub fn paths(&self) -> Vec<(String, &ChunkNode)> {
-        let mut out = Vec::new();
-        let mut counts = HashMap::new();
-        for root in &self.roots {
-            out.push((child_path_of("", root, &mut counts), root));
+    /// The top-level chunks: `MVER`, `MOHD`, … for WMO, the one `FORM` for IFF.
+    pub fn roots(&self) -> &[ChunkId] {
+        &self.roots
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// How many chunks the tree holds, at every depth.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The node `id` names. Panics for an id of another tree that this one is too small for.
+    pub fn node(&self, id: ChunkId) -> &ChunkNode {
+        &self.nodes[id.index()]
+    }
+
+    /// The node with the tree around it, to walk from.
+    pub fn chunk(&self, id: ChunkId) -> ChunkRef<'_> {
+        ChunkRef { tree: self, chunk: id }
+    }
+
+    /// A node's fields for a grammar to fill in (names, decoded values); its place in the tree stays.
+    pub fn node_mut(&mut self, id: ChunkId) -> &mut ChunkNode {
+        &mut self.nodes[id.index()]
+    }
+
+    pub fn children(&self, id: ChunkId) -> &[ChunkId] {
+        &self.node(id).children
+    }
+
+    pub fn parent(&self, id: ChunkId) -> Option<ChunkId> {
+        self.node(id).parent
+    }
+
+    /// Every chunk, depth-first in file order.
+    pub fn ids(&self) -> impl DoubleEndedIterator<Item = ChunkId> + ExactSizeIterator + '_ {
+        (0..self.nodes.len() as u32).map(ChunkId)
+    }
+
+    /// The top-level chunks, to walk from.
+    pub fn root_chunks(&self) -> impl ExactSizeIterator<Item = ChunkRef<'_>> + '_ {
+        self.roots.iter().map(|&id| self.chunk(id))
+    }
+
+    /// The top-level chunks with their paths (`MOHD`, `MOMT`, or `FORM` for IFF).
+    pub fn root_paths(&self) -> Vec<(String, ChunkRef<'_>)> {
+        self.paths_of(&self.roots, "")
+    }
+
+    /// Every chunk with its path, depth-first in file order.
+    pub fn paths(&self) -> Vec<(String, ChunkId)> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut pending: Vec<(String, ChunkRef<'_>)> = self.root_paths().into_iter().rev().collect();
+        while let Some((path, chunk)) = pending.pop() {
+            pending.extend(chunk.child_paths(&path).into_iter().rev());
+            out.push((path, chunk.chunk));
         }
         out
+    }
+
+    /// A chunk's path, as [`paths`](Self::paths) gives it: `FORM/LAYR[1]/POLS`, `MOGP/MOPY`,
+    /// `FORM LWO3/FORM SURF "Right"/…`.
+    pub fn path(&self, id: ChunkId) -> String {
+        let mut segments = Vec::new();
+        let mut at = Some(id);
+        while let Some(id) = at {
+            let node = self.node(id);
+            let earlier = self.siblings(id).iter().take_while(|&&s| s != id).filter(|&&s| self.node(s).same_segment(node)).count();
+            segments.push((node.segment(), earlier));
+            at = node.parent;
+        }
+        segments.iter().rev().fold(String::new(), |path, (segment, index)| join_path(&path, segment, *index))
+    }
+
+    /// The chunk at `path` (as [`path`](Self::path) writes it).
+    pub fn find_path(&self, path: &str) -> Option<ChunkId> {
+        self.paths().into_iter().find_map(|(p, id)| (p == path).then_some(id))
+    }
+
+    /// The deepest chunk whose data holds byte `offset`.
+    pub fn deepest_at(&self, offset: usize) -> Option<ChunkId> {
+        // Depth-first order puts a chunk's descendants after it, and chunks that hold the same byte
+        // are nested: the last hit is the deepest.
+        self.ids().rev().find(|&id| self.node(id).data_range().contains(&offset))
+    }
+
+    /// The chunks nested as the file nests them, for serialising (`--info --json`): each node with its
+    /// `children` inline.
+    pub fn nested(&self) -> NestedChunks<'_> {
+        NestedChunks { tree: self, ids: &self.roots }
+    }
+
+    /// The chunks at the same level as `id`, `id` included.
+    fn siblings(&self, id: ChunkId) -> &[ChunkId] {
+        match self.node(id).parent {
+            Some(parent) => self.children(parent),
+            None => &self.roots,
+        }
+    }
+
+    /// `ids` with their paths under `parent_path`, numbered among themselves.
+    fn paths_of(&self, ids: &[ChunkId], parent_path: &str) -> Vec<(String, ChunkRef<'_>)> {
+        let mut counts = HashMap::new();
+        ids.iter().map(|&id| (child_path_of(parent_path, self.node(id), &mut counts), self.chunk(id))).collect()
+    }
+
+    /// Adds `node` as the last child of `parent` (or as the last top-level chunk).
+    fn push(&mut self, parent: Option<ChunkId>, node: ChunkNode) -> ChunkId {
+        let id = ChunkId(u32::try_from(self.nodes.len()).expect("a chunk tree is bounded by its file's size"));
+        self.nodes.push(ChunkNode { parent, ..node });
+        match parent {
+            Some(parent) => self.nodes[parent.index()].children.push(id),
+            None => self.roots.push(id),
+        }
+        id
+    }
+}
+
+/// A node together with its tree: what a parser walking a part of the file holds. It reads as the
+/// node ([`Deref`]) and walks to its children.
+#[derive(Clone, Copy, Debug)]
+pub struct ChunkRef<'t> {
+    pub tree: &'t ChunkTree,
+    pub chunk: ChunkId,
+}
+
+impl<'t> ChunkRef<'t> {
+    /// The node, borrowed for as long as the tree (what it derefs to lives only as long as this handle).
+    pub fn node(self) -> &'t ChunkNode {
+        self.tree.node(self.chunk)
+    }
+
+    pub fn children(self) -> impl ExactSizeIterator<Item = ChunkRef<'t>> + Clone + 't {
+        let tree = self.tree;
+        tree.children(self.chunk).iter().map(move |&id| tree.chunk(id))
+    }
+
+    pub fn first_child(self) -> Option<ChunkRef<'t>> {
+        self.children().next()
+    }
+
+    pub fn has_children(self) -> bool {
+        !self.tree.children(self.chunk).is_empty()
+    }
+
+    /// The children with their paths under `path` (this node's own path).
+    pub fn child_paths(self, path: &str) -> Vec<(String, ChunkRef<'t>)> {
+        self.tree.paths_of(self.tree.children(self.chunk), path)
+    }
+}
+
+impl Deref for ChunkRef<'_> {
+    type Target = ChunkNode;
+
+    fn deref(&self) -> &ChunkNode {
+        self.tree.node(self.chunk)
+    }
+}
+
+/// The serialised form of a list of chunks: each one's fields, then its `children` the same way.
+pub struct NestedChunks<'t> {
+    tree: &'t ChunkTree,
+    ids: &'t [ChunkId],
+}
+
+/// One chunk as `--info --json` shows it; the field names and omissions are that output's.
+#[derive(serde::Serialize)]
+struct NestedChunk<'t> {
+    id: FourCc,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    form_type: Option<FourCc>,
+    offset: usize,
+    length: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    display: Option<&'t str>,
+    #[serde(skip_serializing_if = "no_fields")]
+    fields: &'t [(String, String)],
+    #[serde(skip_serializing_if = "NestedChunks::is_empty")]
+    children: NestedChunks<'t>,
+}
+
+fn no_fields(fields: &&[(String, String)]) -> bool {
+    fields.is_empty()
+}
+
+impl NestedChunks<'_> {
+    fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+impl serde::Serialize for NestedChunks<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.ids.iter().map(|&id| {
+            let node = self.tree.node(id);
+            NestedChunk {
+                id: node.id,
+                form_type: node.form_type,
+                offset: node.offset,
+                length: node.length,
+                display: node.display.as_deref(),
+                fields: &node.fields,
+                children: NestedChunks { tree: self.tree, ids: &node.children },
+            }
+        }))
     }
 }
 
 /// `parent/ID`, with `[n]` from the second sibling of the same id on, so paths stay short for the
 /// common single chunk and stay unique for repeated ones.
-pub fn child_path(parent: &str, id: FourCc, counts: &mut HashMap<FourCc, usize>) -> String {
+fn child_path(parent: &str, id: FourCc, counts: &mut HashMap<FourCc, usize>) -> String {
     let n = counts.entry(id).or_insert(0);
     let index = *n;
     *n += 1;
@@ -165,7 +372,7 @@ pub fn child_path(parent: &str, id: FourCc, counts: &mut HashMap<FourCc, usize>)
 
 /// `parent/segment` with the node's display name where it has one (`FORM SURF "Right"`), numbered
 /// like [`child_path`] among siblings of the same segment.
-pub fn child_path_of(parent: &str, node: &ChunkNode, counts: &mut HashMap<String, usize>) -> String {
+fn child_path_of(parent: &str, node: &ChunkNode, counts: &mut HashMap<String, usize>) -> String {
     let segment = node.segment();
     let n = counts.entry(segment.clone()).or_insert(0);
     let index = *n;
@@ -212,8 +419,8 @@ pub trait IffGrammar {
     fn nesting(&self, ancestors: &[FourCc], index: usize, node: &mut ChunkNode, data: Reader<'_>) -> Result<Option<Nesting>>;
 
     /// Called when a container's first child has been read and again when all have: decode fields,
-    /// name the node (`display`). The default names nothing.
-    fn describe(&self, _ancestors: &[FourCc], _node: &mut ChunkNode, _file: &[u8]) {}
+    /// name the node (`display`) and its children. The default names nothing.
+    fn describe(&self, _ancestors: &[FourCc], _tree: &mut ChunkTree, _node: ChunkId, _file: &[u8]) {}
 
     /// Whether a container that cannot be read to its end may be kept with what was read, and a
     /// warning, instead of refusing the file. The default refuses.
@@ -255,17 +462,19 @@ fn read_iff_root(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<(ChunkTree, O
     }
     let form_type = r.fourcc()?;
     let mut body = r.sub(length - 4)?;
-    let mut root = ChunkNode { id, form_type: Some(form_type), offset: 0, header_len: 8, length, prefix_len: 4, display: None, fields: Vec::new(), children: Vec::new() };
-    let mut walk = IffWalk { grammar, file: bytes, warnings: Vec::new(), ancestors: vec![form_type] };
-    grammar.describe(&[], &mut root, bytes);
-    if let Err(error) = walk.read_children(&mut body, &mut root, "", 0, LengthWidth::U4, 1) {
-        return Ok((ChunkTree { roots: vec![root], warnings: walk.warnings }, Some(error)));
+    let mut walk = IffWalk { grammar, file: bytes, tree: ChunkTree::default(), ancestors: vec![form_type] };
+    let root = walk.tree.push(None, ChunkNode { form_type: Some(form_type), prefix_len: 4, ..ChunkNode::leaf(id, 0, 8, length) });
+    grammar.describe(&[], &mut walk.tree, root, bytes);
+    let read = walk.read_children(&mut body, root, "", 0, LengthWidth::U4, 1);
+    let mut tree = walk.tree;
+    if let Err(error) = read {
+        return Ok((tree, Some(error)));
     }
     let trailing = r.remaining();
     if trailing > 1 {
-        walk.warnings.push(Warning::new("", 8 + length, format!("{trailing} bytes after the end of the FORM are ignored")));
+        tree.warnings.push(Warning::new("", 8 + length, format!("{trailing} bytes after the end of the FORM are ignored")));
     }
-    Ok((ChunkTree { roots: vec![root], warnings: walk.warnings }, None))
+    Ok((tree, None))
 }
 
 /// A chunk whose header was read but whose length runs past its parent, cut to the bytes there are:
@@ -311,7 +520,8 @@ fn read_header<'a>(r: &mut Reader<'a>, width: LengthWidth, parent_path: &str) ->
 struct IffWalk<'g, 'f> {
     grammar: &'g dyn IffGrammar,
     file: &'f [u8],
-    warnings: Vec<Warning>,
+    /// The tree being read, its warnings included.
+    tree: ChunkTree,
     /// Kinds of the containers above the chunks being read, the root's form type first.
     ancestors: Vec<FourCc>,
 }
@@ -319,15 +529,16 @@ struct IffWalk<'g, 'f> {
 impl IffWalk<'_, '_> {
     /// Reads `r` to its end as `parent`'s children. `parent` sits at `base` as the `index`th sibling of
     /// its segment; its path is recomputed once the grammar names it from its first child, so later
-    /// errors name it too.
-    fn read_children(&mut self, r: &mut Reader<'_>, parent: &mut ChunkNode, base: &str, index: usize, width: LengthWidth, depth: usize) -> Result<()> {
+    /// errors name it too. Every chunk whose header was read is in the tree before its data is, so a
+    /// break keeps it with what it held up to there.
+    fn read_children(&mut self, r: &mut Reader<'_>, parent: ChunkId, base: &str, index: usize, width: LengthWidth, depth: usize) -> Result<()> {
         let mut counts: HashMap<String, usize> = HashMap::new();
-        let mut parent_path = join_path(base, &parent.segment(), index);
+        let mut parent_path = join_path(base, &self.tree.node(parent).segment(), index);
         let header_len = width.header_len();
         while !r.is_empty() {
             if r.remaining() < header_len && r.clone().rest().iter().all(|&b| b == 0) {
                 if width == LengthWidth::U4 {
-                    self.warnings.push(Warning::new(&parent_path, r.offset(), format!("{} zero bytes of padding at the end", r.remaining())));
+                    self.tree.warnings.push(Warning::new(&parent_path, r.offset(), format!("{} zero bytes of padding at the end", r.remaining())));
                 }
                 r.rest();
                 break;
@@ -337,51 +548,48 @@ impl IffWalk<'_, '_> {
             let (id, length, data) = match read_header(r, width, &parent_path) {
                 Ok(header) => header,
                 Err(error) => {
-                    parent.children.extend(clipped_node(&before, header_len));
+                    if let Some(clipped) = clipped_node(&before, header_len) {
+                        self.tree.push(Some(parent), clipped);
+                    }
                     return Err(error);
                 }
             };
-            let mut node = ChunkNode::leaf(id, offset, header_len, length);
+            let place = self.tree.children(parent).len();
+            let node = self.tree.push(Some(parent), ChunkNode::leaf(id, offset, header_len, length));
             let provisional = join_path(&parent_path, &id.to_string(), 0);
-            if let Err(error) = check_depth(depth, offset, &provisional) {
-                parent.children.push(node);
-                return Err(error);
-            }
-            let nesting = self.grammar.nesting(&self.ancestors, parent.children.len(), &mut node, data.clone()).within(&provisional);
+            check_depth(depth, offset, &provisional)?;
+            let nesting = self.grammar.nesting(&self.ancestors, place, self.tree.node_mut(node), data.clone()).within(&provisional);
             let read = nesting.and_then(|nesting| {
                 let Some(nesting) = nesting else { return Ok(()) };
                 let mut body = data;
                 body.skip(nesting.prefix_len).within(&provisional)?;
-                node.prefix_len = nesting.prefix_len;
-                self.ancestors.push(node.kind());
-                let sibling_index = counts.get(&node.segment()).copied().unwrap_or(0);
-                let read = self.read_children(&mut body, &mut node, &parent_path, sibling_index, nesting.children, depth + 1);
+                self.tree.node_mut(node).prefix_len = nesting.prefix_len;
+                self.ancestors.push(self.tree.node(node).kind());
+                let sibling_index = counts.get(&self.tree.node(node).segment()).copied().unwrap_or(0);
+                let read = self.read_children(&mut body, node, &parent_path, sibling_index, nesting.children, depth + 1);
                 self.ancestors.pop();
                 read
             });
             if let Err(error) = read {
-                if !self.grammar.optional(&self.ancestors, &node) {
-                    // Kept with what it held up to the break: the inspector shows where reading stopped.
-                    parent.children.push(node);
+                if !self.grammar.optional(&self.ancestors, self.tree.node(node)) {
                     return Err(error);
                 }
                 let message = format!("{}; the chunk is kept as far as it could be read", error.kind);
-                self.warnings.push(Warning::new(error.path, error.offset, message));
+                self.tree.warnings.push(Warning::new(error.path, error.offset, message));
             }
-            *counts.entry(node.segment()).or_insert(0) += 1;
-            parent.children.push(node);
-            if parent.children.len() == 1 {
+            *counts.entry(self.tree.node(node).segment()).or_insert(0) += 1;
+            if place == 0 {
                 self.describe(parent);
-                parent_path = join_path(base, &parent.segment(), index);
+                parent_path = join_path(base, &self.tree.node(parent).segment(), index);
             }
         }
         self.describe(parent);
         Ok(())
     }
 
-    fn describe(&self, node: &mut ChunkNode) {
+    fn describe(&mut self, node: ChunkId) {
         let ancestors = &self.ancestors[..self.ancestors.len().saturating_sub(1)];
-        self.grammar.describe(ancestors, node, self.file);
+        self.grammar.describe(ancestors, &mut self.tree, node, self.file);
     }
 }
 
@@ -390,12 +598,19 @@ impl IffWalk<'_, '_> {
 /// chunk id, how many header bytes precede its sub-chunks when it holds any (the format's grammar).
 pub fn read_le_chunks_partial(bytes: &[u8], container: &dyn Fn(FourCc) -> Option<usize>) -> (ChunkTree, Option<ParseError>) {
     let mut r = Reader::little(bytes, 0);
-    let mut roots = Vec::new();
-    let error = read_le_chunks(&mut r, "", 1, container, &mut roots).err();
-    (ChunkTree { roots, warnings: Vec::new() }, error)
+    let mut tree = ChunkTree::default();
+    let error = read_le_chunks(&mut r, None, "", 1, container, &mut tree).err();
+    (tree, error)
 }
 
-fn read_le_chunks(r: &mut Reader<'_>, parent_path: &str, depth: usize, container: &dyn Fn(FourCc) -> Option<usize>, out: &mut Vec<ChunkNode>) -> Result<()> {
+fn read_le_chunks(
+    r: &mut Reader<'_>,
+    parent: Option<ChunkId>,
+    parent_path: &str,
+    depth: usize,
+    container: &dyn Fn(FourCc) -> Option<usize>,
+    tree: &mut ChunkTree,
+) -> Result<()> {
     let mut counts = HashMap::new();
     while !r.is_empty() {
         let offset = r.offset();
@@ -403,20 +618,19 @@ fn read_le_chunks(r: &mut Reader<'_>, parent_path: &str, depth: usize, container
         let (id, length, mut data) = match read_le_header(r, parent_path) {
             Ok(header) => header,
             Err(error) => {
-                out.extend(clipped_node(&before, 8));
+                if let Some(clipped) = clipped_node(&before, 8) {
+                    tree.push(parent, clipped);
+                }
                 return Err(error);
             }
         };
         let path = child_path(parent_path, id, &mut counts);
-        let mut node = ChunkNode::leaf(id, offset, 8, length);
-        let read = check_depth(depth, offset, &path).and_then(|()| {
-            let Some(prefix) = container(id) else { return Ok(()) };
-            data.skip(prefix).within(&path)?;
-            node.prefix_len = prefix;
-            read_le_chunks(&mut data, &path, depth + 1, container, &mut node.children)
-        });
-        out.push(node);
-        read?;
+        let node = tree.push(parent, ChunkNode::leaf(id, offset, 8, length));
+        check_depth(depth, offset, &path)?;
+        let Some(prefix) = container(id) else { continue };
+        data.skip(prefix).within(&path)?;
+        tree.node_mut(node).prefix_len = prefix;
+        read_le_chunks(&mut data, Some(node), &path, depth + 1, container, tree)?;
     }
     Ok(())
 }
@@ -447,7 +661,7 @@ mod tests {
         let mut body = chunk(b"DESC", b"abc");
         body.extend(chunk(b"TEXT", b"xy"));
         let tree = read_iff_tree(&form(b"LWO2", &body)).unwrap();
-        let kids = &tree.roots[0].children;
+        let kids: Vec<&ChunkNode> = tree.children(tree.roots()[0]).iter().map(|&id| tree.node(id)).collect();
         assert_eq!(kids.len(), 2);
         assert_eq!((kids[0].offset, kids[0].length), (12, 3));
         assert_eq!((kids[1].id, kids[1].offset), (FourCc::new(b"TEXT"), 24));
@@ -478,14 +692,65 @@ mod tests {
         surf.extend_from_slice(&(blok.len() as u16).to_be_bytes());
         surf.extend_from_slice(&blok);
         let tree = read_iff_tree(&form(b"LWO2", &chunk(b"SURF", &surf))).unwrap();
-        let surf = &tree.roots[0].children[0];
-        assert_eq!(surf.prefix_len, 8);
-        let ids: Vec<String> = surf.children.iter().map(|c| c.id.to_string()).collect();
+        let child = |id: ChunkId, n: usize| tree.children(id)[n];
+        let surf = child(tree.roots()[0], 0);
+        assert_eq!(tree.node(surf).prefix_len, 8);
+        let ids: Vec<String> = tree.children(surf).iter().map(|&c| tree.node(c).id.to_string()).collect();
         assert_eq!(ids, ["COLR", "BLOK"]);
-        let blok = &surf.children[1];
-        assert_eq!(blok.children[0].id, FourCc::new(b"IMAP"));
-        assert_eq!(blok.children[0].children[0].id, FourCc::new(b"CHAN"));
-        assert_eq!(blok.children[1].children[0].id, FourCc::new(b"SIZE"));
+        let blok = child(surf, 1);
+        assert_eq!(tree.node(child(blok, 0)).id, FourCc::new(b"IMAP"));
+        assert_eq!(tree.node(child(child(blok, 0), 0)).id, FourCc::new(b"CHAN"));
+        assert_eq!(tree.node(child(child(blok, 1), 0)).id, FourCc::new(b"SIZE"));
+    }
+
+    /// LWO2 with two surfaces holding a sub-chunk each: repeated ids are numbered in paths.
+    fn two_surfaces() -> ChunkTree {
+        let mut body = chunk(b"PNTS", &[0; 12]);
+        body.extend(chunk(b"SURF", b"A\0B\0COLR\x00\x02ab"));
+        body.extend(chunk(b"SURF", b"C\0D\0COLR\x00\x02ab"));
+        read_iff_tree(&form(b"LWO2", &body)).unwrap()
+    }
+
+    #[test]
+    fn ids_paths_and_parents_agree() {
+        let tree = two_surfaces();
+        let paths = tree.paths();
+        let names: Vec<&str> = paths.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["FORM", "FORM/PNTS", "FORM/SURF", "FORM/SURF/COLR", "FORM/SURF[1]", "FORM/SURF[1]/COLR"]);
+        // The arena is the depth-first walk.
+        assert_eq!(tree.ids().collect::<Vec<_>>(), paths.iter().map(|&(_, id)| id).collect::<Vec<_>>());
+        for (path, id) in &paths {
+            assert_eq!(tree.path(*id), *path);
+            assert_eq!(tree.find_path(path), Some(*id));
+        }
+        let (second_surf, colr) = (paths[4].1, paths[5].1);
+        assert_eq!(tree.parent(colr), Some(second_surf));
+        assert_eq!(tree.children(second_surf), [colr]);
+        assert_eq!(tree.parent(tree.roots()[0]), None);
+        assert_eq!(tree.deepest_at(tree.node(colr).data_offset() + 1), Some(colr));
+        assert_eq!(tree.deepest_at(tree.node(second_surf).data_offset()), Some(second_surf), "the names before COLR");
+        assert_eq!(tree.deepest_at(10_000), None);
+    }
+
+    #[test]
+    fn the_serialised_tree_nests_children_and_leaves_out_what_is_empty() {
+        let tree = two_surfaces();
+        let json = serde_json::to_value(tree.nested()).unwrap();
+        let surf = &json[0]["children"][2];
+        assert_eq!(json[0]["type"], "LWO2");
+        assert_eq!((&surf["id"], &surf["offset"], &surf["length"]), (&"SURF".into(), &52.into(), &12.into()));
+        assert_eq!(surf["children"][0], serde_json::json!({ "id": "COLR", "offset": 64, "length": 2 }));
+    }
+
+    #[test]
+    fn a_broken_walk_keeps_the_chunk_where_it_broke_under_its_parent() {
+        let mut body = chunk(b"PNTS", &[0; 12]);
+        body.extend(chunk(b"SURF", b"A\0B\0COLR\x00\x09ab"));
+        let (tree, error) = crate::formats::lwo::chunks::read_iff_tree_partial(&form(b"LWO2", &body));
+        assert!(error.is_none(), "a surface is optional: kept with a warning");
+        let colr = tree.find_path("FORM/SURF/COLR").expect("the clipped COLR");
+        assert_eq!(tree.node(colr).length, 2, "cut to the bytes there are");
+        assert_eq!(tree.path(tree.parent(colr).unwrap()), "FORM/SURF");
     }
 
     #[test]

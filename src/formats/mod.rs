@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::source::{FileSource, LooseFolder};
 
-pub use chunk::{ChunkNode, ChunkTree};
+pub use chunk::{ChunkId, ChunkNode, ChunkRef, ChunkTree};
 pub use error::{ErrorKind, FileError, ParseError, Warning};
 pub use fourcc::FourCc;
 

@@ -128,7 +128,10 @@ impl Scene {
                 }
                 format!("{} · unit {unit} · triangle {t}", file_name(&self.files[model_file].path))
             }
-            RecordKind::LwoPolygon { layer } => self.describe_lightwave(file, layer, &origin, &mut field)?,
+            RecordKind::LwoPolygon { layer } => {
+                let polygon = *self.meshes[mesh].data.triangle_records.get(triangle)? as usize;
+                self.describe_lightwave(file, layer, polygon, &origin, &mut field)?
+            }
         };
         Some(TriangleDescription { origin, heading, fields })
     }
@@ -140,23 +143,24 @@ impl Scene {
         &self,
         file: &super::SceneFile,
         layer_index: usize,
+        polygon: usize,
         origin: &TriangleOrigin,
         field: &mut impl FnMut(&str, String),
     ) -> Option<String> {
         let Model::Lwo(object) = &file.document.as_deref()?.model else { return None };
         let layer = object.layers.get(layer_index)?;
         let polygons = &layer.polygons;
-        // The mesh counts polygons in the layer; the origin, in their chunk.
-        let p = polygons.record_offset.iter().position(|&o| o as usize == origin.bytes.start)?;
+        // `polygon` counts polygons in the layer; the origin's record, in their chunk.
+        polygons.kind.get(polygon)?;
         let name = if layer.name.is_empty() { String::new() } else { format!(" \"{}\"", layer.name) };
         field("layer", format!("{}{name} (layer {layer_index} of the file)", layer.number));
         field("polygon", format!("{} in {} (bytes {}..{})", origin.record, origin.chunk_path, origin.bytes.start, origin.bytes.end));
-        field("type", format!("{:?}, flags 0x{:X}", polygons.kind[p], polygons.flags[p]));
-        let surface = polygons.surface[p];
+        field("type", format!("{:?}, flags 0x{:X}", polygons.kind[polygon], polygons.flags[polygon]));
+        let surface = polygons.surface[polygon];
         let surface_name = object.surfaces.get(surface as usize).map_or("(none)", |s| s.name.as_str());
         field("surface", format!("{surface_name} (PTAG SURF tag {surface})"));
-        field("smoothing group", polygons.smoothing_group[p].to_string());
-        for (k, &v) in polygons.vertices(p).iter().enumerate() {
+        field("smoothing group", polygons.smoothing_group[polygon].to_string());
+        for (k, &v) in polygons.vertices(polygon).iter().enumerate() {
             let mut value = format!("point {v}");
             if let Some(position) = layer.points.get(v as usize) {
                 value.push_str(&format!(" {}", vector(*position)));
@@ -164,7 +168,7 @@ impl Scene {
             // Each map's value at the corner: the VMAD entry for this polygon where one exists, else the VMAP's.
             for map in layer.vertex_maps.iter().filter(|m| matches!(&m.kind.0, b"TXUV" | b"RGB " | b"RGBA")) {
                 let entry = if map.discontinuous {
-                    map.points.iter().zip(&map.polygons).position(|(&pt, &poly)| pt == v && poly as usize == p)
+                    map.points.iter().zip(&map.polygons).position(|(&pt, &poly)| pt == v && poly as usize == polygon)
                 } else {
                     map.points.iter().position(|&pt| pt == v)
                 };

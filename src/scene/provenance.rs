@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::formats::{ChunkNode, Model};
+use crate::formats::{ChunkId, Model};
 
 use super::{RecordKind, Scene};
 
@@ -12,7 +12,9 @@ use super::{RecordKind, Scene};
 pub struct TriangleOrigin {
     /// Index into [`Scene::files`].
     pub file: usize,
-    /// The chunk holding the record (`FORM/LAYR[1]/POLS`, `MOGP/MOPY`), or the M2 header array.
+    /// The chunk holding the record in its file's tree; `None` for an M2 header array, which is no chunk.
+    pub chunk: Option<ChunkId>,
+    /// The chunk's path, to show (`FORM/LAYR[1]/POLS`, `MOGP/MOPY`), or the M2 header array's name.
     pub chunk_path: String,
     /// The chunk's data bytes in the file.
     pub chunk_data: Range<usize>,
@@ -34,38 +36,37 @@ impl Scene {
                 let document = file.document.as_deref()?;
                 let Model::Lwo(object) = &document.model else { return None };
                 let polygons = &object.layers.get(layer)?.polygons;
-                let at = *polygons.record_offset.get(record as usize)? as usize;
-                let (chunk_path, node) = deepest_chunk_at(&document.tree.paths(), at)?;
-                let chunk = node.data_range();
-                // A record ends where the next one of its chunk starts, the last one at the chunk's end.
-                let end = polygons.record_offset.iter().map(|&o| o as usize).filter(|&o| o > at && o < chunk.end).min().unwrap_or(chunk.end);
+                let polygon = record as usize;
+                let at = *polygons.record_offset.get(polygon)? as usize;
+                let chunk = polygons.chunk_of(polygon)?;
+                let data = document.tree.node(chunk).data_range();
+                // A record ends where the next one of its chunk starts (records are read in file order),
+                // the last one at the chunk's end.
+                let next = polygons.record_offset.get(polygon + 1).filter(|_| polygons.chunk_of(polygon + 1) == Some(chunk));
+                let end = next.map_or(data.end, |&o| o as usize);
                 Some(TriangleOrigin {
                     file: source.file,
-                    chunk_path,
-                    chunk_data: chunk,
-                    record: *polygons.index_in_chunk.get(record as usize)?,
+                    chunk: Some(chunk),
+                    chunk_path: document.tree.path(chunk),
+                    chunk_data: data,
+                    record: *polygons.index_in_chunk.get(polygon)?,
                     bytes: at..end,
                 })
             }
             RecordKind::WmoTriangle { .. } => {
+                // The triangle's file is its group file: its MOPY holds the triangle's entry.
                 let document = file.document.as_deref()?;
-                let (chunk_path, node) = document.tree.paths().into_iter().find_map(|(path, node)| {
-                    let mut found = None;
-                    node.visit(&path, &mut |p, n| {
-                        if found.is_none() && n.id.0 == *b"MOPY" {
-                            found = Some((p.to_owned(), n));
-                        }
-                    });
-                    found
-                })?;
-                let start = node.data_offset() + 2 * record as usize;
-                Some(TriangleOrigin { file: source.file, chunk_path, chunk_data: node.data_range(), record, bytes: start..start + 2 })
+                let mopy = crate::formats::wmo::group::triangle_chunk(&document.tree)?;
+                let data = document.tree.node(mopy).data_range();
+                let start = data.start + 2 * record as usize;
+                Some(TriangleOrigin { file: source.file, chunk: Some(mopy), chunk_path: document.tree.path(mopy), chunk_data: data, record, bytes: start..start + 2 })
             }
             RecordKind::M2SkinTriangle { indices_offset, .. } => {
                 let start = indices_offset as usize + 6 * record as usize;
                 let array_length = 2 * mesh_index_count(self, source.file)?;
                 Some(TriangleOrigin {
                     file: source.file,
+                    chunk: None,
                     chunk_path: "triangle indices".into(),
                     chunk_data: indices_offset as usize..indices_offset as usize + array_length,
                     record,
@@ -86,17 +87,4 @@ fn mesh_index_count(scene: &Scene, file: usize) -> Option<usize> {
         let Model::M2(model) = &document.model else { return None };
         model.embedded_views.first().map(|v| v.triangle_indices.len())
     })
-}
-
-/// The deepest chunk whose data holds byte `at`, with its path.
-pub fn deepest_chunk_at<'a>(roots: &[(String, &'a ChunkNode)], at: usize) -> Option<(String, &'a ChunkNode)> {
-    let mut best: Option<(String, &'a ChunkNode)> = None;
-    for (path, root) in roots {
-        root.visit(path, &mut |p, n| {
-            if n.data_range().contains(&at) {
-                best = Some((p.to_owned(), n));
-            }
-        });
-    }
-    best
 }

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::formats::lwo::LwoObject;
 use crate::formats::wmo::{WmoGroup, WmoRoot};
 use crate::formats::m2::{self, M2Model};
-use crate::formats::{ChunkNode, Document, FileError, Model};
+use crate::formats::{ChunkRef, Document, FileError, Model};
 use crate::source::FileSource;
 use crate::mesh;
 
@@ -196,7 +196,7 @@ pub fn to_json(path: &Path, info: &Info) -> Value {
     let mut object = Map::new();
     object.insert("file".into(), json!(path.display().to_string()));
     object.insert("format".into(), json!(info.document.format.name()));
-    object.insert("chunks".into(), serde_json::to_value(&info.document.tree.roots).unwrap_or(Value::Null));
+    object.insert("chunks".into(), serde_json::to_value(info.document.tree.nested()).unwrap_or(Value::Null));
     object.insert("warnings".into(), json!(info.warnings));
     for (k, v) in &info.summary {
         object.insert(k.clone(), v.clone());
@@ -207,7 +207,7 @@ pub fn to_json(path: &Path, info: &Info) -> Value {
 /// The chunk tree, one indented line per chunk.
 pub fn tree_text(tree: &crate::formats::ChunkTree) -> String {
     let mut out = String::new();
-    for root in &tree.roots {
+    for root in tree.root_chunks() {
         write_node(&mut out, root, 1);
     }
     out
@@ -238,9 +238,9 @@ pub fn to_text(path: &Path, info: &Info) -> String {
     out
 }
 
-fn write_node(out: &mut String, node: &ChunkNode, depth: usize) {
+fn write_node(out: &mut String, node: ChunkRef<'_>, depth: usize) {
     out.push_str(&format!("{:indent$}{:<10} 0x{:08X} {:>10}\n", "", node.label(), node.offset, node.length, indent = depth * 2));
-    for child in &node.children {
+    for child in node.children() {
         write_node(out, child, depth + 1);
     }
 }

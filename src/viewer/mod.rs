@@ -118,7 +118,7 @@ fn print_info(path: &std::path::Path, game_data: Option<&std::sync::Arc<dyn crat
             // The chunks as far as they go, then the error: where a hex editor should look.
             if let Ok(bytes) = source.read(&inside) {
                 let (tree, _) = crate::formats::parse_chunk_tree(&bytes);
-                if !tree.roots.is_empty() && !json {
+                if !tree.is_empty() && !json {
                     print_to_stdout(&format!("chunks up to where reading broke (id, offset, length):\n{}", info::tree_text(&tree)));
                 }
             }

@@ -15,7 +15,7 @@ use super::scene::{ViewToggles, Viewer};
 use super::window::{save_recent, FileDialog};
 use crate::formats::lwo::LwoObject;
 use crate::formats::wmo::{group_flag_names, WmoGroup, WmoRoot};
-use crate::formats::{ChunkNode, Document, Model};
+use crate::formats::{ChunkId, ChunkRef, ChunkTree, Document, Model};
 use crate::plugin::ModelAsset;
 
 const RECENT_LIMIT: usize = 10;
@@ -26,8 +26,8 @@ pub struct PanelState {
     pub recent: Vec<PathBuf>,
     pub show_path_field: bool,
     pub path_input: String,
-    /// Selected chunk: file index in `ModelAsset::files` and chunk path.
-    pub selected: Option<(usize, String)>,
+    /// Selected chunk: file index in `ModelAsset::files` and the chunk there.
+    pub selected: Option<(usize, ChunkSelection)>,
     /// Bytes of the selected chunk shown in the hex view, from file offset `hex_base`.
     pub hex: Vec<u8>,
     pub hex_base: usize,
@@ -47,11 +47,20 @@ pub struct PanelState {
     pub texture_choices: Vec<usize>,
 }
 
+/// What the chunk list can select in a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChunkSelection {
+    /// A chunk of the file's tree.
+    Chunk(ChunkId),
+    /// An M2 header array (an M2 has no chunks), by name.
+    Array(String),
+}
+
 /// A file its parser refused, walked as far as its chunks go.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RejectedFile {
     pub name: String,
-    pub tree: crate::formats::ChunkTree,
+    pub tree: ChunkTree,
     pub error: Option<crate::formats::ParseError>,
 }
 
@@ -67,14 +76,22 @@ impl RejectedFile {
 impl PanelState {
     /// Selects a chunk of a scene file and loads the first bytes of its data for the hex view: the
     /// bytes the file was parsed from, kept with it, never a second read from disk.
-    pub fn show_chunk(&mut self, scene: &crate::scene::Scene, file: usize, path: String, data: std::ops::Range<usize>, focus: Option<usize>, reveal: bool) {
+    pub fn show_chunk(
+        &mut self,
+        scene: &crate::scene::Scene,
+        file: usize,
+        selection: ChunkSelection,
+        data: std::ops::Range<usize>,
+        focus: Option<usize>,
+        reveal: bool,
+    ) {
         // From the chunk's start, or a little before the byte in focus (a picked record) when that
         // lies past the first rows.
         let start = focus.map_or(data.start, |at| (at.saturating_sub(32) & !15).max(data.start));
         let end = data.end.min(start + HEX_BYTES);
         self.hex = scene.files.get(file).and_then(|f| f.bytes.get(start..end.min(f.bytes.len()))).map(<[u8]>::to_vec).unwrap_or_default();
         self.hex_base = start;
-        self.selected = Some((file, path));
+        self.selected = Some((file, selection));
         self.reveal = reveal;
     }
 
@@ -94,7 +111,7 @@ pub enum PanelAction {
     Reload,
     SaveScreenshot,
     DismissError,
-    SelectChunk { file: usize, path: String, data_offset: usize, length: usize },
+    SelectChunk { file: usize, selection: ChunkSelection, data_offset: usize, length: usize },
     Export,
     /// Open the game data browser on the data root or the archive dropped last.
     Browse,
@@ -196,9 +213,9 @@ pub fn draw_panel(
             PanelAction::ChooseTexture { texture, choice } => {
                 super::scene::choose_texture(&viewer, &models, &mut wmo_materials, &mut state, texture, choice);
             }
-            PanelAction::SelectChunk { file, path, data_offset, length } => {
+            PanelAction::SelectChunk { file, selection, data_offset, length } => {
                 if let Some(model) = model {
-                    state.show_chunk(&model.description, file, path, data_offset..data_offset + length, None, false);
+                    state.show_chunk(&model.description, file, selection, data_offset..data_offset + length, None, false);
                 }
             }
         }
@@ -345,24 +362,24 @@ pub fn inspector(
 
 /// The rejected file's chunks as far as they could be read, the one where reading broke marked.
 fn rejected_tree(ui: &mut egui::Ui, rejected: &RejectedFile) {
-    fn node(ui: &mut egui::Ui, path: &str, n: &ChunkNode, error_at: Option<usize>) {
+    fn node(ui: &mut egui::Ui, n: ChunkRef<'_>, error_at: Option<usize>) {
         // The deepest chunk holding the error's offset is where reading broke.
-        let holds = |c: &ChunkNode| error_at.is_some_and(|at| (c.offset..c.data_range().end.max(c.offset + 8)).contains(&at));
-        let broke_here = holds(n) && !n.children.iter().any(holds);
+        let holds = |c: &ChunkRef<'_>| error_at.is_some_and(|at| (c.offset..c.data_range().end.max(c.offset + 8)).contains(&at));
+        let broke_here = holds(&n) && !n.children().any(|c| holds(&c));
         let text = format!("{:<9} @0x{:X}  {} B{}", n.label(), n.offset, n.length, if broke_here { "   ← reading broke here" } else { "" });
         let color = if broke_here { egui::Color32::from_rgb(255, 120, 100) } else { egui::Color32::GRAY };
         ui.label(egui::RichText::new(text).monospace().color(color));
-        ui.indent(("rejected", path), |ui| {
-            for (child_path, child) in n.child_paths(path) {
-                node(ui, &child_path, child, error_at);
+        ui.indent(("rejected", n.chunk), |ui| {
+            for child in n.children() {
+                node(ui, child, error_at);
             }
         });
     }
     ui.separator();
     ui.label(format!("{}: the chunks up to where reading broke", rejected.name));
     egui::ScrollArea::vertical().max_height(300.0).show(ui, |ui| {
-        for (path, root) in rejected.tree.paths() {
-            node(ui, &path, root, rejected.error.as_ref().map(|e| e.offset));
+        for root in rejected.tree.root_chunks() {
+            node(ui, root, rejected.error.as_ref().map(|e| e.offset));
         }
     });
 }
@@ -600,8 +617,8 @@ fn chunks_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, act
                 if let Model::M2(m2) = &document.model {
                     m2_arrays(ui, f, m2, state, actions);
                 }
-                for (path, node) in document.tree.paths() {
-                    chunk_node(ui, f, document, &path, node, state, actions);
+                for node in document.tree.root_chunks() {
+                    chunk_node(ui, f, document, node, state, actions);
                 }
             });
         }
@@ -613,11 +630,12 @@ fn chunks_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, act
 fn m2_arrays(ui: &mut egui::Ui, file: usize, model: &crate::formats::m2::M2Model, state: &PanelState, actions: &mut Vec<PanelAction>) {
     ui.label(format!("MD20 version {}, header arrays:", model.version));
     for array in &model.arrays {
-        let selected = state.selected.as_ref().is_some_and(|(f, p)| *f == file && p == array.name);
+        let selected = state.selected.as_ref().is_some_and(|(f, s)| *f == file && matches!(s, ChunkSelection::Array(name) if name == array.name));
         let length = array.count as usize * array.entry_size;
         let text = format!("{:<22} {:>6} × {:<3} @0x{:X}", array.name, array.count, array.entry_size, array.offset);
         if ui.add(egui::Button::selectable(selected, egui::RichText::new(text).monospace()).wrap_mode(egui::TextWrapMode::Extend)).clicked() {
-            actions.push(PanelAction::SelectChunk { file, path: array.name.to_owned(), data_offset: array.offset as usize, length });
+            let selection = ChunkSelection::Array(array.name.to_owned());
+            actions.push(PanelAction::SelectChunk { file, selection, data_offset: array.offset as usize, length });
         }
         if selected {
             egui::Frame::group(ui.style()).show(ui, |ui| {
@@ -628,32 +646,27 @@ fn m2_arrays(ui: &mut egui::Ui, file: usize, model: &crate::formats::m2::M2Model
     }
 }
 
-fn chunk_node(
-    ui: &mut egui::Ui,
-    file: usize,
-    document: &Document,
-    path: &str,
-    node: &ChunkNode,
-    state: &PanelState,
-    actions: &mut Vec<PanelAction>,
-) {
-    let selected = state.selected.as_ref().is_some_and(|(f, p)| *f == file && p == path);
+fn chunk_node(ui: &mut egui::Ui, file: usize, document: &Document, node: ChunkRef<'_>, state: &PanelState, actions: &mut Vec<PanelAction>) {
+    let selected_chunk = match &state.selected {
+        Some((f, ChunkSelection::Chunk(chunk))) if *f == file => Some(*chunk),
+        _ => None,
+    };
+    let selected = selected_chunk == Some(node.chunk);
     let text = format!("{:<9} @0x{:X}  {} B", node.label(), node.offset, node.length);
-    let select = PanelAction::SelectChunk { file, path: path.to_owned(), data_offset: node.data_offset(), length: node.length };
-    if node.children.is_empty() {
+    let select = PanelAction::SelectChunk { file, selection: ChunkSelection::Chunk(node.chunk), data_offset: node.data_offset(), length: node.length };
+    if !node.has_children() {
         if ui.add(egui::Button::selectable(selected, egui::RichText::new(text).monospace()).wrap_mode(egui::TextWrapMode::Extend)).clicked() {
             actions.push(select);
         }
     } else {
-        let holds_selection = state.selected.as_ref().is_some_and(|(f, p)| *f == file && p.starts_with(path) && p != path);
+        let holds_selection = selected_chunk.is_some_and(|chunk| is_below(&document.tree, chunk, node.chunk));
         let header = egui::CollapsingHeader::new(egui::RichText::new(text).monospace())
-            .id_salt(("chunk", file, path))
-            .default_open(!path.contains('/'))
+            .id_salt(("chunk", file, node.chunk))
+            .default_open(document.tree.parent(node.chunk).is_none())
             .open((state.reveal && holds_selection).then_some(true));
         let response = header.show(ui, |ui| {
-            // The same paths the format layer gives (LWO3 forms by their names), so a pick's chunk matches.
-            for (child_path, child) in node.child_paths(path) {
-                chunk_node(ui, file, document, &child_path, child, state, actions);
+            for child in node.children() {
+                chunk_node(ui, file, document, child, state, actions);
             }
         });
         if response.header_response.secondary_clicked() || response.header_response.double_clicked() {
@@ -662,12 +675,17 @@ fn chunk_node(
     }
     if selected {
         egui::Frame::group(ui.style()).show(ui, |ui| {
-            for (k, v) in chunk_fields(document, node) {
+            for (k, v) in chunk_fields(document, node.chunk) {
                 ui.label(format!("{k}: {v}"));
             }
             ui.label(hex_job(&state.hex, state.hex_base, state.picked.as_ref().map(|p| p.bytes.clone())));
         });
     }
+}
+
+/// Whether `chunk` lies inside `container`, at any depth.
+fn is_below(tree: &ChunkTree, chunk: ChunkId, container: ChunkId) -> bool {
+    std::iter::successors(tree.parent(chunk), |&c| tree.parent(c)).any(|c| c == container)
 }
 
 /// The hex dump with a picked record's bytes in a colour of their own.
@@ -718,15 +736,14 @@ pub fn hex_dump(bytes: &[u8], base: usize) -> String {
 }
 
 /// Decoded fields of the chunks the parsers know, found through the model.
-pub fn chunk_fields(document: &Document, node: &ChunkNode) -> Vec<(String, String)> {
+pub fn chunk_fields(document: &Document, chunk: ChunkId) -> Vec<(String, String)> {
+    let node = document.tree.node(chunk);
     let mut out = vec![("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)), ("length".to_owned(), node.length.to_string())];
     out.extend(node.fields.iter().cloned());
-    // The model item a chunk made is found through the tree itself (the how-many-th chunk of its
-    // kind), not by reading an index back out of the path text.
+    // The model item a chunk made is the one that names the chunk's id.
     let kind = node.kind().to_string();
-    let index = nth_of_kind(&document.tree, node);
     match &document.model {
-        Model::Lwo(object) => lwo_fields(object, &kind, index, &mut out),
+        Model::Lwo(object) => lwo_fields(object, &kind, chunk, &mut out),
         Model::WmoRoot(root) => wmo_root_fields(root, &kind, &mut out),
         Model::WmoGroup(group) => wmo_group_fields(group, &kind, &mut out),
         Model::M2(_) => {}
@@ -734,28 +751,11 @@ pub fn chunk_fields(document: &Document, node: &ChunkNode) -> Vec<(String, Strin
     out
 }
 
-/// How many chunks of `node`'s kind (a form's type, else its id) come before it in the file.
-fn nth_of_kind(tree: &crate::formats::ChunkTree, node: &ChunkNode) -> usize {
-    let mut count = 0;
-    let mut found = None;
-    for (path, root) in tree.paths() {
-        root.visit(&path, &mut |_, n| {
-            if found.is_none() && n.kind() == node.kind() {
-                if std::ptr::eq(n, node) {
-                    found = Some(count);
-                }
-                count += 1;
-            }
-        });
-    }
-    found.unwrap_or(0)
-}
-
-fn lwo_fields(object: &LwoObject, id: &str, index: usize, out: &mut Vec<(String, String)>) {
+fn lwo_fields(object: &LwoObject, id: &str, chunk: ChunkId, out: &mut Vec<(String, String)>) {
     let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
     match id {
         "LAYR" => {
-            if let Some(l) = object.layers.get(index) {
+            if let Some(l) = object.layers.iter().find(|l| l.chunk == Some(chunk)) {
                 push("number", l.number.to_string());
                 push("name", l.name.clone());
                 push("flags", format!("0x{:X}{}", l.flags, if l.hidden() { " (hidden)" } else { "" }));
@@ -766,8 +766,7 @@ fn lwo_fields(object: &LwoObject, id: &str, index: usize, out: &mut Vec<(String,
             }
         }
         "SURF" => {
-            // Surfaces the file defines come first; tags without a SURF chunk follow with defaults.
-            if let Some(s) = object.surfaces.iter().filter(|s| !s.is_default).nth(index) {
+            if let Some(s) = object.surfaces.iter().find(|s| s.chunk == Some(chunk)) {
                 push("name", s.name.clone());
                 push("colour", format!("{:.3?}", s.color));
                 push("diffuse", format!("{:.3}", s.diffuse));

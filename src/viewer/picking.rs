@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::input::EguiWantsInput;
 
-use super::panel::PanelState;
+use super::panel::{ChunkSelection, PanelState};
 use super::scene::Viewer;
 use crate::plugin::{DoodadInstance, DrawnMesh, ModelAsset};
 
@@ -42,8 +42,10 @@ pub struct PickCount(pub u64);
 pub struct PickInfo {
     pub heading: String,
     pub fields: Vec<(String, String)>,
-    /// The file (index into the scene's files), the chunk path and the record's bytes there.
+    /// The file (index into the scene's files), the chunk (its id in the file's tree, and its path;
+    /// for an M2 the header array's name alone) and the record's bytes there.
     pub file: usize,
+    pub chunk: Option<crate::formats::ChunkId>,
     pub chunk_path: String,
     pub chunk_data: std::ops::Range<usize>,
     pub record: u32,
@@ -126,6 +128,7 @@ fn pick(
             heading: d.heading,
             fields: d.fields,
             file: d.origin.file,
+            chunk: d.origin.chunk,
             chunk_path: d.origin.chunk_path,
             chunk_data: d.origin.chunk_data,
             record: d.origin.record,
@@ -137,6 +140,7 @@ fn pick(
             heading: format!("{} · triangle {triangle}", model.description.meshes[mesh].label),
             fields: vec![("source".into(), "made by the viewer, not read from a record".into())],
             file: 0,
+            chunk: None,
             chunk_path: String::new(),
             chunk_data: 0..0,
             record: triangle as u32,
@@ -148,8 +152,9 @@ fn pick(
     // The chunk tree opens at the record's chunk with its bytes highlighted.
     if let Some(picked) = &panel.picked {
         if !picked.chunk_path.is_empty() {
-            let (file, path, data, focus) = (picked.file, picked.chunk_path.clone(), picked.chunk_data.clone(), picked.bytes.start);
-            panel.show_chunk(&model.description, file, path, data, Some(focus), true);
+            let selection = picked.chunk.map_or_else(|| ChunkSelection::Array(picked.chunk_path.clone()), ChunkSelection::Chunk);
+            let (file, data, focus) = (picked.file, picked.chunk_data.clone(), picked.bytes.start);
+            panel.show_chunk(&model.description, file, selection, data, Some(focus), true);
         }
     }
 }

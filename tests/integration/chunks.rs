@@ -11,9 +11,9 @@ fn seed_lwob_tree_has_the_seed_offsets() {
     let file = fixtures::lwo::seed_square_with_detail();
     assert_eq!(file.len(), 420);
     let tree = read_iff_tree(&file).unwrap();
-    let form = &tree.roots[0];
+    let form = tree.chunk(tree.roots()[0]);
     assert_eq!((form.id, form.form_type, form.length), (FourCc::new(b"FORM"), Some(FourCc::new(b"LWOB")), 412));
-    let chunks: Vec<(String, usize, usize)> = form.children.iter().map(|c| (c.id.to_string(), c.offset, c.length)).collect();
+    let chunks: Vec<(String, usize, usize)> = form.children().map(|c| (c.id.to_string(), c.offset, c.length)).collect();
     assert_eq!(
         chunks,
         [
@@ -25,9 +25,10 @@ fn seed_lwob_tree_has_the_seed_offsets() {
         ]
     );
     // LWOB SURF bodies are sub-chunks with U2 lengths after the name.
-    let first_surf = &form.children[3];
-    assert_eq!(first_surf.children[0].id, FourCc::new(b"COLR"));
-    assert_eq!(first_surf.children[0].offset, 162 + 8 + 8);
+    let first_surf = form.children().nth(3).unwrap();
+    let colr = first_surf.first_child().unwrap();
+    assert_eq!(colr.id, FourCc::new(b"COLR"));
+    assert_eq!(colr.offset, 162 + 8 + 8);
 }
 
 #[test]
@@ -60,19 +61,19 @@ fn wmo_trees_show_readable_ids_and_mogp_children() {
     let scene = fixtures::wmo::sample_scene();
     let files = scene.files("courtyard");
     let root = read_wmo_tree(&files[0].1).unwrap();
-    let ids: Vec<String> = root.roots.iter().map(|n| n.id.to_string()).collect();
+    let ids: Vec<String> = root.root_chunks().map(|n| n.id.to_string()).collect();
     assert_eq!(&ids[..4], ["MVER", "MOHD", "MOTX", "MOMT"]);
     assert!(ids.iter().all(|id| !id.starts_with("REV") && id != "DHOM"));
     let group = read_wmo_tree(&files[2].1).unwrap();
-    assert_eq!(group.roots.len(), 2);
-    let mogp = &group.roots[1];
+    assert_eq!(group.roots().len(), 2);
+    let mogp = group.chunk(group.roots()[1]);
     assert_eq!(mogp.id, FourCc::new(b"MOGP"));
     assert_eq!(mogp.prefix_len, 68);
-    let kids: Vec<String> = mogp.children.iter().map(|n| n.id.to_string()).collect();
+    let kids: Vec<String> = mogp.children().map(|n| n.id.to_string()).collect();
     assert_eq!(&kids[..6], ["MOPY", "MOVI", "MOVT", "MONR", "MOTV", "MOBA"]);
     assert!(kids.contains(&"MLIQ".to_owned()) && kids.contains(&"MOCV".to_owned()));
     // The first sub-chunk starts right after MVER (12 bytes), the MOGP header (8) and its 68 bytes.
-    assert_eq!(mogp.children[0].offset, 12 + 8 + 68);
+    assert_eq!(mogp.first_child().unwrap().offset, 12 + 8 + 68);
 }
 
 /// Every prefix is an error with an offset inside the prefix, except a WMO root cut exactly between two
@@ -149,7 +150,7 @@ fn a_rejected_file_keeps_its_chunks_up_to_the_break_with_the_error_there() {
     assert!(parse_document(wmo).is_err());
     let (tree, error) = parse_chunk_tree(wmo);
     let error = error.expect("the walk breaks at MOHD");
-    assert_eq!(tree.roots.iter().map(|n| n.id.to_string()).collect::<Vec<_>>(), ["MVER", "MOHD"]);
+    assert_eq!(tree.root_chunks().map(|n| n.id.to_string()).collect::<Vec<_>>(), ["MVER", "MOHD"]);
     assert!(error.path.contains("MOHD") && error.offset == 16, "{error}");
     // LightWave: PNTS whole, then a POLS whose length runs past the FORM; the FORM keeps PNTS and POLS.
     let mut body = lwo_wmo_viewer::fixtures::lwo::chunk(b"PNTS", &[0; 12]);
@@ -157,7 +158,7 @@ fn a_rejected_file_keeps_its_chunks_up_to_the_break_with_the_error_there() {
     let lwo = lwo_wmo_viewer::fixtures::lwo::form(b"LWO2", &body);
     let (tree, error) = parse_chunk_tree(&lwo);
     let error = error.expect("the walk breaks at POLS");
-    let kids: Vec<String> = tree.roots[0].children.iter().map(|n| n.id.to_string()).collect();
+    let kids: Vec<String> = tree.chunk(tree.roots()[0]).children().map(|n| n.id.to_string()).collect();
     assert_eq!(kids, ["PNTS", "POLS"]);
     assert!(error.path.ends_with("POLS"), "{error}");
     // A whole file walks with no error.

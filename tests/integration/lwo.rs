@@ -255,18 +255,37 @@ fn lwo3_fixture() -> Vec<u8> {
     form(b"LWO3", &body)
 }
 
+/// Two POLS chunks in one layer: each polygon knows its own chunk by id, without a table per polygon.
+#[test]
+fn polygons_of_two_pols_chunks_know_each_their_chunk() {
+    use lwo_wmo_viewer::fixtures::lwo::{chunk, f32s, form};
+    let triangle = [0u8, 3, 0, 0, 0, 1, 0, 2];
+    let mut body = chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]));
+    body.extend(chunk(b"POLS", &[b"FACE".as_slice(), &triangle, &triangle].concat()));
+    body.extend(chunk(b"POLS", &[b"FACE".as_slice(), &triangle].concat()));
+    let (tree, object) = lwo::parse(&form(b"LWO2", &body)).unwrap();
+    let polygons = &object.layers[0].polygons;
+    let (first, second) = (tree.find_path("FORM/POLS").unwrap(), tree.find_path("FORM/POLS[1]").unwrap());
+    assert_eq!((0..3).map(|p| polygons.chunk_of(p)).collect::<Vec<_>>(), [Some(first), Some(first), Some(second)]);
+    assert_eq!(polygons.index_in_chunk, [0, 1, 0]);
+    assert_eq!(polygons.chunks.len(), 2, "one entry per chunk");
+}
+
 #[test]
 fn lwo3_nested_forms_read_through_the_same_path() {
     let bytes = lwo3_fixture();
     let (tree, object) = lwo::parse(&bytes).unwrap();
     assert_eq!(object.kind, lwo::LwoKind::Lwo3);
-    let ids: Vec<String> = tree.roots[0].children.iter().map(|c| c.label()).collect();
+    let form = tree.chunk(tree.roots()[0]);
+    let ids: Vec<String> = form.children().map(|c| c.label()).collect();
     assert_eq!(ids, ["TAGS", "LAYR", "PNTS", "POLS", "PTAG", "FORM SURF", "FORM CLIP"]);
-    assert_eq!(tree.roots[0].children[5].children[0].id.to_string(), "COLR");
+    assert_eq!(form.children().nth(5).unwrap().first_child().unwrap().id.to_string(), "COLR");
     assert_eq!((object.layers.len(), object.point_count(), object.polygon_count()), (1, 4, 1));
     assert_eq!(object.layers[0].name, "Base");
     let surface = &object.surfaces[object.layers[0].polygons.surface[0] as usize];
     assert_eq!(surface.name, "Skin");
+    assert_eq!(object.layers[0].chunk, form.children().nth(1).map(|c| c.chunk), "the layer knows its LAYR");
+    assert_eq!(surface.chunk, form.children().nth(5).map(|c| c.chunk), "the surface knows its FORM SURF");
     assert_eq!(surface.color, [0.2, 0.4, 0.6]);
     assert!(surface.double_sided());
     assert_eq!(object.clips.len(), 1);

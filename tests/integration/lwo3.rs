@@ -147,8 +147,7 @@ fn cube06_reads_its_clip_and_the_image_node_on_the_principled_colour() {
     assert!(lines.contains(&"Image (1).Color → Principled BSDF (1).Color".to_owned()), "{lines:?}");
     assert!(lines.iter().any(|l| l.starts_with("Standard (1) [Standard]: Color = (0.5020, 0.5020, 0.5020), Luminosity = 0, Diffuse = 0.95")), "{lines:?}");
     // Paths name the forms; the anonymous chunks show decoded.
-    let mut paths = Vec::new();
-    tree.roots[0].visit(&tree.roots[0].segment(), &mut |path, node| paths.push((path.to_owned(), node.fields.clone())));
+    let paths: Vec<(String, Vec<(String, String)>)> = tree.paths().into_iter().map(|(path, id)| (path, tree.node(id).fields.clone())).collect();
     let find = |p: &str| paths.iter().find(|(path, _)| path == p).map(|(_, f)| f.clone()).unwrap_or_else(|| panic!("no {p}"));
     assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/(fields)"), [("index".to_owned(), "1".to_owned())]);
     assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/FORM STIL \"Images/general/UV_Grid.jpg\"/(fields)"), [("file".to_owned(), "Images/general/UV_Grid.jpg".to_owned())]);
@@ -189,8 +188,9 @@ fn double_sided_surfaces_and_smoothing_angles_are_read_beside_the_nodes() {
 #[test]
 fn each_polygon_knows_the_bytes_of_its_record() {
     let (bytes, tree, object) = real("Cube00-Basic.lwo");
-    let pols = tree.roots[0].children.iter().find(|c| c.id.to_string() == "POLS").unwrap();
+    let pols = tree.chunk(tree.roots()[0]).children().find(|c| c.id.to_string() == "POLS").unwrap();
     let polygons = &object.layers[0].polygons;
+    assert!((0..polygons.len()).all(|p| polygons.chunk_of(p) == Some(pols.chunk)), "every polygon knows its POLS by id");
     assert_eq!(polygons.index_in_chunk, [0, 1, 2, 3, 4, 5]);
     assert_eq!(polygons.record_offset[0] as usize, pols.data_offset() + 4, "after the FACE type");
     for p in 0..polygons.len() {
@@ -271,7 +271,7 @@ fn the_lwo3_writer_round_trips_nodes_clips_and_morphs() {
     let flatten = layer.morphs()[1].offsets(&layer.points);
     assert_eq!(flatten[6], [0.0, -0.5, 0.0], "SPOT positions become offsets from the base");
     assert!(layer.vertex_map(b"TXUV", "Texture", false).is_some());
-    let labels: Vec<String> = tree.roots[0].children.iter().map(|c| c.label()).collect();
+    let labels: Vec<String> = tree.chunk(tree.roots()[0]).children().map(|c| c.label()).collect();
     assert_eq!(labels[labels.len() - 5..], ["FORM CLIP \"1\"", "FORM ENVL \"1\"", "FORM SURF \"Painted\"", "FORM SURF \"Plain\"", "FORM SURF \"Odd\""]);
     assert_eq!(build(&object, BuildOptions::default()).triangle_count, 6);
 }

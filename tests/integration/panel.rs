@@ -12,7 +12,7 @@ use lwo_wmo_viewer::plugin::{DoodadInfo, ModelAsset, ModelPart, Overlay, PartInf
 use lwo_wmo_viewer::scene::{Scene, SceneFile};
 use lwo_wmo_viewer::viewer::morphs::MorphControls;
 use lwo_wmo_viewer::viewer::overlays::ViewOptions;
-use lwo_wmo_viewer::viewer::panel::{inspector, PanelInput, PanelState};
+use lwo_wmo_viewer::viewer::panel::{inspector, ChunkSelection, PanelInput, PanelState};
 use lwo_wmo_viewer::viewer::scene::{apply_visibility, ViewToggles};
 
 fn sample_model() -> ModelAsset {
@@ -60,9 +60,16 @@ fn texts(shapes: &[egui::epaint::ClippedShape]) -> String {
     out
 }
 
+/// What the panel selects for `path` in the scene's first file: the chunk at that path, else (an M2)
+/// the header array of that name.
+fn selection(scene: &Scene, path: &str) -> Option<(usize, ChunkSelection)> {
+    let chunk = scene.files[0].document.as_ref().and_then(|d| d.tree.find_path(path));
+    Some((0, chunk.map_or_else(|| ChunkSelection::Array(path.to_owned()), ChunkSelection::Chunk)))
+}
+
 /// Draws the panel with `selected` chunk and returns all text on screen.
 fn draw(model: &ModelAsset, selected: &str) -> String {
-    let mut state = PanelState { selected: Some((0, selected.to_owned())), ..Default::default() };
+    let mut state = PanelState { selected: selection(&model.description, selected), ..Default::default() };
     run_panel(Some(model), None, &mut state, &mut ViewToggles { parts: vec![true; 3], ..Default::default() }, false)
 }
 
@@ -155,7 +162,7 @@ fn draw_scene(path: &std::path::Path, selected: &str) -> String {
     let description = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
     let parts = description.parts.len();
     let model = ModelAsset { scene: Handle::default(), description, meshes: Vec::new(), images: Vec::new(), materials: Vec::new(), standard_materials: Vec::new(), wmo_materials: Vec::new() };
-    let mut state = PanelState { selected: Some((0, selected.to_owned())), ..Default::default() };
+    let mut state = PanelState { selected: selection(&model.description, selected), ..Default::default() };
     run_panel(Some(&model), None, &mut state, &mut ViewToggles { parts: vec![true; parts], ..Default::default() }, true)
 }
 
@@ -182,14 +189,10 @@ fn lwo3_surfaces_show_by_name_with_their_fields_and_node_graph() {
     let scene = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
     let document = scene.files[0].document.clone().unwrap();
     // The surface form named Back, by the path the format layer gives it.
-    let mut back = None;
-    for (path, root) in document.tree.paths() {
-        root.visit(&path, &mut |p, node| {
-            if back.is_none() && node.is_form(b"SURF") && node.label().contains("\"Back\"") {
-                back = Some(p.to_owned());
-            }
-        });
-    }
+    let back = document.tree.paths().into_iter().find_map(|(path, id)| {
+        let node = document.tree.node(id);
+        (node.is_form(b"SURF") && node.label().contains("\"Back\"")).then_some(path)
+    });
     let back = back.expect("a FORM SURF named Back");
     assert!(back.starts_with("FORM LWO3/FORM SURF \"Back\""), "{back}");
     let text = draw_scene(&file, &back);

@@ -266,8 +266,8 @@ fn rewrite_chunk(file: &[u8], id: &[u8; 4], change: impl Fn(&[u8]) -> Vec<u8>) -
 /// Where chunk `id`'s data starts, at the top level or inside MOGP.
 fn data_offset(file: &[u8], id: &[u8; 4]) -> usize {
     let tree = wmo::chunks::read_wmo_tree(file).unwrap();
-    let top = tree.roots.iter().find(|n| &n.id.0 == id);
-    let nested = || tree.roots.iter().flat_map(|n| &n.children).find(|n| &n.id.0 == id);
+    let top = tree.root_chunks().find(|n| &n.id.0 == id);
+    let nested = || tree.root_chunks().flat_map(|n| n.children()).find(|n| &n.id.0 == id);
     top.or_else(nested).unwrap_or_else(|| panic!("no {}", String::from_utf8_lossy(id))).data_offset()
 }
 

@@ -2,7 +2,7 @@
 //! nested FORMs of LWO3 with their anonymous `"    "` chunks (lwo-surfaces.md §7a), and the names that
 //! make LWO3 paths readable (`FORM LWO3/FORM SURF "Right"/FORM NODS/…`).
 
-use crate::formats::chunk::{read_iff_tree_with, ChunkNode, ChunkTree, IffGrammar, LengthWidth, Nesting, FORM};
+use crate::formats::chunk::{read_iff_tree_with, ChunkId, ChunkNode, ChunkRef, ChunkTree, IffGrammar, LengthWidth, Nesting, FORM};
 use crate::formats::error::Result;
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
@@ -97,25 +97,28 @@ impl IffGrammar for LightWaveGrammar {
         !ancestors.is_empty()
     }
 
-    fn describe(&self, ancestors: &[FourCc], node: &mut ChunkNode, file: &[u8]) {
+    fn describe(&self, ancestors: &[FourCc], tree: &mut ChunkTree, node: ChunkId, file: &[u8]) {
         if self.dialect != IffDialect::Lwo3 {
             return;
         }
         if ancestors.is_empty() {
-            node.display = Some(node.label());
+            let root = tree.node_mut(node);
+            root.display = Some(root.label());
             return;
         }
-        let Some(form_type) = node.form_type.filter(|_| node.id == FORM) else {
+        let Some(form_type) = tree.node(node).form_type.filter(|_| tree.node(node).id == FORM) else {
             return;
         };
-        for child in &mut node.children {
+        // The ids are copied out: naming a child borrows the tree mutably.
+        for child in tree.children(node).to_vec() {
+            let child = tree.node_mut(child);
             if child.id == ANONYMOUS && child.fields.is_empty() {
                 child.display = Some("(fields)".into());
                 child.fields = anonymous_fields(form_type, child.data(file));
             }
         }
-        let name = form_name(form_type, node, file);
-        node.display = Some(match name {
+        let name = form_name(form_type, tree.chunk(node), file);
+        tree.node_mut(node).display = Some(match name {
             Some(name) => format!("FORM {form_type} \"{name}\""),
             None => format!("FORM {form_type}"),
         });
@@ -147,10 +150,10 @@ fn legacy_lwo3_prefix(form_type: FourCc, data: &mut Reader<'_>) -> Result<()> {
 
 /// The name a form goes by in paths: a surface's name, a clip's index, a still's file, a node's
 /// instance name, an input's name.
-fn form_name(form_type: FourCc, node: &ChunkNode, file: &[u8]) -> Option<String> {
-    let field = |key: &str| node.children.iter().find(|c| c.id == ANONYMOUS)?.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+fn form_name(form_type: FourCc, node: ChunkRef<'_>, file: &[u8]) -> Option<String> {
+    let field = |key: &str| node.children().find(|c| c.id == ANONYMOUS)?.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
     let string_child = |id: &[u8; 4]| {
-        let child = node.children.iter().find(|c| c.id.0 == *id)?;
+        let child = node.children().find(|c| c.id.0 == *id)?;
         child.reader(file, Endian::Big).s0().ok()
     };
     match &form_type.0 {

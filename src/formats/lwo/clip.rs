@@ -1,6 +1,6 @@
 //! CLIP (image sources) and ENVL (animation envelopes).
 
-use crate::formats::chunk::ChunkNode;
+use crate::formats::chunk::ChunkRef;
 use crate::formats::error::{Result, Warning};
 use crate::formats::reader::{Endian, Reader};
 
@@ -10,8 +10,8 @@ use super::read_leniently;
 
 /// The reader of a clip's or envelope's index: LWO3's anonymous chunk, an older LWO3 writer's four
 /// bytes after the form type, or LWO2's leading field.
-fn index_reader<'a>(file: &'a [u8], node: &ChunkNode, dialect: IffDialect) -> Result<Reader<'a>> {
-    if let Some(first) = node.children.first().filter(|c| c.id == ANONYMOUS) {
+fn index_reader<'a>(file: &'a [u8], node: ChunkRef<'_>, dialect: IffDialect) -> Result<Reader<'a>> {
+    if let Some(first) = node.first_child().filter(|c| c.id == ANONYMOUS) {
         return Ok(first.reader(file, Endian::Big));
     }
     let mut r = node.reader(file, Endian::Big);
@@ -22,14 +22,14 @@ fn index_reader<'a>(file: &'a [u8], node: &ChunkNode, dialect: IffDialect) -> Re
 }
 
 /// A still's file name from LWO3's `FORM STIL`: its anonymous chunk, or the first chunk holding a string.
-pub(super) fn still_file_name(file: &[u8], stil: &ChunkNode) -> Result<Option<String>> {
-    match stil.children.first() {
+pub(super) fn still_file_name(file: &[u8], stil: ChunkRef<'_>) -> Result<Option<String>> {
+    match stil.first_child() {
         Some(inner) => inner.reader(file, Endian::Big).s0().map(Some),
         None => Ok(None),
     }
 }
 
-pub(super) fn parse_clip(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Clip {
+pub(super) fn parse_clip(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Clip {
     let mut clip = Clip::new(0, ClipSource::Unknown(node.id));
     match index_reader(file, node, dialect).and_then(|mut r| r.u32()) {
         Ok(index) => clip.index = index,
@@ -61,7 +61,7 @@ pub(super) fn parse_clip(file: &[u8], node: &ChunkNode, dialect: IffDialect, pat
             Err(e) => read_leniently(warnings, &child_path, Err(e)),
         }
     }
-    let first_id = node.children.iter().find(|c| c.id != ANONYMOUS).map_or(node.id, |c| c.form_type.unwrap_or(c.id));
+    let first_id = node.children().find(|c| c.id != ANONYMOUS).map_or(node.id, |c| c.form_type.unwrap_or(c.id));
     clip.source = source.unwrap_or(ClipSource::Unknown(first_id));
     clip
 }
@@ -105,7 +105,7 @@ fn read_sequence(r: &mut Reader<'_>) -> Result<ClipSource> {
     Ok(ClipSource::Sequence { prefix, suffix, digits, flags, offset, start, end })
 }
 
-pub(super) fn parse_envelope(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Envelope {
+pub(super) fn parse_envelope(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Envelope {
     let mut envelope = Envelope { index: 0, kind: 0, pre_behavior: 1, post_behavior: 1, keys: Vec::new(), name: None, modifiers: Vec::new() };
     let index = index_reader(file, node, dialect).and_then(|mut r| if r.remaining() == 4 && dialect == IffDialect::Lwo3 { r.u32() } else { r.vx() });
     match index {

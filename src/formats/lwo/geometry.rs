@@ -1,6 +1,6 @@
 //! Layers, points, polygons, tags and vertex maps: the chunks that follow one another in layer order.
 
-use crate::formats::chunk::ChunkNode;
+use crate::formats::chunk::{ChunkId, ChunkRef};
 use crate::formats::error::{ParseError, Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{entry_count, Reader};
@@ -64,7 +64,7 @@ impl ObjectBuilder {
         }
     }
 
-    pub fn read_chunk(&mut self, file: &[u8], node: &ChunkNode) -> Result<()> {
+    pub fn read_chunk(&mut self, file: &[u8], node: ChunkRef<'_>) -> Result<()> {
         let path = self.path(node.id);
         let mut r = node.reader(file, crate::formats::reader::Endian::Big);
         let result = self.read_chunk_data(node, &mut r, &path);
@@ -76,12 +76,12 @@ impl ObjectBuilder {
         result.within(&path)
     }
 
-    fn read_chunk_data(&mut self, node: &ChunkNode, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_chunk_data(&mut self, node: ChunkRef<'_>, r: &mut Reader<'_>, path: &str) -> Result<()> {
         match &node.id.0 {
-            b"LAYR" => self.read_layer(r),
+            b"LAYR" => self.read_layer(r, node.chunk),
             b"PNTS" => self.read_points(r, path),
-            b"POLS" => self.read_polygons(r, path),
-            b"CRVS" => self.read_lwob_curves(r, path),
+            b"POLS" => self.read_polygons(r, path, node.chunk),
+            b"CRVS" => self.read_lwob_curves(r, path, node.chunk),
             b"PTAG" => self.read_polygon_tags(r, path),
             b"TAGS" | b"SRFS" => {
                 while !r.is_empty() {
@@ -121,11 +121,12 @@ impl ObjectBuilder {
         }
     }
 
-    fn read_layer(&mut self, r: &mut Reader<'_>) -> Result<()> {
+    fn read_layer(&mut self, r: &mut Reader<'_>, chunk: ChunkId) -> Result<()> {
         let number = r.u16()?;
         let flags = r.u16()?;
         let mut layer = Layer::new(number);
         layer.flags = flags;
+        layer.chunk = Some(chunk);
         // Bit 0 is "hidden" only in LWO2/LWO3. LWLO uses it for Modeler's foreground layer, and modo
         // writes 5 for the mesh layers it shows (both real .lxo files we have); assimp ignores the field.
         layer.flags_mean_hidden = matches!(self.kind, LwoKind::Lwo2 | LwoKind::Lwo3);
@@ -160,9 +161,10 @@ impl ObjectBuilder {
         Ok(())
     }
 
-    fn read_polygons(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_polygons(&mut self, r: &mut Reader<'_>, path: &str, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
         self.pols_start = self.layers[layer].polygons.len();
+        self.layers[layer].polygons.start_chunk(chunk);
         if self.kind.is_lightwave5() {
             return self.read_lwob_polygons(r, path, layer);
         }
@@ -250,8 +252,9 @@ impl ObjectBuilder {
         Ok(())
     }
 
-    fn read_lwob_curves(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_lwob_curves(&mut self, r: &mut Reader<'_>, path: &str, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
+        self.layers[layer].polygons.start_chunk(chunk);
         let point_count = self.layers[layer].points.len() as u32;
         let first_offset = r.offset();
         let mut dropped = 0;

@@ -14,7 +14,7 @@ pub use model::*;
 pub use nodes::NodeGraph;
 pub use shading::{shading, SurfaceShading};
 
-use crate::formats::chunk::{ChunkNode, ChunkTree};
+use crate::formats::chunk::{ChunkRef, ChunkTree};
 use crate::formats::error::{ErrorKind, ParseError, Result, Warning};
 
 /// Walks the chunk tree and reads the object.
@@ -26,7 +26,7 @@ pub fn parse(bytes: &[u8]) -> Result<(ChunkTree, LwoObject)> {
 
 /// Reads the object from an already walked tree.
 pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
-    let form = tree.roots.first().ok_or_else(|| ParseError::invalid(0, "empty file"))?;
+    let form = tree.root_chunks().next().ok_or_else(|| ParseError::invalid(0, "empty file"))?;
     let form_type = form.form_type.unwrap_or(form.id);
     let kind = LwoKind::from_form_type(form_type).ok_or_else(|| {
         ParseError::new(8, ErrorKind::BadMagic { expected: "LWOB, LWLO, LWO2, LWO3 or LXOB", found: form_type.to_string() })
@@ -35,9 +35,9 @@ pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
     let mut builder = geometry::ObjectBuilder::new(kind);
     builder.warnings.extend(tree.warnings.iter().cloned());
     let dialect = IffDialect::of(form_type);
-    let mut surface_nodes: Vec<(String, &ChunkNode)> = Vec::new();
-    let mut clip_nodes: Vec<(String, &ChunkNode)> = Vec::new();
-    let mut envelope_nodes: Vec<(String, &ChunkNode)> = Vec::new();
+    let mut surface_nodes: Vec<(String, ChunkRef<'_>)> = Vec::new();
+    let mut clip_nodes: Vec<(String, ChunkRef<'_>)> = Vec::new();
+    let mut envelope_nodes: Vec<(String, ChunkRef<'_>)> = Vec::new();
     for (path, node) in form.child_paths(&form.segment()) {
         match &node.kind().0 {
             b"SURF" => surface_nodes.push((path, node)),
@@ -47,7 +47,7 @@ pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
         }
     }
     builder.root_path = form.segment();
-    for node in &form.children {
+    for node in form.children() {
         builder.read_chunk(bytes, node)?;
     }
     let mut surfaces = Vec::with_capacity(surface_nodes.len());

@@ -1,5 +1,6 @@
 //! The typed LightWave object: plain owned structs with public fields.
 
+use crate::formats::chunk::ChunkId;
 use crate::formats::error::Warning;
 use crate::formats::fourcc::FourCc;
 
@@ -98,6 +99,8 @@ pub struct Layer {
     pub polygons: Polygons,
     pub vertex_maps: Vec<VertexMap>,
     pub bounding_box: Option<[[f32; 3]; 2]>,
+    /// The LAYR chunk the layer was read from; `None` for the layer that data before any LAYR goes into.
+    pub chunk: Option<ChunkId>,
 }
 
 impl Layer {
@@ -113,6 +116,7 @@ impl Layer {
             polygons: Polygons::default(),
             vertex_maps: Vec::new(),
             bounding_box: None,
+            chunk: None,
         }
     }
 
@@ -195,6 +199,10 @@ pub struct Polygons {
     pub record_offset: Vec<u32>,
     /// … and its place among the records of its POLS (or CRVS) chunk, dropped records counted.
     pub index_in_chunk: Vec<u32>,
+    /// The layer's POLS (or CRVS) chunks in file order, each with the first polygon read from it: a
+    /// polygon's chunk is the last one starting at or before it. One entry per chunk, not per polygon,
+    /// so the table costs nothing next to the polygons.
+    pub chunks: Vec<(u32, ChunkId)>,
 }
 
 impl Polygons {
@@ -204,6 +212,18 @@ impl Polygons {
 
     pub fn is_empty(&self) -> bool {
         self.kind.is_empty()
+    }
+
+    /// The POLS (or CRVS) chunk polygon `polygon` was read from.
+    pub fn chunk_of(&self, polygon: usize) -> Option<ChunkId> {
+        let starts_before = self.chunks.partition_point(|&(first, _)| first as usize <= polygon);
+        let (_, chunk) = self.chunks[..starts_before].last()?;
+        Some(*chunk)
+    }
+
+    /// The polygons pushed from now on come from `chunk`.
+    pub fn start_chunk(&mut self, chunk: ChunkId) {
+        self.chunks.push((self.len() as u32, chunk));
     }
 
     pub fn vertices(&self, polygon: usize) -> &[u32] {
@@ -359,6 +379,8 @@ pub struct Surface {
     pub nodes: Option<crate::formats::lwo::nodes::NodeGraph>,
     /// Whether this surface was named by a tag but never defined by a SURF chunk.
     pub is_default: bool,
+    /// The SURF chunk (LWO3: `FORM SURF`) the surface was read from; `None` for a default one.
+    pub chunk: Option<ChunkId>,
 }
 
 impl Surface {
@@ -398,6 +420,7 @@ impl Surface {
             blocks: Vec::new(),
             nodes: None,
             is_default: false,
+            chunk: None,
         }
     }
 

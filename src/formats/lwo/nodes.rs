@@ -2,7 +2,7 @@
 //! inputs, an Image node's own image and mapping, and the connections between nodes. Reading only;
 //! `shading.rs` evaluates the graph.
 
-use crate::formats::chunk::ChunkNode;
+use crate::formats::chunk::ChunkRef;
 use crate::formats::error::{Result, Warning};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
@@ -165,7 +165,7 @@ impl NodeGraph {
 }
 
 /// Reads a `FORM NODS`. What cannot be read is warned about once per chunk and left out.
-pub(super) fn read_node_graph(file: &[u8], nods: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> NodeGraph {
+pub(super) fn read_node_graph(file: &[u8], nods: ChunkRef<'_>, path: &str, warnings: &mut Vec<Warning>) -> NodeGraph {
     let mut graph = NodeGraph::default();
     for (child_path, child) in nods.child_paths(path) {
         if child.is_form(b"NNDS") {
@@ -178,7 +178,7 @@ pub(super) fn read_node_graph(file: &[u8], nods: &ChunkNode, path: &str, warning
 }
 
 /// `FORM NCON`: repeated `INME`, `IINM`, `IINN`, `IONM`; each `INME` starts a connection.
-fn read_connections(file: &[u8], ncon: &ChunkNode, path: &str, graph: &mut NodeGraph, warnings: &mut Vec<Warning>) {
+fn read_connections(file: &[u8], ncon: ChunkRef<'_>, path: &str, graph: &mut NodeGraph, warnings: &mut Vec<Warning>) {
     for (child_path, child) in ncon.child_paths(path) {
         let text = match child.reader(file, Endian::Big).s0() {
             Ok(text) => text,
@@ -201,7 +201,7 @@ fn read_connections(file: &[u8], ncon: &ChunkNode, path: &str, graph: &mut NodeG
     }
 }
 
-fn read_nodes(file: &[u8], nnds: &ChunkNode, path: &str, graph: &mut NodeGraph, warnings: &mut Vec<Warning>) {
+fn read_nodes(file: &[u8], nnds: ChunkRef<'_>, path: &str, graph: &mut NodeGraph, warnings: &mut Vec<Warning>) {
     let mut server: Option<String> = None;
     for (child_path, child) in nnds.child_paths(path) {
         if child.id.0 == *b"NSRV" {
@@ -235,15 +235,15 @@ fn read_nodes(file: &[u8], nnds: &ChunkNode, path: &str, graph: &mut NodeGraph, 
     }
 }
 
-fn read_node_data(file: &[u8], ndta: &ChunkNode, path: &str, node: &mut Node, warnings: &mut Vec<Warning>) {
+fn read_node_data(file: &[u8], ndta: ChunkRef<'_>, path: &str, node: &mut Node, warnings: &mut Vec<Warning>) {
     collect_entries(file, ndta, path, node, warnings, 0);
-    if node.kind == "Image" || ndta.children.iter().any(|c| c.is_form(b"IIMG")) {
+    if node.kind == "Image" || ndta.children().any(|c| c.is_form(b"IIMG")) {
         node.image = Some(read_image_node(file, ndta, path, warnings));
     }
 }
 
 /// Every `FORM ENTR` under the node's data (inside `ATTR`/`SATR` → `META` → `ADAT`).
-fn collect_entries(file: &[u8], form: &ChunkNode, path: &str, node: &mut Node, warnings: &mut Vec<Warning>, depth: usize) {
+fn collect_entries(file: &[u8], form: ChunkRef<'_>, path: &str, node: &mut Node, warnings: &mut Vec<Warning>, depth: usize) {
     if depth > MAX_ENTRY_DEPTH {
         return;
     }
@@ -261,12 +261,12 @@ fn collect_entries(file: &[u8], form: &ChunkNode, path: &str, node: &mut Node, w
 }
 
 /// `FORM ENTR` {`NAME`, `FLAG`, `TAG `…, `FORM VALU`}.
-fn read_entry(file: &[u8], entry: &ChunkNode) -> Result<Option<NodeInput>> {
-    let Some(name_chunk) = entry.children.iter().find(|c| c.id.0 == *b"NAME") else {
+fn read_entry(file: &[u8], entry: ChunkRef<'_>) -> Result<Option<NodeInput>> {
+    let Some(name_chunk) = entry.children().find(|c| c.id.0 == *b"NAME") else {
         return Ok(None);
     };
     let name = name_chunk.reader(file, Endian::Big).s0()?;
-    let value = match entry.children.iter().find(|c| c.is_form(b"VALU")) {
+    let value = match entry.children().find(|c| c.is_form(b"VALU")) {
         Some(valu) => read_value(file, valu)?,
         None => NodeValue::Other(String::new()),
     };
@@ -275,8 +275,8 @@ fn read_entry(file: &[u8], entry: &ChunkNode) -> Result<Option<NodeInput>> {
 
 /// `FORM VALU` → `"    "` {S0 type, then an `int`'s U4 or a `double`'s F8}; a `vparam`'s values sit in a
 /// nested `FORM VALU` → `"    "` {U4 count, count × F8}.
-fn read_value(file: &[u8], valu: &ChunkNode) -> Result<NodeValue> {
-    let Some(fields) = valu.children.iter().find(|c| c.id == ANONYMOUS) else {
+fn read_value(file: &[u8], valu: ChunkRef<'_>) -> Result<NodeValue> {
+    let Some(fields) = valu.children().find(|c| c.id == ANONYMOUS) else {
         return Ok(NodeValue::Other(String::new()));
     };
     let mut r = fields.reader(file, Endian::Big);
@@ -284,7 +284,7 @@ fn read_value(file: &[u8], valu: &ChunkNode) -> Result<NodeValue> {
     Ok(match kind.as_str() {
         "int" => NodeValue::Int(r.u32()? as i32),
         "double" => NodeValue::Double(r.f64()?),
-        "vparam" | "vparam3" => match valu.children.iter().find(|c| c.is_form(b"VALU")) {
+        "vparam" | "vparam3" => match valu.children().find(|c| c.is_form(b"VALU")) {
             Some(inner) => NodeValue::Vector(read_doubles(file, inner)?),
             None => NodeValue::Other(kind),
         },
@@ -292,8 +292,8 @@ fn read_value(file: &[u8], valu: &ChunkNode) -> Result<NodeValue> {
     })
 }
 
-fn read_doubles(file: &[u8], inner: &ChunkNode) -> Result<Vec<f64>> {
-    let Some(fields) = inner.children.iter().find(|c| c.id == ANONYMOUS) else {
+fn read_doubles(file: &[u8], inner: ChunkRef<'_>) -> Result<Vec<f64>> {
+    let Some(fields) = inner.children().find(|c| c.id == ANONYMOUS) else {
         return Ok(Vec::new());
     };
     let mut r = fields.reader(file, Endian::Big);
@@ -306,7 +306,7 @@ fn read_doubles(file: &[u8], inner: &ChunkNode) -> Result<Vec<f64>> {
     Ok(values)
 }
 
-fn read_image_node(file: &[u8], ndta: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> ImageNode {
+fn read_image_node(file: &[u8], ndta: ChunkRef<'_>, path: &str, warnings: &mut Vec<Warning>) -> ImageNode {
     let mut image = ImageNode::default();
     for (child_path, child) in ndta.child_paths(path) {
         let mut r = child.reader(file, Endian::Big);
@@ -331,11 +331,11 @@ fn read_image_node(file: &[u8], ndta: &ChunkNode, path: &str, warnings: &mut Vec
 }
 
 /// The file name of the first `FORM STIL` below `form`.
-fn find_still(file: &[u8], form: &ChunkNode, depth: usize) -> Option<String> {
+fn find_still(file: &[u8], form: ChunkRef<'_>, depth: usize) -> Option<String> {
     if depth > MAX_ENTRY_DEPTH {
         return None;
     }
-    for child in &form.children {
+    for child in form.children() {
         let found = if child.is_form(b"STIL") {
             super::clip::still_file_name(file, child).ok().flatten()
         } else if child.form_type.is_some() {
@@ -352,10 +352,10 @@ fn find_still(file: &[u8], form: &ChunkNode, depth: usize) -> Option<String> {
 
 /// `FORM xxxx` → `FORM VPRM` {`"    "` {U4, U4 envelope}, `FORM VPVL` → `"    "` {F4 values, U2}}. The
 /// first U4 is 3 even where one value follows (IOPC, IBMP), so the values are counted by the bytes.
-fn vparam_values(file: &[u8], form: &ChunkNode) -> Option<Vec<f32>> {
-    let vprm = form.children.iter().find(|c| c.is_form(b"VPRM"))?;
-    let vpvl = vprm.children.iter().find(|c| c.is_form(b"VPVL"))?;
-    let fields = vpvl.children.iter().find(|c| c.id == ANONYMOUS)?;
+fn vparam_values(file: &[u8], form: ChunkRef<'_>) -> Option<Vec<f32>> {
+    let vprm = form.children().find(|c| c.is_form(b"VPRM"))?;
+    let vpvl = vprm.children().find(|c| c.is_form(b"VPVL"))?;
+    let fields = vpvl.children().find(|c| c.id == ANONYMOUS)?;
     let mut r: Reader<'_> = fields.reader(file, Endian::Big);
     let count = r.remaining() / 4;
     (0..count).map(|_| r.f32().ok()).collect()

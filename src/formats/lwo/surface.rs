@@ -1,7 +1,7 @@
 //! SURF chunks: LWOB's fixed-point parameters and \*TEX layers, LWO2's float parameters and BLOKs, and
 //! LWO3's nested form with the same payloads.
 
-use crate::formats::chunk::ChunkNode;
+use crate::formats::chunk::ChunkRef;
 use crate::formats::error::{Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
@@ -13,8 +13,8 @@ use super::{read_leniently, warn};
 /// LWOB's "smoothing" flag stands for this angle (89.5°), as every reader of the format agrees.
 const LWOB_SMOOTHING_ANGLE: f32 = 1.56207;
 
-pub(super) fn parse_surface(file: &[u8], node: &ChunkNode, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Surface {
-    let mut surface = Surface::new("");
+pub(super) fn parse_surface(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Surface {
+    let mut surface = Surface { chunk: Some(node.chunk), ..Surface::new("") };
     let names = surface_names(file, node, dialect, &mut surface).within(path);
     read_leniently(warnings, path, names);
     if dialect == IffDialect::Lwob {
@@ -40,7 +40,7 @@ pub(super) fn parse_surface(file: &[u8], node: &ChunkNode, dialect: IffDialect, 
 
 /// Name and source: LWOB's one name, LWO2's two strings before the sub-chunks, LWO3's anonymous chunk
 /// (or, in files written the older readers' way, the same two strings after eight bytes).
-fn surface_names(file: &[u8], node: &ChunkNode, dialect: IffDialect, surface: &mut Surface) -> Result<()> {
+fn surface_names(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, surface: &mut Surface) -> Result<()> {
     let mut header = node.reader(file, Endian::Big);
     match dialect {
         IffDialect::Lwob => surface.name = header.s0()?,
@@ -49,7 +49,7 @@ fn surface_names(file: &[u8], node: &ChunkNode, dialect: IffDialect, surface: &m
             surface.source = header.s0()?;
         }
         IffDialect::Lwo3 => {
-            let mut fields = match node.children.first() {
+            let mut fields = match node.first_child() {
                 Some(first) if first.id == ANONYMOUS => first.reader(file, Endian::Big),
                 _ => {
                     header.skip(4 + 8)?;
@@ -182,8 +182,8 @@ fn read_lwo2_parameter(id: FourCc, r: &mut Reader<'_>, s: &mut Surface) -> Resul
     Ok(())
 }
 
-fn read_block(file: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> Block {
-    let Some(header) = node.children.first() else {
+fn read_block(file: &[u8], node: ChunkRef<'_>, path: &str, warnings: &mut Vec<Warning>) -> Block {
+    let Some(header) = node.first_child() else {
         return Block::new(BlockKind::Procedural);
     };
     let kind = match &header.id.0 {
@@ -297,7 +297,7 @@ fn read_texture_mapping(id: FourCc, r: &mut Reader<'_>, block: &mut Block) -> Re
     Ok(())
 }
 
-fn read_lwob_parameters(file: &[u8], node: &ChunkNode, path: &str, s: &mut Surface, warnings: &mut Vec<Warning>) {
+fn read_lwob_parameters(file: &[u8], node: ChunkRef<'_>, path: &str, s: &mut Surface, warnings: &mut Vec<Warning>) {
     // The float forms (VDIF…) win over the fixed-point ones whatever their order.
     let mut float_values: Vec<(FourCc, f32)> = Vec::new();
     for (child_path, child) in node.child_paths(path) {

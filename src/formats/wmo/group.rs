@@ -1,8 +1,6 @@
 //! A group file: MVER, then one MOGP whose 68-byte header is followed by the geometry sub-chunks.
 
-use std::collections::HashMap;
-
-use crate::formats::chunk::{child_path, ChunkTree};
+use crate::formats::chunk::{ChunkId, ChunkRef, ChunkTree};
 use crate::formats::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
@@ -13,18 +11,25 @@ use super::{check_version, decode_entries, read_bgras, read_box, read_entries, r
 pub const MOGP_HEADER_SIZE: usize = 68;
 const LIQUID_HEADER_SIZE: usize = 30;
 
+/// A group file's MOGP: the chunk holding the group's geometry chunks.
+fn group_chunk(tree: &ChunkTree) -> Option<ChunkRef<'_>> {
+    tree.root_chunks().find(|n| n.id.0 == *b"MOGP")
+}
+
+/// The MOPY chunk of a group file's tree: the one [`WmoGroup::triangle_flags`] and
+/// [`WmoGroup::triangle_materials`] were read from, so the last inside MOGP (a later MOPY replaces an
+/// earlier one).
+pub fn triangle_chunk(tree: &ChunkTree) -> Option<ChunkId> {
+    group_chunk(tree)?.children().filter(|n| n.id.0 == *b"MOPY").last().map(|n| n.chunk)
+}
+
 pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
     let version = check_version(bytes, tree)?;
-    let mogp = tree
-        .roots
-        .iter()
-        .find(|n| n.id.0 == *b"MOGP")
-        .ok_or_else(|| ParseError::new(bytes.len(), ErrorKind::MissingChunk(FourCc::new(b"MOGP"))))?;
+    let mogp = group_chunk(tree).ok_or_else(|| ParseError::new(bytes.len(), ErrorKind::MissingChunk(FourCc::new(b"MOGP"))))?;
     let header = read_header(&mut mogp.reader(bytes, Endian::Little)).within("MOGP")?;
     let mut group = WmoGroup::new(version, header);
-    let mut counts = HashMap::new();
-    for node in &mogp.children {
-        let path = child_path("MOGP", node.id, &mut counts);
+    for (path, node) in mogp.child_paths("MOGP") {
+        let node = node.node();
         match &node.id.0 {
             b"MOPY" => {
                 let pairs = decode_entries(bytes, node, &path, &mut group.warnings, |[flags, material]: [u8; 2]| (flags, material))?;
@@ -70,7 +75,7 @@ pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
         }
     }
     // A check names the data of the chunk it is about, or MOGP's when that chunk is absent.
-    let offset_of = |id: &str| mogp.children.iter().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mogp.data_offset(), |n| n.data_offset());
+    let offset_of = |id: &str| mogp.children().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mogp.data_offset(), |n| n.data_offset());
     validate(&mut group, &offset_of);
     Ok(group)
 }

@@ -28,7 +28,7 @@ pub enum WmoFileKind {
 }
 
 pub fn file_kind(tree: &ChunkTree) -> Option<WmoFileKind> {
-    tree.roots.iter().find_map(|n| match &n.id.0 {
+    tree.root_chunks().find_map(|n| match &n.id.0 {
         b"MOGP" => Some(WmoFileKind::Group),
         b"MOHD" => Some(WmoFileKind::Root),
         _ => None,
@@ -62,7 +62,7 @@ pub fn parse_group(bytes: &[u8]) -> Result<(ChunkTree, WmoGroup)> {
 
 /// Reads MVER, which must come first, and refuses every version but 17.
 pub(crate) fn check_version(bytes: &[u8], tree: &ChunkTree) -> Result<u32> {
-    let first = tree.roots.first().ok_or_else(|| ParseError::new(0, ErrorKind::MissingChunk(FourCc::new(b"MVER"))))?;
+    let first = tree.root_chunks().next().ok_or_else(|| ParseError::new(0, ErrorKind::MissingChunk(FourCc::new(b"MVER"))))?;
     if first.id.0 != *b"MVER" {
         return Err(ParseError::new(first.offset, ErrorKind::BadMagic { expected: "MVER as the first chunk", found: first.id.to_string() }));
     }

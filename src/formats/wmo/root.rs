@@ -1,8 +1,6 @@
 //! The root file: header, materials, names, portals, lights, doodads, fog.
 
-use std::collections::HashMap;
-
-use crate::formats::chunk::{child_path, ChunkTree};
+use crate::formats::chunk::ChunkTree;
 use crate::formats::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::Reader;
@@ -34,9 +32,8 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
         warnings: Vec::new(),
     };
     let mut seen_header = false;
-    let mut counts = HashMap::new();
-    for node in &tree.roots {
-        let path = child_path("", node.id, &mut counts);
+    for (path, node) in tree.root_paths() {
+        let node = node.node();
         let blob = || StringBlock { bytes: node.data(bytes).to_vec() };
         match &node.id.0 {
             b"MOHD" => {
@@ -147,7 +144,7 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
     if !seen_header {
         return Err(ParseError::new(bytes.len(), ErrorKind::MissingChunk(FourCc::new(b"MOHD"))));
     }
-    let present: Vec<FourCc> = tree.roots.iter().map(|n| n.id).collect();
+    let present: Vec<FourCc> = tree.root_chunks().map(|n| n.id).collect();
     // Every v17 root the game ships has these, so one missing most likely means a cut-off file.
     let expected: [&[u8; 4]; 15] = [b"MOTX", b"MOMT", b"MOGN", b"MOGI", b"MOSB", b"MOPV", b"MOPT", b"MOPR", b"MOVV", b"MOVB", b"MOLT", b"MODS", b"MODN", b"MODD", b"MFOG"];
     for id in expected {
@@ -156,9 +153,9 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
             root.warnings.push(Warning::new("", bytes.len(), format!("chunk {id} is missing: the file may be truncated")));
         }
     }
-    let mohd = tree.roots.iter().find(|n| n.id.0 == *b"MOHD").map_or(0, |n| n.data_offset());
+    let mohd = tree.root_chunks().find(|n| n.id.0 == *b"MOHD").map_or(0, |n| n.data_offset());
     // A count check names the counted chunk's data, or the MOHD field when the chunk is absent.
-    let offset_of = |id: &str, field: usize| tree.roots.iter().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mohd + field, |n| n.data_offset());
+    let offset_of = |id: &str, field: usize| tree.root_chunks().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mohd + field, |n| n.data_offset());
     validate(&mut root, &offset_of);
     Ok(root)
 }
