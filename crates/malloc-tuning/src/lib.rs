@@ -1,10 +1,10 @@
 //! glibc's mmap threshold, fixed. The viewer's crate forbids `unsafe`; this is the one foreign call it
 //! needs, kept here so that the guarantee holds for every line of the parsers.
 //!
-//! Why: a bzip2 stream's decoder (libbz2-rs-sys) allocates its 3.6 MB table zeroed, once per MPQ
-//! sector. Once glibc has seen a block that large freed, it raises its mmap threshold past it and
-//! serves the next one from the heap, where `calloc` must clear all 3.6 MB; blocks that stay mmapped
-//! come from the kernel already zeroed.
+//! Why: glibc serves a block by mmap only above a threshold it raises to the largest block freed so
+//! far, and past that serves large blocks from the heap, where a freed one stays resident and a grown
+//! one is copied. A large LightWave object's meshes are such blocks; the viewer's `src/memory.rs` says
+//! when the viewer fixes the threshold, and what it measured.
 
 /// Serves allocations of at least `bytes` by mmap from now on, for the whole process, and stops glibc
 /// from moving the threshold. Returns whether it was set (only glibc on Linux has the tunable).
