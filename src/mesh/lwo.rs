@@ -68,6 +68,18 @@ pub struct LwoMeshes {
 }
 
 pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
+    build_reporting(object, options, &|| {})
+}
+
+/// The pieces of work [`build_reporting`] reports: one per range of each layer's polygons (a layer
+/// without polygons counts as one).
+pub fn work_items(object: &LwoObject) -> usize {
+    object.layers.iter().map(|layer| layer.polygons.len().div_ceil(POLYGONS_PER_RANGE).max(1)).sum()
+}
+
+/// [`build`], calling `piece_done` (from any of the threads) as each of [`work_items`] is done, so a
+/// large object's load can show how far it is.
+pub fn build_reporting(object: &LwoObject, options: BuildOptions, piece_done: &(dyn Fn() + Sync)) -> LwoMeshes {
     // A large object's meshes, and the pieces its threads build them from, are blocks of megabytes.
     crate::memory::map_large_blocks();
     let mut layers = Vec::with_capacity(object.layers.len());
@@ -77,7 +89,7 @@ pub fn build(object: &LwoObject, options: BuildOptions) -> LwoMeshes {
     for (index, layer) in object.layers.iter().enumerate() {
         let parent = resolve_parent(object, index);
         let parent_pivot = parent.map_or([0.0; 3], |p| object.layers[p].pivot);
-        let built = build_layer(layer, &object.surfaces, options);
+        let built = build_layer(layer, &object.surfaces, options, piece_done);
         triangle_count += built.triangles;
         degenerate_polygons += built.degenerate;
         let mut bounds = Bounds::EMPTY;
@@ -264,7 +276,7 @@ fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups
         .collect()
 }
 
-fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions) -> BuiltLayer {
+fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece_done: &(dyn Fn() + Sync)) -> BuiltLayer {
     let polys = &layer.polygons;
     let normals = CornerNormals::new(layer, surfaces, options.smoothing);
     let morphs = LayerMorphs::new(layer, &normals);
@@ -278,7 +290,14 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions) -> Bu
         maps_of_surface: corner_maps_by_surface(layer, surfaces, &mut lookups),
     };
     let ranges: Vec<Range<usize>> = (0..polys.len()).step_by(POLYGONS_PER_RANGE).map(|start| start..(start + POLYGONS_PER_RANGE).min(polys.len())).collect();
-    let parts = crate::parallel::parallel_map(&ranges, |range| build_range(&inputs, range.clone()));
+    let parts = crate::parallel::parallel_map(&ranges, |range| {
+        let part = build_range(&inputs, range.clone());
+        piece_done();
+        part
+    });
+    if ranges.is_empty() {
+        piece_done();
+    }
     let mut built = join_ranges(parts, &morphs);
     for (surface_index, cage, remap) in patch_cages(layer, &built.patches) {
         let surface = surfaces.get(surface_index as usize);

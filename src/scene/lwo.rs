@@ -6,22 +6,23 @@ use crate::formats::lwo::shading::{shading, AlphaMode as ShadingAlpha, ShadingSo
 use crate::formats::lwo::{Surface, Wrap};
 use crate::formats::Model;
 use crate::mesh::coords::lwo_to_bevy;
-use crate::mesh::lwo::build as build_meshes;
+use crate::mesh::lwo::build_reporting as build_meshes;
 use crate::mesh::Bounds;
 use crate::source::FileSource;
 
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::material::{AlphaMode, Material, TextureRef};
+use super::progress::Report;
 use super::texture::{metallic_roughness as metallic_roughness_image, with_transparency, DecodedImage, ImageFormat, Located, Sampler, Texture, TextureSet};
 use super::{
     file_name, parent_folder, Draw, LoadOptions, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene,
     SceneFile,
 };
 
-pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOptions) -> Scene {
+pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOptions, report: Report<'_>) -> Scene {
     let document = file.document.clone().expect("the caller matched the model");
     let Model::Lwo(object) = &document.model else { unreachable!("the caller matched the model") };
-    let meshes = build_meshes(object, options.lwo);
+    let meshes = build_meshes(object, options.lwo, &|| report.step());
     let mut scene = Scene::default();
     scene.warnings.extend(object.warnings.iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
     let owner = file.display_path.clone();

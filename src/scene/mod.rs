@@ -312,9 +312,9 @@ pub fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSou
     let report = progress::Report(options.progress.as_deref());
     let display_path = file.display_path.clone();
     let scene = match (&document.format, &document.model) {
-        (Format::Lwo(_), Model::Lwo(_)) => {
-            report.begin("meshes", 0);
-            Ok(lwo::build(source, file, options))
+        (Format::Lwo(_), Model::Lwo(object)) => {
+            report.begin("meshes", crate::mesh::lwo::work_items(object));
+            Ok(lwo::build(source, file, options, report))
         }
         (_, Model::WmoRoot(_) | Model::WmoGroup(_)) => Ok(wmo::build(source, file, data, report)),
         (_, Model::M2(_)) => m2::build_standalone(source, file, data),

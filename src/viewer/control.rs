@@ -5,8 +5,8 @@
 //! - `screenshot PATH`: saves the window as PNG; `screenshot-view [PATH]`: the 3D view alone, as F12
 //!   (no path: beside the model) and File ▸ Save screenshot… do; `screenshot-size WxH|view`: the size
 //!   of those, as File ▸ Screenshot size;
-//! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit, watch) and `select N|none`: the
-//!   panel's view options and part selection;
+//! - `view OPTION on|off` (wireframe, normals, grid, axes, culling, unlit, watch, portal-culling),
+//!   `select N|none` and `part N on|off`: the panel's view options, part selection and part checkboxes;
 //! - `pick X Y`: picks the triangle at window pixel (X, Y), as a click there does;
 //! - `export PATH`: File ▸ Export to PATH (`.glb` or `.gltf`), without the dialog;
 //! - `morph NAME WEIGHT`: sets a morph's weight, as its slider in the panel does;
@@ -18,7 +18,8 @@
 //! - `cancel`: stops the load in progress, as Esc does;
 //! - `quit`: exits.
 //!
-//! The status is `{"frame", "shown", "loading", "error", "screenshots", "pick"}`, `pick` being the
+//! The status is `{"frame", "shown", "loading", "error", "screenshots", "pick", "view", "parts", …}`
+//! (`view` the view options and selected part, `parts` each part's checkbox), `pick` being the
 //! picked triangle's heading, file, chunk, record, bytes, decoded fields and doodad, or null.
 
 use std::path::PathBuf;
@@ -67,9 +68,9 @@ pub fn poll_control(
     pick_count: Option<Res<super::picking::PickCount>>,
     cameras: Query<(&Camera, &GlobalTransform), With<super::camera::ViewCamera>>,
     window_scale: Query<&Window, With<PrimaryWindow>>,
-    (mut export, toggles, mut morphs, mut shots): (
+    (mut export, mut toggles, mut morphs, mut shots): (
         Option<ResMut<super::export::WindowExport>>,
-        Res<super::scene::ViewToggles>,
+        ResMut<super::scene::ViewToggles>,
         ResMut<super::morphs::MorphControls>,
         MessageWriter<super::screenshot::TakeScreenshot>,
     ),
@@ -134,6 +135,14 @@ pub fn poll_control(
                 }
             }
             "select" => options.selected_part = arg.parse().ok(),
+            // `part N on|off`: the panel's checkbox of part N (a layer, group or texture unit).
+            "part" => {
+                let (index, state) = arg.split_once(' ').unwrap_or((arg, "on"));
+                match index.parse::<usize>().ok().and_then(|i| toggles.parts.get_mut(i)) {
+                    Some(visible) => *visible = state != "off",
+                    None => warn!("{CONTROL_ENV}: no part {index:?}"),
+                }
+            }
             // `camera EYE:TARGET`, as `--camera` takes it.
             "camera" => match (super::camera::parse_camera(arg.trim()), camera_request.as_mut()) {
                 (Ok(placement), Some(request)) => request.0 = Some(placement),
@@ -236,6 +245,16 @@ pub fn poll_control(
         "notice": viewer.notice,
         "shown_count": viewer.shown_count,
         "progress": viewer.pending.as_ref().map(|p| p.progress.snapshot()).map(|(stage, done, total)| serde_json::json!({ "stage": stage, "done": done, "total": total })),
+        "view": serde_json::json!({
+            "wireframe": options.wireframe,
+            "normals": options.normals,
+            "grid": options.grid,
+            "axes": options.axes,
+            "culling": options.backface_culling,
+            "unlit": options.unlit,
+            "selected_part": options.selected_part,
+        }),
+        "parts": toggles.parts,
         "triangles": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| m.description.stats.triangles),
         "portal_culling": serde_json::json!({
             "enabled": culling.enabled,

@@ -77,6 +77,8 @@ impl PendingLoad {
         match (stage, total) {
             ("", _) => format!("{seconds:.1} s"),
             (stage, 0) => format!("{stage}, {seconds:.1} s"),
+            // A LightWave object's pieces are ranges of polygons, of no interest by themselves: a share.
+            ("meshes", total) => format!("meshes {} %, {seconds:.1} s", 100 * done / total),
             (stage, total) => format!("{stage} {done} / {total}, {seconds:.1} s"),
         }
     }

@@ -144,3 +144,45 @@ fn every_lightwave_triangle_of_the_corpus_leads_to_its_pols_record() {
     }
     assert!(triangles > 10_000, "{triangles} triangles checked over {} files", files.len());
 }
+
+/// A large LightWave object reports its meshes stage piece by piece (a range of a layer's polygons
+/// each), the counts only ever rising, to all of them; the window shows it as a share ("meshes 40 %").
+#[test]
+fn a_large_lightwave_object_reports_its_meshes_piece_by_piece() {
+    use lwo_wmo_viewer::scene::LoadProgress;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = std::env::temp_dir().join(format!("lwo-wmo-viewer-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("terrain.lwo"), lwo_wmo_viewer::fixtures::lwo::large_object(600, 600)).unwrap();
+    let source = LooseFolder::new(&dir);
+    let file = lwo_wmo_viewer::scene::read_file(&source, "terrain.lwo").unwrap();
+    let Model::Lwo(object) = &file.document.as_ref().unwrap().model else { panic!("an LWO") };
+    let pieces = lwo_wmo_viewer::mesh::lwo::work_items(object);
+    assert!(pieces >= 5, "the 600 × 600 terrain is several ranges: {pieces}");
+    let progress = Arc::new(LoadProgress::default());
+    let options = LoadOptions { progress: Some(progress.clone()), ..LoadOptions::default() };
+    let finished = AtomicBool::new(false);
+    let seen = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| {
+            let mut seen: Vec<(&'static str, usize, usize)> = Vec::new();
+            while !finished.load(Ordering::Relaxed) {
+                let now = progress.snapshot();
+                if seen.last() != Some(&now) {
+                    seen.push(now);
+                }
+                std::thread::yield_now();
+            }
+            seen.push(progress.snapshot());
+            seen
+        });
+        let scene = lwo_wmo_viewer::scene::build(&source, file, None, &options).unwrap();
+        finished.store(true, Ordering::Relaxed);
+        assert!(scene.meshes.iter().map(|m| m.data.triangle_count()).sum::<usize>() > 600 * 600);
+        watcher.join().unwrap()
+    });
+    let meshes: Vec<usize> = seen.iter().filter(|(stage, _, total)| *stage == "meshes" && *total == pieces).map(|&(_, done, _)| done).collect();
+    assert_eq!(meshes.last(), Some(&pieces), "every piece reported: {seen:?}");
+    assert!(meshes.windows(2).all(|w| w[0] <= w[1]), "counts only rise: {seen:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -563,6 +563,18 @@ fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
     let s = wait_for(&dir, "the folder's message", minute, |s| s["error"].as_str().is_some_and(|e| e.contains("is a folder")));
     assert!(s["error"].as_str().unwrap().contains(&folder.display().to_string()), "{s}");
     assert_eq!(s["shown"].as_str(), Some(lwo.display().to_string().as_str()), "the model stays");
+    // Esc, pressed on the keyboard (XTest), stops a load under way — a WMO of 1200 group files — and
+    // the model shown before stays.
+    let huge = lwo_wmo_viewer::fixtures::wmo::large_scene(1200, 1500).write_to(&dir.join("huge"), "huge").unwrap();
+    send(&dir, &format!("drop {}", huge.display()));
+    let started = Instant::now();
+    while status(&dir)["progress"].is_null() {
+        assert!(started.elapsed() < minute, "the load did not start");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    x.press_key("Escape");
+    let s = wait_for(&dir, "Esc to cancel the load", minute, |s| s["notice"].as_str().is_some_and(|n| n.starts_with("cancelled loading huge.wmo")));
+    assert_eq!(s["shown"].as_str(), Some(lwo_text.as_str()), "the model stays: {s}");
     quit(&dir, child);
 }
 
@@ -604,6 +616,15 @@ fn watch_reloads_changes_keeps_the_last_good_model_and_follows_group_files() {
     assert_eq!((s2["shown"].clone(), s2["triangles"].clone()), (s1["shown"].clone(), s1["triangles"].clone()), "the last good model stays");
     std::fs::copy(asset("square-with-detail.lwo"), &model).unwrap();
     let s3 = wait_for(&dir, "the good write after the broken one", minute, |s| s["error"].is_null() && s["triangles"] == s0["triangles"] && s["shown_count"].as_u64() > Some(count(&s1)));
+    // What the user set in the panel — view options, the selected part, a part unticked — stays
+    // through a reload of the same object.
+    for command in ["view wireframe on", "view grid off", "select 0", "part 0 off"] {
+        send(&dir, command);
+    }
+    let set = wait_for(&dir, "the panel settings", minute, |s| s["view"]["wireframe"] == true && s["parts"][0] == false && s["view"]["selected_part"] == 0);
+    std::fs::copy(asset("square-with-detail.lwo"), &model).unwrap();
+    let s3 = wait_for(&dir, "the reload of the same object", minute, |s| s["shown_count"].as_u64() > Some(count(&set)) && s["loading"] == false);
+    assert_eq!((&s3["view"], &s3["parts"]), (&set["view"], &set["parts"]), "a reload keeps the view options, selection and part toggles");
     // A WMO: its group files are followed too.
     let scene = sample_scene();
     let root = scene.write_to(&dir.join("wmo"), "yard").unwrap();
