@@ -9,7 +9,7 @@ use std::sync::Mutex;
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len()).max(1);
+    let workers = if items.len() > 1 { cores().min(items.len()) } else { 1 };
     if workers == 1 {
         // No thread for one item (or one core): a small file pays nothing for the machinery.
         return items.iter().map(work).collect();
@@ -25,4 +25,11 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync
         }
     });
     results.into_iter().map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item was worked on")).collect()
+}
+
+/// The cores this process may use, asked once: the standard library reads the cgroup files on every
+/// call, which took half the time of loading a one-polygon LightWave object.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
