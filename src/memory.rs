@@ -5,7 +5,7 @@
 //! freed one stays resident and a grown one is copied. Fixed at 1 MiB, every large block is mapped:
 //! a freed one goes back to the system at once, a growing one is remapped instead of copied, and its
 //! pages come zeroed from the kernel. (Measured on the 63 MB LightWave benchmark file: the peak resident
-//! set of parse + meshes fell from 338 to 272 MB.) 1 MiB lies inside glibc's own default range
+//! set of parse + the parallel mesh build fell from 338 to 272 MB.) 1 MiB lies inside glibc's own default range
 //! (128 KiB, rising to 32 MiB); the setting is process-wide, so it is made once, before such work.
 
 /// Keeps blocks of 1 MiB and more mapped for the rest of the process (glibc on Linux; elsewhere nothing).
