@@ -242,3 +242,17 @@ fn a_model_named_twice_is_drawn_once() {
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(60), "took {:?}", started.elapsed());
 }
+
+/// `--view` reaches every thumbnail of a batch: front views of the LightWave and M2 samples are the
+/// pixels of `--output --view front`, the baselines those renders are held to.
+#[test]
+fn batch_thumbnails_are_drawn_from_the_chosen_view() {
+    let out = scratch("batch-view");
+    let (lwo, m2) = (asset("square-with-detail.lwo"), asset("World/Generic/Barrel.m2"));
+    let output = run_batch(&["--output-dir".as_ref(), out.as_os_str(), "--resolution".as_ref(), "640x400".as_ref(), "--view".as_ref(), "front".as_ref(), lwo.as_os_str(), m2.as_os_str()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let rows = read_index(&out);
+    let image_of = |file: &Path| out.join(&rows.iter().find(|r| Path::new(&r["file"]) == file).unwrap_or_else(|| panic!("{}", file.display()))["image"]);
+    crate::render::compare_with_baseline("square-with-detail-front.png", &image_of(&lwo));
+    crate::render::compare_with_baseline("barrel-m2.png", &image_of(&m2));
+}
