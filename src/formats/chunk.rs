@@ -213,7 +213,7 @@ impl ChunkTree {
         out
     }
 
-    /// A chunk's path, as [`paths`](Self::paths) gives it: `FORM/LAYR[1]/POLS`, `MOGP/MOPY`,
+    /// A chunk's path, as [`paths`](Self::paths) gives it: `FORM/POLS[1]`, `MOGP/MOPY`,
     /// `FORM LWO3/FORM SURF "Right"/…`.
     pub fn path(&self, id: ChunkId) -> String {
         let mut segments = Vec::new();

@@ -32,7 +32,7 @@ pub enum ErrorKind {
 /// An error with its place in the file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseError {
-    /// Chunk path such as `FORM/LAYR[2]/POLS`; empty until a chunk dispatcher fills it in.
+    /// Chunk path such as `FORM/POLS[2]`; empty until a chunk dispatcher fills it in.
     pub path: String,
     /// Absolute byte offset in the file.
     pub offset: usize,

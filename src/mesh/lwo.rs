@@ -327,19 +327,26 @@ struct RangeMeshes {
     degenerate: usize,
 }
 
+impl RangeMeshes {
+    /// Nothing built yet; lines and points carry the layer's morph targets, as every mesh of it does.
+    fn empty(morphs: &LayerMorphs<'_>) -> Self {
+        Self {
+            surfaces: Vec::new(),
+            lines: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Lines) },
+            points: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Points) },
+            patches: Vec::new(),
+            triangles: 0,
+            degenerate: 0,
+        }
+    }
+}
+
 /// Builds the polygons `range` of the layer into meshes of their own.
 fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
     let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
     let mut triangulator = Triangulator::new();
-    let mut out = RangeMeshes {
-        surfaces: Vec::new(),
-        lines: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Lines) },
-        points: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Points) },
-        patches: Vec::new(),
-        triangles: 0,
-        degenerate: 0,
-    };
+    let mut out = RangeMeshes::empty(morphs);
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
     let mut last_mesh: Option<((u32, bool), usize)> = None;
     let expected = expected_sizes(layer, options, range.clone());
@@ -499,14 +506,7 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
 /// first meets them, each range's vertices after the previous ones'. A point whose corners fall in two
 /// ranges gets a vertex in each.
 fn join_ranges(parts: Vec<RangeMeshes>, morphs: &LayerMorphs<'_>) -> RangeMeshes {
-    let mut joined = RangeMeshes {
-        surfaces: Vec::new(),
-        lines: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Lines) },
-        points: MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Points) },
-        patches: Vec::new(),
-        triangles: 0,
-        degenerate: 0,
-    };
+    let mut joined = RangeMeshes::empty(morphs);
     let mut pieces: Vec<((u32, bool), Vec<MeshData>)> = Vec::new();
     let (mut lines, mut points) = (Vec::new(), Vec::new());
     for part in parts {

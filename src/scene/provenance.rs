@@ -14,7 +14,7 @@ pub struct TriangleOrigin {
     pub file: usize,
     /// The chunk holding the record in its file's tree; `None` for an M2 header array, which is no chunk.
     pub chunk: Option<ChunkId>,
-    /// The chunk's path, to show (`FORM/LAYR[1]/POLS`, `MOGP/MOPY`), or the M2 header array's name.
+    /// The chunk's path, to show (`FORM/POLS[1]`, `MOGP/MOPY`), or the M2 header array's name.
     pub chunk_path: String,
     /// The chunk's data bytes in the file.
     pub chunk_data: Range<usize>,

@@ -2,7 +2,6 @@
 
 use crate::formats::chunk::{ChunkId, ChunkRef};
 use crate::formats::error::{ParseError, Result, Warning, WithinChunk};
-use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{entry_count, Reader};
 
 use super::model::*;
@@ -25,7 +24,6 @@ pub(super) struct ObjectBuilder {
     /// A VMPA waiting for the vertex map it describes.
     pending_map_parameters: Option<[i32; 2]>,
     /// The root's path segment: `FORM`, or `FORM LWO3`.
-    pub root_path: String,
     pub warnings: Vec<Warning>,
 }
 
@@ -41,7 +39,6 @@ impl ObjectBuilder {
             comments: Vec::new(),
             icon: None,
             pending_map_parameters: None,
-            root_path: "FORM".to_owned(),
             warnings: Vec::new(),
         }
     }
@@ -55,25 +52,16 @@ impl ObjectBuilder {
         self.layers.len() - 1
     }
 
-    fn path(&self, id: FourCc) -> String {
-        let root = &self.root_path;
-        if self.layers.is_empty() || self.kind == LwoKind::Lwob {
-            format!("{root}/{id}")
-        } else {
-            format!("{root}/LAYR[{}]/{id}", self.layers.len() - 1)
-        }
-    }
-
-    pub fn read_chunk(&mut self, file: &[u8], node: ChunkRef<'_>) -> Result<()> {
-        let path = self.path(node.id);
+    /// Reads one chunk of the FORM; `path` is its path in the chunk tree, which errors and warnings name.
+    pub fn read_chunk(&mut self, file: &[u8], node: ChunkRef<'_>, path: &str) -> Result<()> {
         let mut r = node.reader(file, crate::formats::reader::Endian::Big);
-        let result = self.read_chunk_data(node, &mut r, &path);
+        let result = self.read_chunk_data(node, &mut r, path);
         if matches!(&node.id.0, b"DESC" | b"TEXT" | b"ICON" | b"BBOX" | b"VMPA") {
             // Not geometry: a short one is read as far as it goes.
-            super::read_leniently(&mut self.warnings, &path, result);
+            super::read_leniently(&mut self.warnings, path, result);
             return Ok(());
         }
-        result.within(&path)
+        result.within(path)
     }
 
     fn read_chunk_data(&mut self, node: ChunkRef<'_>, r: &mut Reader<'_>, path: &str) -> Result<()> {

@@ -39,16 +39,13 @@ pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
     let mut clip_nodes: Vec<(String, ChunkRef<'_>)> = Vec::new();
     let mut envelope_nodes: Vec<(String, ChunkRef<'_>)> = Vec::new();
     for (path, node) in form.child_paths(&form.segment()) {
+        builder.read_chunk(bytes, node, &path)?;
         match &node.kind().0 {
             b"SURF" => surface_nodes.push((path, node)),
             b"CLIP" => clip_nodes.push((path, node)),
             b"ENVL" => envelope_nodes.push((path, node)),
             _ => {}
         }
-    }
-    builder.root_path = form.segment();
-    for node in form.children() {
-        builder.read_chunk(bytes, node)?;
     }
     let mut surfaces = Vec::with_capacity(surface_nodes.len());
     for (path, node) in surface_nodes {
