@@ -615,7 +615,7 @@ fn watch_reloads_changes_keeps_the_last_good_model_and_follows_group_files() {
     assert!(s2["error"].as_str().unwrap().contains("model.lwo"), "{s2}");
     assert_eq!((s2["shown"].clone(), s2["triangles"].clone()), (s1["shown"].clone(), s1["triangles"].clone()), "the last good model stays");
     std::fs::copy(asset("square-with-detail.lwo"), &model).unwrap();
-    let s3 = wait_for(&dir, "the good write after the broken one", minute, |s| s["error"].is_null() && s["triangles"] == s0["triangles"] && s["shown_count"].as_u64() > Some(count(&s1)));
+    wait_for(&dir, "the good write after the broken one", minute, |s| s["error"].is_null() && s["triangles"] == s0["triangles"] && s["shown_count"].as_u64() > Some(count(&s1)));
     // What the user set in the panel — view options, the selected part, a part unticked — stays
     // through a reload of the same object.
     for command in ["view wireframe on", "view grid off", "select 0", "part 0 off"] {
