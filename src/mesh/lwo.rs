@@ -260,9 +260,8 @@ impl<'a> LayerInputs<'a> {
 
 /// The maps of every surface the layer's polygons use, each map's lookup built once.
 fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups: &mut MapLookups<'a>) -> HashMap<u32, CornerMaps<'a>> {
-    let mut used: Vec<u32> = layer.polygons.surface.clone();
-    used.sort_unstable();
-    used.dedup();
+    // A layer uses a few surfaces over many polygons: a set, not a sorted copy of the polygons' column.
+    let used: std::collections::BTreeSet<u32> = layer.polygons.surface.iter().copied().collect();
     used.into_iter()
         .map(|surface_index| {
             let surface = surfaces.get(surface_index as usize);
@@ -348,7 +347,7 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
     let mut triangulator = Triangulator::new();
     let mut out = RangeMeshes::empty(morphs);
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
-    let mut last_mesh: Option<((u32, bool), usize)> = None;
+    let mut last_mesh: Option<((u32, bool), usize, &CornerMaps<'_>)> = None;
     let expected = expected_sizes(layer, options, range.clone());
     let mut corner_points: Vec<[f32; 3]> = Vec::new();
     let mut tris: Vec<[u32; 3]> = Vec::new();
@@ -404,9 +403,10 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
         let detail = polys.detail_of[p] != NONE;
         let key = (surface_index, detail);
         // Polygons come in runs of one surface: the previous polygon's mesh is usually this one's.
-        let slot = match last_mesh {
-            Some((last_key, slot)) if last_key == key => slot,
+        let (slot, maps) = match last_mesh {
+            Some((last_key, slot, maps)) if last_key == key => (slot, maps),
             _ => {
+                let Some(maps) = inputs.maps_of_surface.get(&surface_index) else { continue };
                 let slot = *mesh_of.entry(key).or_insert_with(|| {
                     let mut mesh = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Triangles) };
                     // Sized up front: growing by doubling would hold old and new buffers at once.
@@ -420,11 +420,10 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
                     out.surfaces.push(SurfaceMesh { surface: surface_index, detail, mesh });
                     out.surfaces.len() - 1
                 });
-                last_mesh = Some((key, slot));
-                slot
+                last_mesh = Some((key, slot, maps));
+                (slot, maps)
             }
         };
-        let Some(maps) = inputs.maps_of_surface.get(&surface_index) else { continue };
         let mesh = &mut out.surfaces[slot].mesh;
         projected_uvs.clear();
         if let Some(block) = maps.projection {
