@@ -61,7 +61,7 @@ fn ours_wmo(path: &Path, build: bool) -> Result<usize, String> {
 fn group_files(root: &Path, count: usize) -> Vec<Result<PathBuf, String>> {
     let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(root);
     let on_disk = |p: String| source.root().join(p);
-    lwo_wmo_viewer::scene::find_group_files(&source, &relative, count).into_iter().map(|found| found.map(on_disk)).collect()
+    lwo_wmo_viewer::scene::find_group_files(&source, &relative, count).into_iter().map(|found| found.map(on_disk).map_err(|e| e.to_string())).collect()
 }
 
 fn wow_wmo(path: &Path) -> Result<usize, String> {

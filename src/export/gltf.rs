@@ -65,7 +65,7 @@ pub enum ExportError {
     #[error("writing the glTF: {0}")]
     Write(#[from] std::io::Error),
     #[error("writing the glTF container: {0}")]
-    Container(String),
+    Container(gltf::Error),
     #[error("serialising the glTF document: {0}")]
     Json(#[from] serde_json::Error),
     #[error("the binary buffer has {0} bytes; a .glb holds at most 4 GiB")]
@@ -144,7 +144,7 @@ fn write_glb(document: &json::Root, buffer: &[u8], out: &mut impl Write) -> Resu
     };
     glb.to_writer(out).map_err(|e| match e {
         gltf::Error::Io(e) => ExportError::Write(e),
-        other => ExportError::Container(other.to_string()),
+        other => ExportError::Container(other),
     })?;
     Ok(length)
 }
@@ -380,7 +380,16 @@ fn has_uv(mesh: &MeshData) -> bool {
 }
 
 /// A texture as PNG bytes, or why it could not be encoded.
-type EncodedImage = Result<Vec<u8>, String>;
+type EncodedImage = Result<Vec<u8>, ImageNotEncoded>;
+
+/// Why a texture was left out of the export.
+#[derive(Debug, thiserror::Error)]
+enum ImageNotEncoded {
+    #[error("{width}×{height} with {bytes} bytes of pixels")]
+    PixelsDoNotFit { width: u32, height: u32, bytes: usize },
+    #[error(transparent)]
+    Png(#[from] image::ImageError),
+}
 
 /// Every used texture's level 0 as PNG, on every core (a WMO has hundreds of textures).
 fn encode_textures(scene: &Scene, used: &BTreeSet<usize>, step: &(dyn Fn() + Sync)) -> Vec<(usize, EncodedImage)> {
@@ -397,15 +406,13 @@ fn encode_png(texture: &Texture) -> EncodedImage {
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use image::ImageEncoder;
     let image = &texture.image;
-    let level = image.levels.first().ok_or("it has no pixels")?;
+    let level = image.levels.first().map_or(&[][..], |level| &level[..]);
     let expected = u64::from(image.width) * u64::from(image.height) * 4;
     if image.width == 0 || image.height == 0 || level.len() as u64 != expected {
-        return Err(format!("{}×{} with {} bytes of pixels", image.width, image.height, level.len()));
+        return Err(ImageNotEncoded::PixelsDoNotFit { width: image.width, height: image.height, bytes: level.len() });
     }
     let mut png = Vec::new();
-    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Adaptive)
-        .write_image(level, image.width, image.height, image::ExtendedColorType::Rgba8)
-        .map_err(|e| e.to_string())?;
+    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Adaptive).write_image(level, image.width, image.height, image::ExtendedColorType::Rgba8)?;
     Ok(png)
 }
 

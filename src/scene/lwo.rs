@@ -13,7 +13,7 @@ use crate::source::FileSource;
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::material::{AlphaMode, Material, TextureRef};
 use super::progress::Report;
-use super::texture::{metallic_roughness as metallic_roughness_image, with_transparency, DecodedImage, ImageFormat, Located, Sampler, Texture, TextureSet};
+use super::texture::{metallic_roughness as metallic_roughness_image, with_transparency, DecodedImage, ImageFormat, Located, NotLocated, Sampler, Texture, TextureSet};
 use super::{
     file_name, parent_folder, Draw, LoadOptions, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene,
     SceneFile,
@@ -40,7 +40,7 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
             let texture = shaded.texture(slot)?;
             let name = texture.file.clone().or_else(|| texture.clip.and_then(|c| object.clip(c)).and_then(|c| c.source.file_name()))?;
             let repeat = texture.wrap.map(|w| matches!(w, Wrap::Repeat | Wrap::Mirror));
-            let located = find_lightwave_image(source, &object_path, &name).map(|path| Located { source, path }).ok_or_else(|| "not found".to_owned());
+            let located = find_lightwave_image(source, &object_path, &name).map(|path| Located { source, path }).ok_or(NotLocated::NotBesideObject);
             let label = if slot == TextureSlot::BaseColor { ModelLabel::Texture(i).to_string() } else { format!("{}/{slot:?}", ModelLabel::Texture(i)) };
             let (texture, found) = textures.get(
                 &format!("surface {i} {slot:?}"),

@@ -9,7 +9,7 @@ use crate::source::FileSource;
 
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::material::{m2_blend_name, m2_flag_names, GamePass, Material, PassBlend};
-use super::texture::{ImageFormat, Located, Sampler, TextureSet};
+use super::texture::{ImageFormat, Located, NotLocated, Sampler, TextureSet};
 use super::{file_name, find_sibling, Draw, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene, SceneFile};
 
 /// A drawable of a built model: a texture unit's mesh and material, with the panel's words for it.
@@ -128,8 +128,8 @@ pub(super) fn build_model(
             let located = match texture.kind {
                 0 => locate_in_data(data, &texture.file_name),
                 kind if FOLDER_SKIN_TYPES.contains(&kind) && !folder_skins.is_empty() => Ok(Located { source, path: folder_skins[0].clone() }),
-                kind if FOLDER_SKIN_TYPES.contains(&kind) => Err(format!("texture {t} is replaceable (type {kind}): the game picks it from its database, and no BLP lies beside the model to stand in")),
-                kind => Err(format!("texture {t} is replaceable (type {kind}), resolved by game data this viewer does not read")),
+                kind if FOLDER_SKIN_TYPES.contains(&kind) => Err(NotLocated::ReplaceableWithoutStandIn { texture: t, kind }),
+                kind => Err(NotLocated::ReplaceableFromGameData { texture: t, kind }),
             };
             let (reference, found) = textures.get(&format!("m2 {index} texture {t}"), label, &name, located, ImageFormat::Blp, sampler, (&owner, TextureUser::TextureUnit), &mut scene.warnings);
             (t, reference, name, found)
@@ -209,9 +209,9 @@ fn offer_folder_skins(scene: &mut Scene, textures: &mut TextureSet, source: &dyn
 }
 
 /// A file named by the game (`World\Generic\Barrel.blp`) in the data root.
-pub(super) fn locate_in_data<'a>(data: Option<&'a dyn FileSource>, name: &str) -> Result<Located<'a>, String> {
-    let data = data.ok_or_else(|| "no data root (a folder holding World) was found or given".to_owned())?;
-    let path = data.find(name).ok_or_else(|| "not found under the data root".to_owned())?;
+pub(super) fn locate_in_data<'a>(data: Option<&'a dyn FileSource>, name: &str) -> Result<Located<'a>, NotLocated> {
+    let data = data.ok_or(NotLocated::NoDataRoot)?;
+    let path = data.find(name).ok_or(NotLocated::NotUnderDataRoot)?;
     Ok(Located { source: data, path })
 }
 

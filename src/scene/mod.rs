@@ -28,7 +28,7 @@ pub use progress::LoadProgress;
 pub use material::{AlphaMode, GamePass, Material, PassBlend, TextureRef};
 pub use m2::read_skin_beside;
 pub use texture::{DecodedImage, Sampler, Texture};
-pub use wmo::find_group_files;
+pub use wmo::{find_group_files, MissingGroupFile};
 
 /// Options of a build, for every format.
 #[derive(Clone, Debug, Default)]

@@ -68,6 +68,22 @@ pub struct Located<'a> {
     pub path: String,
 }
 
+/// Why a format's lookup rule found no file for a texture (or a doodad model).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotLocated {
+    #[error("no data root (a folder holding World) was found or given")]
+    NoDataRoot,
+    #[error("not found under the data root")]
+    NotUnderDataRoot,
+    /// A LightWave image is looked for by its path, beside the object and in the content folder's `Images`.
+    #[error("not found")]
+    NotBesideObject,
+    #[error("texture {texture} is replaceable (type {kind}): the game picks it from its database, and no BLP lies beside the model to stand in")]
+    ReplaceableWithoutStandIn { texture: usize, kind: u32 },
+    #[error("texture {texture} is replaceable (type {kind}), resolved by game data this viewer does not read")]
+    ReplaceableFromGameData { texture: usize, kind: u32 },
+}
+
 impl TextureSet {
     /// The texture for `key`, loaded on first use: `located` is the found file, or why none was found.
     /// A texture that cannot be shown is the placeholder, and each use of it one warning about
@@ -79,7 +95,7 @@ impl TextureSet {
         key: &str,
         label: String,
         name: &str,
-        located: Result<Located<'_>, String>,
+        located: Result<Located<'_>, NotLocated>,
         format: ImageFormat,
         sampler: Sampler,
         (owner, user): (&str, TextureUser),
@@ -95,7 +111,7 @@ impl TextureSet {
         }
         let source = located.as_ref().ok().map(|at| at.source.display_path(&at.path));
         let decoded = match located {
-            Err(reason) => Err((DiagnosticKind::MissingFile, reason)),
+            Err(reason) => Err((DiagnosticKind::MissingFile, reason.to_string())),
             Ok(at) => match at.source.read(&at.path) {
                 Err(e @ crate::source::SourceError::NotFound { .. }) => Err((DiagnosticKind::MissingFile, e.to_string())),
                 Err(e) => Err((DiagnosticKind::UnreadableFile, e.to_string())),

@@ -19,13 +19,21 @@ use super::{
     RecordKind, Scene, SceneFile,
 };
 
+/// A group file that a root's group count calls for and that is not beside the root.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{name} is missing beside the root")]
+pub struct MissingGroupFile {
+    /// The name that was looked for (`Name_003.wmo`).
+    pub name: String,
+}
+
 /// The group files of a root at `root_path` in `source`: `Name_000.wmo`, … beside it, found ignoring
-/// case. A missing group is `Err` with the name that was looked for.
-pub fn find_group_files(source: &dyn FileSource, root_path: &str, group_count: usize) -> Vec<Result<String, String>> {
+/// case.
+pub fn find_group_files(source: &dyn FileSource, root_path: &str, group_count: usize) -> Vec<Result<String, MissingGroupFile>> {
     (0..group_count)
         .map(|i| {
             let name = group_file_name(file_name(root_path), i);
-            find_sibling(source, root_path, &name).ok_or(name)
+            find_sibling(source, root_path, &name).ok_or(MissingGroupFile { name })
         })
         .collect()
 }
@@ -47,12 +55,8 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
                 .enumerate()
                 .filter_map(|(i, found)| match found {
                     Ok(path) => Some((i, path)),
-                    Err(name) => {
-                        scene.warnings.push(Diagnostic::new(
-                            DiagnosticKind::MissingFile,
-                            &owner,
-                            format!("group {i}: {name} is missing beside the root; the group is not shown"),
-                        ));
+                    Err(missing) => {
+                        scene.warnings.push(Diagnostic::new(DiagnosticKind::MissingFile, &owner, format!("group {i}: {missing}; the group is not shown")));
                         None
                     }
                 })
@@ -275,7 +279,7 @@ fn place_doodads(
 /// A doodad's M2 under the data root (MODN's `.mdx` names end in `.m2` on disk), or `None` with a
 /// warning: the doodad then keeps its marker.
 fn load_doodad_model(scene: &mut Scene, index: usize, name: &str, data: Option<&dyn FileSource>, textures: &mut TextureSet) -> Option<BuiltModel> {
-    let result = locate_in_data(data, &model_file_name(name)).map_err(|reason| (DiagnosticKind::MissingFile, reason)).and_then(|at| {
+    let result = locate_in_data(data, &model_file_name(name)).map_err(|reason| (DiagnosticKind::MissingFile, reason.to_string())).and_then(|at| {
         let unreadable = |reason: String| (DiagnosticKind::UnreadableFile, reason);
         let file = read_file(at.source, &at.path).map_err(|e| unreadable(e.to_string()))?;
         let Some(Model::M2(model)) = file.document.as_deref().map(|d| &d.model) else {

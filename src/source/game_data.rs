@@ -92,7 +92,7 @@ impl GameData {
     /// [`LooseFolder`] does. A path to an `.MPQ` file opens that archive alone.
     pub fn open(dir: &Path) -> Result<Self, SourceError> {
         if is_archive(dir) {
-            return Self::single_archive(dir).map_err(|e| SourceError::Damaged { file: dir.display().to_string(), message: e.to_string() });
+            return Self::single_archive(dir).map_err(|error| SourceError::Damaged { file: dir.display().to_string(), error });
         }
         if !dir.is_dir() {
             return Err(SourceError::NotFound { file: dir.display().to_string() });

@@ -132,9 +132,10 @@ pub enum SourceError {
     NotFound { file: String },
     #[error("{file}: {error}")]
     Io { file: String, error: std::io::Error },
-    /// An archive holds the name but its data cannot be read (a damaged table, sector or stream).
-    #[error("{file}: {message}")]
-    Damaged { file: String, message: String },
+    /// An archive holds the name but its data cannot be read (a damaged table, sector or stream); the
+    /// archive's error names the archive, the file and the table or sector.
+    #[error("{error}")]
+    Damaged { file: String, error: crate::formats::mpq::MpqError },
 }
 
 /// Splits a source path into its components, accepting either separator and dropping empty and `.` parts.

@@ -80,7 +80,7 @@ impl MpqArchive {
         match error {
             MpqError::NotFound { archive, .. } => SourceError::NotFound { file: format!("{archive}: {path}") },
             MpqError::Io { archive, error } => SourceError::Io { file: format!("{archive}: {path}"), error },
-            other => SourceError::Damaged { file: format!("{}: {path}", self.archive.name()), message: other.to_string() },
+            error => SourceError::Damaged { file: format!("{}: {path}", self.archive.name()), error },
         }
     }
 

@@ -194,7 +194,7 @@ pub fn open_row(browser: &mut ArchiveBrowser, row: usize, source: &dyn FileSourc
     if path.to_ascii_lowercase().ends_with(".blp") {
         let preview = blp_preview(source, &path, images);
         browser.retire_preview();
-        browser.preview_error = preview.as_ref().err().cloned();
+        browser.preview_error = preview.as_ref().err().map(ToString::to_string);
         browser.preview = preview.ok();
         return browser.preview_error.clone().map_or(Ok(()), Err);
     }
@@ -202,10 +202,20 @@ pub fn open_row(browser: &mut ArchiveBrowser, row: usize, source: &dyn FileSourc
     Ok(())
 }
 
-fn blp_preview(source: &dyn FileSource, path: &str, images: &mut Assets<Image>) -> Result<BlpPreview, String> {
-    let bytes = source.read(path).map_err(|e| e.to_string())?;
-    let encoding = crate::formats::blp::describe_encoding(&bytes).map_err(|e| format!("{path}: {e}"))?;
-    let blp = crate::formats::blp::decode(&bytes).map_err(|e| format!("{path}: {e}"))?;
+/// Why a BLP of the game data cannot be previewed.
+#[derive(Debug, thiserror::Error)]
+enum PreviewError {
+    #[error(transparent)]
+    Source(#[from] crate::source::SourceError),
+    #[error("{path}: {error}")]
+    Blp { path: String, error: crate::formats::blp::BlpError },
+}
+
+fn blp_preview(source: &dyn FileSource, path: &str, images: &mut Assets<Image>) -> Result<BlpPreview, PreviewError> {
+    let bytes = source.read(path)?;
+    let not_blp = |error| PreviewError::Blp { path: path.to_owned(), error };
+    let encoding = crate::formats::blp::describe_encoding(&bytes).map_err(not_blp)?;
+    let blp = crate::formats::blp::decode(&bytes).map_err(not_blp)?;
     let mut levels = Vec::new();
     let mut handles = Vec::new();
     let (mut w, mut h) = (blp.width, blp.height);

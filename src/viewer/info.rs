@@ -43,7 +43,7 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
         Model::WmoRoot(root) => {
             let mut groups = Vec::new();
             for (i, found) in crate::scene::find_group_files(source, path, root.group_infos.len()).into_iter().enumerate() {
-                let read = found.map_err(|name| format!("group {i}: {name} is missing")).and_then(|p| crate::scene::read_file(source, &p).map_err(|e| e.to_string()));
+                let read = found.map_err(|missing| format!("group {i}: {} is missing", missing.name)).and_then(|p| crate::scene::read_file(source, &p).map_err(|e| e.to_string()));
                 match read.map(|f| f.document.map(|d| Arc::unwrap_or_clone(d))) {
                     Ok(Some(Document { model: Model::WmoGroup(g), .. })) => {
                         warnings.extend(g.warnings.iter().map(|w| format!("group {i}: {w}")));

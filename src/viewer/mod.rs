@@ -36,8 +36,8 @@ pub fn run(mut args: Args) -> ExitCode {
     for file in args.file.iter_mut().chain(args.more_files.iter_mut()) {
         match locate(file, args.game_data.as_deref()) {
             Ok(found) => *file = found,
-            Err(message) => {
-                eprintln!("{message}");
+            Err(missing) => {
+                eprintln!("{missing}");
                 return ExitCode::FAILURE;
             }
         }
@@ -77,7 +77,7 @@ fn print_to_stdout(text: &str) {
 
 /// A file on disk as named; a path that is not on disk but is in the game data as its `wow://` path
 /// (the spelling the data stores).
-fn locate(path: &std::path::Path, game_data: Option<&dyn crate::source::FileSource>) -> Result<std::path::PathBuf, String> {
+fn locate(path: &std::path::Path, game_data: Option<&dyn crate::source::FileSource>) -> Result<std::path::PathBuf, NotFoundAnywhere> {
     if path.exists() || scene::game_data_path(path).is_some() {
         return Ok(path.to_path_buf());
     }
@@ -85,8 +85,16 @@ fn locate(path: &std::path::Path, game_data: Option<&dyn crate::source::FileSour
     let inside = path.to_string_lossy();
     match data.find(&inside) {
         Some(found) => Ok(scene::in_game_data(&found)),
-        None => Err(format!("{inside}: not found on disk, nor in the game data {}", data.describe())),
+        None => Err(NotFoundAnywhere { file: inside.into_owned(), game_data: data.describe() }),
     }
+}
+
+/// A file named on the command line that is neither on disk nor in the game data.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: not found on disk, nor in the game data {game_data}")]
+struct NotFoundAnywhere {
+    file: String,
+    game_data: String,
 }
 
 /// The source that holds a file the user named, and its path there: the game data for a `wow://`

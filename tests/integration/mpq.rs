@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
-use lwo_wmo_viewer::formats::mpq::{Archive, FileStatus, MpqError, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_FIX_KEY, FLAG_SECTOR_CRC, FLAG_SINGLE_UNIT};
+use lwo_wmo_viewer::formats::mpq::{
+    Archive, DecompressError, FilePart, FileProblem, FileStatus, MpqError, TableProblem, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_FIX_KEY, FLAG_SECTOR_CRC,
+    FLAG_SINGLE_UNIT,
+};
 use lwo_wmo_viewer::source::{FileSource, GameData, MpqArchive, SourceError};
 
 use crate::support::{asset, read, scratch};
@@ -273,7 +276,10 @@ fn damaged_archives_give_errors_naming_archive_file_and_table_or_sector() {
 
     // Cut before the tables (smpq writes them last): the table that runs past the end is named.
     let cut = bytes[..header.hash_table_position as usize + 8].to_vec();
-    let error = open_bytes("cut.mpq", cut).unwrap_err().to_string();
+    let typed = open_bytes("cut.mpq", cut).unwrap_err();
+    // The problem is a value a caller can match on, not only text.
+    assert!(matches!(typed, MpqError::Table { problem: TableProblem::EntriesPastEnd { .. }, .. }), "{typed:?}");
+    let error = typed.to_string();
     assert!(error.contains("cut.mpq") && error.contains(" table") && error.contains("past the end"), "{error}");
     let cut = bytes[..header.block_table_position as usize + 20].to_vec();
     let error = open_bytes("cut.mpq", cut).unwrap_err().to_string();
@@ -283,7 +289,9 @@ fn damaged_archives_give_errors_naming_archive_file_and_table_or_sector() {
     let mut bad_offsets = bytes.clone();
     let second_offset = big_block.position as usize + 4;
     bad_offsets[second_offset..second_offset + 4].copy_from_slice(&0x00FF_FF00u32.to_le_bytes());
-    let error = open_bytes("offsets.mpq", bad_offsets).unwrap().read(MULTI_SECTOR).unwrap_err().to_string();
+    let typed = open_bytes("offsets.mpq", bad_offsets).unwrap().read(MULTI_SECTOR).unwrap_err();
+    assert!(matches!(typed, MpqError::File { part: FilePart::SectorOffsetTable, problem: FileProblem::SectorOutOfExtent { index: 0, .. }, .. }), "{typed:?}");
+    let error = typed.to_string();
     assert!(error.contains("offsets.mpq") && error.contains("Sectors.bin") && error.contains("sector offset table"), "{error}");
 
     // Damaged compressed data: the sector is named.
@@ -292,7 +300,9 @@ fn damaged_archives_give_errors_naming_archive_file_and_table_or_sector() {
     for byte in &mut bad_sector[first_sector + 2..first_sector + 40] {
         *byte ^= 0x5A;
     }
-    let error = open_bytes("sector.mpq", bad_sector).unwrap().read(MULTI_SECTOR).unwrap_err().to_string();
+    let typed = open_bytes("sector.mpq", bad_sector).unwrap().read(MULTI_SECTOR).unwrap_err();
+    assert!(matches!(typed, MpqError::File { part: FilePart::Sector(0), problem: FileProblem::Decompress(DecompressError::Zlib(_)), .. }), "{typed:?}");
+    let error = typed.to_string();
     assert!(error.contains("sector.mpq") && error.contains("Sectors.bin") && error.contains("sector 0"), "{error}");
 
     // With sector checksums, a damaged sector fails its ADLER32 before decompression.
@@ -305,7 +315,9 @@ fn damaged_archives_give_errors_naming_archive_file_and_table_or_sector() {
     let sector_1 = table + u32::from_le_bytes(checked[table + 4..table + 8].try_into().unwrap()) as usize;
     let mut flipped = checked.clone();
     flipped[sector_1 + 10] ^= 0x01;
-    let error = open_bytes("crc.mpq", flipped).unwrap().read(MULTI_SECTOR).unwrap_err().to_string();
+    let typed = open_bytes("crc.mpq", flipped).unwrap().read(MULTI_SECTOR).unwrap_err();
+    assert!(matches!(typed, MpqError::File { part: FilePart::Sector(1), problem: FileProblem::ChecksumMismatch { .. }, .. }), "{typed:?}");
+    let error = typed.to_string();
     assert!(error.contains("crc.mpq") && error.contains("sector 1") && error.contains("ADLER32"), "{error}");
 
     // Flipped block table bytes (encrypted: every entry after the flip decrypts to garbage): reads fail

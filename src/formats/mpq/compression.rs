@@ -14,23 +14,48 @@ const MASK_ADPCM_STEREO: u8 = 0x80;
 /// LZMA takes the whole byte rather than a bit.
 const MASK_LZMA: u8 = 0x12;
 
+/// A decompression method of a sector's mask byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Method {
+pub enum Method {
     Bzip2,
     Pkware,
     Zlib,
 }
 
+/// Why a sector's data could not be decompressed.
+#[derive(Debug, thiserror::Error)]
+pub enum DecompressError {
+    #[error("empty compressed sector")]
+    EmptySector,
+    #[error("LZMA compression (mask 0x12) is not supported")]
+    Lzma,
+    #[error("compression mask 0x{mask:02X} has methods this reader does not support (Huffman, sparse, ADPCM or unknown bits 0x{unsupported:02X})")]
+    UnsupportedMethods { mask: u8, unsupported: u8 },
+    #[error("{stored} stored bytes, expected {expected}")]
+    ShortStored { stored: usize, expected: usize },
+    #[error("zlib: {0}")]
+    Zlib(&'static str),
+    #[error("bzip2: {0}")]
+    Bzip2(bzip2::Error),
+    #[error("PKWARE DCL: {0:?}")]
+    Pkware(explode::Error),
+    #[error("{method:?} gave {produced} bytes, expected {expected}")]
+    WrongLength { method: Method, produced: usize, expected: usize },
+    /// An inner stage of a sector compressed by several methods failed.
+    #[error("{error} (stage {stage} of {stages})")]
+    Stage { stage: usize, stages: usize, error: Box<DecompressError> },
+}
+
 /// Appends exactly `expected` decompressed bytes of a sector that has a mask byte to `out`.
-pub fn decompress_masked(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
-    let Some((&mask, payload)) = data.split_first() else { return Err("empty compressed sector".into()) };
+pub fn decompress_masked(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
+    let Some((&mask, payload)) = data.split_first() else { return Err(DecompressError::EmptySector) };
     if mask == MASK_LZMA {
-        return Err("LZMA compression (mask 0x12) is not supported".into());
+        return Err(DecompressError::Lzma);
     }
     let unsupported = mask & (MASK_HUFFMAN | MASK_SPARSE | MASK_ADPCM_MONO | MASK_ADPCM_STEREO);
     let unknown = mask & !(MASK_HUFFMAN | MASK_ZLIB | MASK_PKWARE | MASK_BZIP2 | MASK_SPARSE | MASK_ADPCM_MONO | MASK_ADPCM_STEREO);
     if unsupported != 0 || unknown != 0 {
-        return Err(format!("compression mask 0x{mask:02X} has methods this reader does not support (Huffman, sparse, ADPCM or unknown bits 0x{:02X})", unsupported | unknown));
+        return Err(DecompressError::UnsupportedMethods { mask, unsupported: unsupported | unknown });
     }
     let methods: Vec<Method> = [(MASK_BZIP2, Method::Bzip2), (MASK_PKWARE, Method::Pkware), (MASK_ZLIB, Method::Zlib)]
         .into_iter()
@@ -49,26 +74,26 @@ pub fn decompress_masked(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Res
         // An inner stage's output is the next method's stream: its length is unknown, but StormLib gives
         // every stage the sector's room, so it is bounded by the sector.
         let mut stage = Vec::new();
-        run(method, &input, expected, false, &mut stage).map_err(|e| format!("{e} (stage {} of {})", index + 1, methods.len()))?;
+        run(method, &input, expected, false, &mut stage).map_err(|error| DecompressError::Stage { stage: index + 1, stages: methods.len(), error: Box::new(error) })?;
         input = Cow::Owned(stage);
     }
     unreachable!("the last method returns")
 }
 
 /// Appends exactly `expected` bytes of PKWARE DCL data (the implode flag's sectors) to `out`.
-pub fn decompress_imploded(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+pub fn decompress_imploded(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     run(Method::Pkware, data, expected, true, out)
 }
 
-fn append_exact(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+fn append_exact(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     if data.len() < expected {
-        return Err(format!("{} stored bytes, expected {expected}", data.len()));
+        return Err(DecompressError::ShortStored { stored: data.len(), expected });
     }
     out.extend_from_slice(&data[..expected]);
     Ok(())
 }
 
-fn run(method: Method, input: &[u8], expected: usize, exact: bool, out: &mut Vec<u8>) -> Result<(), String> {
+fn run(method: Method, input: &[u8], expected: usize, exact: bool, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     let start = out.len();
     match method {
         Method::Zlib => inflate(input, expected, out),
@@ -78,7 +103,7 @@ fn run(method: Method, input: &[u8], expected: usize, exact: bool, out: &mut Vec
     let produced = out.len() - start;
     if produced > expected || (exact && produced != expected) {
         out.truncate(start);
-        return Err(format!("{method:?} gave {produced} bytes, expected {expected}"));
+        return Err(DecompressError::WrongLength { method, produced, expected });
     }
     Ok(())
 }
@@ -86,13 +111,13 @@ fn run(method: Method, input: &[u8], expected: usize, exact: bool, out: &mut Vec
 /// How a streaming decoder is driven: one call decodes from `input` into `output` and says whether
 /// the stream has ended; the totals say how far it got.
 trait StreamDecoder {
-    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, String>;
+    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, DecompressError>;
     fn totals(&self) -> (usize, usize);
 }
 
 impl StreamDecoder for zlib_rs::Inflate {
-    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, String> {
-        let status = self.decompress(input, output, zlib_rs::InflateFlush::NoFlush).map_err(|e| format!("zlib: {}", e.as_str()))?;
+    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, DecompressError> {
+        let status = self.decompress(input, output, zlib_rs::InflateFlush::NoFlush).map_err(|e| DecompressError::Zlib(e.as_str()))?;
         Ok(status == zlib_rs::Status::StreamEnd)
     }
     fn totals(&self) -> (usize, usize) {
@@ -101,8 +126,8 @@ impl StreamDecoder for zlib_rs::Inflate {
 }
 
 impl StreamDecoder for bzip2::Decompress {
-    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, String> {
-        let status = self.decompress(input, output).map_err(|e| format!("bzip2: {e}"))?;
+    fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, DecompressError> {
+        let status = self.decompress(input, output).map_err(DecompressError::Bzip2)?;
         Ok(status == bzip2::Status::StreamEnd)
     }
     fn totals(&self) -> (usize, usize) {
@@ -113,7 +138,7 @@ impl StreamDecoder for bzip2::Decompress {
 /// Decodes at most `expected` bytes onto `out`. The room given grows as the stream fills it, from a
 /// multiple of the input, so that a damaged size field (a single unit claiming gigabytes) costs memory
 /// only for what the stream really holds.
-fn decode_stream(decoder: &mut impl StreamDecoder, input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+fn decode_stream(decoder: &mut impl StreamDecoder, input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     let start = out.len();
     let mut room = expected.min(input.len().saturating_mul(8).max(1 << 16));
     out.resize(start + room, 0);
@@ -142,7 +167,7 @@ fn decode_stream(decoder: &mut impl StreamDecoder, input: &[u8], expected: usize
 }
 
 /// Appends at most `expected` bytes inflated from the zlib stream `input` to `out`.
-pub(super) fn inflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+pub(super) fn inflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     // One inflater per thread, reset for each sector: a new one per sector costs its state, zeroed,
     // a sixth of the time of a small sector. (zlib-rs inflates a third faster than miniz_oxide here.)
     thread_local! {
@@ -155,11 +180,11 @@ pub(super) fn inflate(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Resul
     })
 }
 
-fn bunzip(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+fn bunzip(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     decode_stream(&mut bzip2::Decompress::new(false), input, expected, out)
 }
 
-fn explode_into(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), String> {
+fn explode_into(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
     let mut decoder = explode::Explode::new();
     let mut window = [0u8; 16384];
     let mut buffer = decoder.with_buffer(&mut window);
@@ -177,7 +202,7 @@ fn explode_into(input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), 
                 buffer.reset();
             }
             Err(explode::Error::IncompleteInput) => at += 1,
-            Err(error) => return Err(format!("PKWARE DCL: {error:?}")),
+            Err(error) => return Err(DecompressError::Pkware(error)),
         }
         if out.len() - start > expected {
             return Ok(());

@@ -54,11 +54,50 @@ pub enum MpqError {
     #[error("{archive}: no MPQ header (MPQ\\x1A) found")]
     NoHeader { archive: String },
     #[error("{archive}: {table}: {problem}")]
-    Table { archive: String, table: Table, problem: String },
+    Table { archive: String, table: Table, problem: TableProblem },
     #[error("{archive}: {file} is not there")]
     NotFound { archive: String, file: String },
     #[error("{archive}: {file}: {part}: {problem}")]
-    File { archive: String, file: String, part: FilePart, problem: String },
+    File { archive: String, file: String, part: FilePart, problem: FileProblem },
+}
+
+/// What is wrong with a table of the archive.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableProblem {
+    #[error("at byte {at}: {available} bytes left of a 32-byte header")]
+    HeaderCut { at: u64, available: usize },
+    #[error("version {version} header is cut at {available} of 44 bytes")]
+    ExtendedHeaderCut { version: u16, available: usize },
+    #[error("sector size shift {shift} is over {max}")]
+    SectorShiftTooLarge { shift: u16, max: u16 },
+    #[error("position {position} is past the end of the {archive_size}-byte file")]
+    PositionPastEnd { position: u64, archive_size: u64 },
+    #[error("{entries} entries ({length} bytes) at byte {position} run past the end of the {archive_size}-byte file")]
+    EntriesPastEnd { entries: u32, length: u64, position: u64, archive_size: u64 },
+}
+
+/// What is wrong with one file's stored data.
+#[derive(Debug, thiserror::Error)]
+pub enum FileProblem {
+    #[error("incremental patch files (Cataclysm and later) are not supported")]
+    IncrementalPatch,
+    #[error("{length} bytes at byte {position} run past the end of the {archive_size}-byte file")]
+    ExtentPastEnd { length: u64, position: u64, archive_size: u64 },
+    /// Encrypted, and the key is derived from a name the archive's listfiles do not give.
+    #[error("encrypted, and without its name the key is unknown")]
+    KeyUnknown,
+    #[error("encrypted, and without its name the key could not be recovered")]
+    KeyNotRecovered,
+    #[error("{stored} stored bytes of an uncompressed {expected}-byte unit")]
+    ShortUncompressed { stored: usize, expected: usize },
+    #[error("{entries} offsets for {sectors} sectors do not fit in the {stored} stored bytes")]
+    OffsetTableTooLong { entries: usize, sectors: usize, stored: usize },
+    #[error("entry {index} → {} spans bytes {start}..{end} of the {stored} stored bytes", index + 1)]
+    SectorOutOfExtent { index: usize, start: usize, end: usize, stored: usize },
+    #[error("ADLER32 {computed:08X} differs from the stored {stored:08X}")]
+    ChecksumMismatch { computed: u32, stored: u32 },
+    #[error(transparent)]
+    Decompress(#[from] super::compression::DecompressError),
 }
 
 impl MpqError {

@@ -4,7 +4,7 @@
 
 use super::compression::{decompress_imploded, decompress_masked};
 use super::crypto::{decrypt, recover_sector_table_key};
-use super::error::{FilePart, MpqError, Result};
+use super::error::{FilePart, FileProblem, MpqError, Result};
 use super::storage::Storage;
 use super::tables::{BlockEntry, FLAG_COMPRESS, FLAG_ENCRYPTED, FLAG_IMPLODE, FLAG_PATCH_FILE, FLAG_SECTOR_CRC, FLAG_SINGLE_UNIT};
 
@@ -19,7 +19,7 @@ pub struct FileContext<'a> {
 }
 
 impl FileContext<'_> {
-    fn fail(&self, part: FilePart, problem: impl Into<String>) -> MpqError {
+    fn fail(&self, part: FilePart, problem: impl Into<FileProblem>) -> MpqError {
         MpqError::File { archive: self.archive.to_owned(), file: self.label.to_owned(), part, problem: problem.into() }
     }
 }
@@ -31,11 +31,11 @@ fn word(bytes: &[u8], index: usize) -> u32 {
 
 pub fn read_file_data(storage: &dyn Storage, block: &BlockEntry, context: &FileContext) -> Result<Vec<u8>> {
     if block.has(FLAG_PATCH_FILE) {
-        return Err(context.fail(FilePart::Block, "incremental patch files (Cataclysm and later) are not supported"));
+        return Err(context.fail(FilePart::Block, FileProblem::IncrementalPatch));
     }
     let stored_length = u64::from(block.compressed_size);
     if block.position.checked_add(stored_length).is_none_or(|end| end > storage.size()) {
-        return Err(context.fail(FilePart::Block, format!("{stored_length} bytes at byte {} run past the end of the {}-byte file", block.position, storage.size())));
+        return Err(context.fail(FilePart::Block, FileProblem::ExtentPastEnd { length: stored_length, position: block.position, archive_size: storage.size() }));
     }
     if block.file_size == 0 {
         return Ok(Vec::new());
@@ -46,7 +46,7 @@ pub fn read_file_data(storage: &dyn Storage, block: &BlockEntry, context: &FileC
     let file_size = block.file_size as usize;
     if block.has(FLAG_SINGLE_UNIT) {
         if block.has(FLAG_ENCRYPTED) {
-            let key = context.key.ok_or_else(|| context.fail(FilePart::SingleUnit, "encrypted, and without its name the key is unknown"))?;
+            let key = context.key.ok_or_else(|| context.fail(FilePart::SingleUnit, FileProblem::KeyUnknown))?;
             decrypt(&mut stored, key);
         }
         let mut out = Vec::new();
@@ -57,11 +57,11 @@ pub fn read_file_data(storage: &dyn Storage, block: &BlockEntry, context: &FileC
     let sector_count = file_size.div_ceil(sector_size);
     if !compressed {
         if stored.len() < file_size {
-            return Err(context.fail(FilePart::Block, format!("{} stored bytes of an uncompressed {file_size}-byte file", stored.len())));
+            return Err(context.fail(FilePart::Block, FileProblem::ShortUncompressed { stored: stored.len(), expected: file_size }));
         }
         stored.truncate(file_size);
         if block.has(FLAG_ENCRYPTED) {
-            let key = context.key.ok_or_else(|| context.fail(FilePart::Block, "encrypted and uncompressed, and without its name the key is unknown"))?;
+            let key = context.key.ok_or_else(|| context.fail(FilePart::Block, FileProblem::KeyUnknown))?;
             for (index, sector) in stored.chunks_mut(sector_size).enumerate() {
                 decrypt(sector, key.wrapping_add(index as u32));
             }
@@ -77,14 +77,14 @@ fn read_sectors(stored: &mut [u8], block: &BlockEntry, sector_count: usize, cont
     let mut entries = sector_count + 1 + usize::from(block.has(FLAG_SECTOR_CRC));
     let table_bytes = |entries: usize| entries.checked_mul(4).filter(|&length| length <= stored.len());
     if table_bytes(entries).is_none() {
-        return Err(context.fail(FilePart::SectorOffsetTable, format!("{entries} offsets for {sector_count} sectors do not fit in the {} stored bytes", stored.len())));
+        return Err(context.fail(FilePart::SectorOffsetTable, FileProblem::OffsetTableTooLong { entries, sectors: sector_count, stored: stored.len() }));
     }
     let mut key = context.key;
     if block.has(FLAG_ENCRYPTED) && key.is_none() {
         let first_words = [word(stored, 0), word(stored, 1)];
         let recovered = recover_sector_table_key(first_words, (entries * 4) as u32, block.compressed_size)
             .or_else(|| recover_sector_table_key(first_words, ((sector_count + 1) * 4) as u32, block.compressed_size));
-        key = Some(recovered.ok_or_else(|| context.fail(FilePart::SectorOffsetTable, "encrypted, and without its name the key could not be recovered"))?.wrapping_add(1));
+        key = Some(recovered.ok_or_else(|| context.fail(FilePart::SectorOffsetTable, FileProblem::KeyNotRecovered))?.wrapping_add(1));
     }
     let mut table = stored[..entries * 4].to_vec();
     if let (true, Some(key)) = (block.has(FLAG_ENCRYPTED), key) {
@@ -98,7 +98,7 @@ fn read_sectors(stored: &mut [u8], block: &BlockEntry, sector_count: usize, cont
     let offsets: Vec<usize> = (0..entries).map(|index| word(&table, index) as usize).collect();
     for (index, pair) in offsets.windows(2).enumerate() {
         if pair[0] > pair[1] || pair[1] > stored.len() {
-            return Err(context.fail(FilePart::SectorOffsetTable, format!("entry {index} → {} spans bytes {}..{} of the {} stored bytes", index + 1, pair[0], pair[1], stored.len())));
+            return Err(context.fail(FilePart::SectorOffsetTable, FileProblem::SectorOutOfExtent { index, start: pair[0], end: pair[1], stored: stored.len() }));
         }
     }
     let checksums = if entries > sector_count + 1 { read_checksums(stored, &offsets, sector_count) } else { Vec::new() };
@@ -113,7 +113,7 @@ fn read_sectors(stored: &mut [u8], block: &BlockEntry, sector_count: usize, cont
             // 0 marks a sector written without a checksum.
             let computed = sector_checksum(raw);
             if checksum != 0 && checksum != computed {
-                return Err(context.fail(FilePart::Sector(sector as u32), format!("ADLER32 {computed:08X} differs from the stored {checksum:08X}")));
+                return Err(context.fail(FilePart::Sector(sector as u32), FileProblem::ChecksumMismatch { computed, stored: checksum }));
             }
         }
         decode_unit(raw, expected, block.flags, &mut out).map_err(|problem| context.fail(FilePart::Sector(sector as u32), problem))?;
@@ -146,15 +146,15 @@ fn sector_checksum(raw: &[u8]) -> u32 {
 }
 
 /// One sector or single unit: stored as is when its raw length is the full length, else compressed.
-fn decode_unit(raw: &[u8], expected: usize, flags: u32, out: &mut Vec<u8>) -> Result<(), String> {
+fn decode_unit(raw: &[u8], expected: usize, flags: u32, out: &mut Vec<u8>) -> Result<(), FileProblem> {
     if raw.len() >= expected {
         out.extend_from_slice(&raw[..expected]);
         Ok(())
     } else if flags & FLAG_COMPRESS != 0 {
-        decompress_masked(raw, expected, out)
+        Ok(decompress_masked(raw, expected, out)?)
     } else if flags & FLAG_IMPLODE != 0 {
-        decompress_imploded(raw, expected, out)
+        Ok(decompress_imploded(raw, expected, out)?)
     } else {
-        Err(format!("{} stored bytes of an uncompressed {expected}-byte unit", raw.len()))
+        Err(FileProblem::ShortUncompressed { stored: raw.len(), expected })
     }
 }

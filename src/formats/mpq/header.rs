@@ -1,7 +1,7 @@
 //! The archive header: where the archive starts inside its file (after an optional user-data block),
 //! its sector size and where its tables are.
 
-use super::error::{MpqError, Result, Table};
+use super::error::{MpqError, Result, Table, TableProblem};
 use super::storage::Storage;
 
 const HEADER_MAGIC: &[u8; 4] = b"MPQ\x1A";
@@ -70,15 +70,15 @@ pub fn read_header(storage: &dyn Storage, archive: &str) -> Result<Header> {
 }
 
 fn parse_header(head: &[u8], archive_offset: u64, file_len: u64, archive: &str) -> Result<Header> {
-    let fail = |problem: String| MpqError::Table { archive: archive.to_owned(), table: Table::Header, problem };
+    let fail = |problem: TableProblem| MpqError::Table { archive: archive.to_owned(), table: Table::Header, problem };
     if head.len() < BASE_HEADER_SIZE {
-        return Err(fail(format!("at byte {archive_offset}: {} bytes left of a 32-byte header", head.len())));
+        return Err(fail(TableProblem::HeaderCut { at: archive_offset, available: head.len() }));
     }
     let header_size = u32_at(head, 4);
     let format_version = u16_at(head, 12);
     let sector_shift = u16_at(head, 14);
     if sector_shift > MAX_SECTOR_SHIFT {
-        return Err(fail(format!("sector size shift {sector_shift} is over {MAX_SECTOR_SHIFT}")));
+        return Err(fail(TableProblem::SectorShiftTooLarge { shift: sector_shift, max: MAX_SECTOR_SHIFT }));
     }
     let mut hash_table_position = u64::from(u32_at(head, 16));
     let mut block_table_position = u64::from(u32_at(head, 20));
@@ -87,7 +87,7 @@ fn parse_header(head: &[u8], archive_offset: u64, file_len: u64, archive: &str) 
     // stop tools); later versions extend the positions to 48 bits.
     if format_version >= 1 && header_size as usize >= EXTENDED_HEADER_SIZE {
         if head.len() < EXTENDED_HEADER_SIZE {
-            return Err(fail(format!("version {format_version} header is cut at {} of 44 bytes", head.len())));
+            return Err(fail(TableProblem::ExtendedHeaderCut { version: format_version, available: head.len() }));
         }
         let hi_block = u64_at(head, 32);
         if hi_block != 0 {
@@ -97,14 +97,12 @@ fn parse_header(head: &[u8], archive_offset: u64, file_len: u64, archive: &str) 
         block_table_position |= u64::from(u16_at(head, 42)) << 32;
     }
     let absolute = |relative: u64| archive_offset.checked_add(relative).filter(|&p| p <= file_len);
-    let hash_table_position = absolute(hash_table_position)
-        .ok_or_else(|| MpqError::Table { archive: archive.to_owned(), table: Table::HashTable, problem: format!("position {hash_table_position} is past the end of the {file_len}-byte file") })?;
-    let block_table_position = absolute(block_table_position)
-        .ok_or_else(|| MpqError::Table { archive: archive.to_owned(), table: Table::BlockTable, problem: format!("position {block_table_position} is past the end of the {file_len}-byte file") })?;
-    let hi_block_table_position = match hi_block_table_position {
-        Some(relative) => Some(absolute(relative).ok_or_else(|| MpqError::Table { archive: archive.to_owned(), table: Table::HiBlockTable, problem: format!("position {relative} is past the end of the {file_len}-byte file") })?),
-        None => None,
+    let place = |table: Table, relative: u64| {
+        absolute(relative).ok_or_else(|| MpqError::Table { archive: archive.to_owned(), table, problem: TableProblem::PositionPastEnd { position: relative, archive_size: file_len } })
     };
+    let hash_table_position = place(Table::HashTable, hash_table_position)?;
+    let block_table_position = place(Table::BlockTable, block_table_position)?;
+    let hi_block_table_position = hi_block_table_position.map(|relative| place(Table::HiBlockTable, relative)).transpose()?;
     Ok(Header {
         archive_offset,
         format_version,

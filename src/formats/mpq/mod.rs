@@ -18,7 +18,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use crypto::{hash_name, HashKind};
-pub use error::{FilePart, MpqError, Result, Table};
+pub use compression::{DecompressError, Method};
+pub use error::{FilePart, FileProblem, MpqError, Result, Table, TableProblem};
 pub use header::Header;
 pub use storage::Storage;
 pub use tables::{BlockEntry, HashEntry, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_EXISTS, FLAG_FIX_KEY, FLAG_IMPLODE, FLAG_SECTOR_CRC, FLAG_SINGLE_UNIT};

@@ -2,7 +2,7 @@
 //! and flags), both encrypted with fixed keys, and the hi-block table's upper position bits.
 
 use super::crypto::{decrypt, hash_name, HashKind};
-use super::error::{MpqError, Result, Table};
+use super::error::{MpqError, Result, Table, TableProblem};
 use super::header::Header;
 use super::storage::Storage;
 
@@ -56,15 +56,21 @@ impl BlockEntry {
 /// Reads `entries` 16-byte entries at `position` and decrypts them with the table's key; the byte count
 /// is checked against the file before anything is allocated.
 fn read_encrypted_table(storage: &dyn Storage, archive: &str, table: Table, position: u64, entries: u32, key_name: &str) -> Result<Vec<u8>> {
-    let fail = |problem: String| MpqError::Table { archive: archive.to_owned(), table, problem };
     let length = u64::from(entries) * 16;
-    if position.checked_add(length).is_none_or(|end| end > storage.size()) {
-        return Err(fail(format!("{entries} entries ({length} bytes) at byte {position} run past the end of the {}-byte file", storage.size())));
-    }
+    check_extent(storage, archive, table, entries, length, position)?;
     let mut bytes = vec![0u8; length as usize];
     storage.read_at(position, &mut bytes).map_err(|error| MpqError::Io { archive: archive.to_owned(), error })?;
     decrypt(&mut bytes, hash_name(key_name, HashKind::FileKey));
     Ok(bytes)
+}
+
+/// A table's `length` bytes at `position` must lie inside the archive before they are allocated.
+fn check_extent(storage: &dyn Storage, archive: &str, table: Table, entries: u32, length: u64, position: u64) -> Result<()> {
+    if position.checked_add(length).is_none_or(|end| end > storage.size()) {
+        let problem = TableProblem::EntriesPastEnd { entries, length, position, archive_size: storage.size() };
+        return Err(MpqError::Table { archive: archive.to_owned(), table, problem });
+    }
+    Ok(())
 }
 
 fn word(bytes: &[u8], at: usize) -> u32 {
@@ -90,9 +96,7 @@ pub fn read_block_table(storage: &dyn Storage, archive: &str, header: &Header) -
     let hi_words = match header.hi_block_table_position {
         Some(position) => {
             let length = u64::from(header.block_table_entries) * 2;
-            if position.checked_add(length).is_none_or(|end| end > storage.size()) {
-                return Err(MpqError::Table { archive: archive.to_owned(), table: Table::HiBlockTable, problem: format!("{} entries at byte {position} run past the end of the {}-byte file", header.block_table_entries, storage.size()) });
-            }
+            check_extent(storage, archive, Table::HiBlockTable, header.block_table_entries, length, position)?;
             let mut hi = vec![0u8; length as usize];
             storage.read_at(position, &mut hi).map_err(|error| MpqError::Io { archive: archive.to_owned(), error })?;
             Some(hi)
