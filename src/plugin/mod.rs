@@ -3,6 +3,7 @@
 //! Bevy meshes, materials, images and one scene ([`WorldAsset`]) with labeled sub-assets.
 
 mod convert;
+mod dependencies;
 mod source;
 pub mod wmo_material;
 
@@ -15,6 +16,7 @@ use bevy::world_serialization::WorldAsset;
 use crate::formats::{parse_document, FileError, FORMATS};
 use crate::scene::{self, LoadOptions, Scene, SceneFile};
 use crate::source::{FileSource, LooseFolder};
+use dependencies::{AssetPlace, DependencyReads};
 
 pub use crate::scene::{DoodadInfo, MaterialInfo, ModelLabel, ModelStats, PartInfo};
 pub use source::{FileSourcePlugin, ModelSources, SourceReader};
@@ -59,6 +61,9 @@ pub struct ModelLoaderSettings {
     /// Folder that holds `World\…` for WMO and M2 textures and doodads — loose files, or a client's
     /// `Data/` folder of MPQ archives; `None` walks up from the file to find a folder holding `World`.
     pub data_root: Option<PathBuf>,
+    /// The name of an asset source registered with [`FileSourcePlugin`] to use as the data root (the
+    /// viewer's `wow` game data); over `data_root`, and its files are read through the asset server.
+    pub data_source: Option<String>,
     /// Where the build reports how far it is, and is told to stop (not part of the asset's meta file).
     #[serde(skip)]
     pub progress: Option<Arc<scene::LoadProgress>>,
@@ -155,14 +160,14 @@ impl bevy::asset::AssetLoader for ModelLoader {
     ) -> Result<ModelAsset, ModelLoadError> {
         let asset_path = ctx.path().path().to_path_buf();
         let named_source = match ctx.path().source() {
-            bevy::asset::io::AssetSourceId::Name(name) => self.sources.get(name),
+            bevy::asset::io::AssetSourceId::Name(name) => self.sources.get(name).map(|source| (source, name.to_string())),
             bevy::asset::io::AssetSourceId::Default => None,
         };
         // A file of a registered file source pulls its other files from that source; a file of Bevy's
         // own file source from the folder on disk it lies in.
         let from_named_source = named_source.is_some();
-        let (source, path): (Arc<dyn FileSource>, String) = match named_source {
-            Some(source) => (source, asset_path.to_string_lossy().replace('\\', "/")),
+        let (source, place, path): (Arc<dyn FileSource>, AssetPlace, String) = match named_source {
+            Some((source, name)) => (source, AssetPlace::Named(name), asset_path.to_string_lossy().replace('\\', "/")),
             None => {
                 let on_disk = if asset_path.is_absolute() {
                     asset_path.clone()
@@ -170,7 +175,8 @@ impl bevy::asset::AssetLoader for ModelLoader {
                     bevy::asset::io::file::FileAssetReader::get_base_path().join("assets").join(&asset_path)
                 };
                 let (folder, path) = LooseFolder::containing(&on_disk);
-                (Arc::new(folder), path)
+                let place = AssetPlace::OnDisk(folder.root().to_path_buf());
+                (Arc::new(folder), place, path)
             }
         };
         let display_path = source.display_path(&path);
@@ -186,15 +192,24 @@ impl bevy::asset::AssetLoader for ModelLoader {
             },
             progress: settings.progress.clone(),
         };
-        // Game data is its own data root: textures and doodads are looked up beside the model there.
-        let data: Option<Arc<dyn FileSource>> = match &settings.data_root {
+        // The model's other files are read through the asset server (see `dependencies`).
+        let reads = DependencyReads::new();
+        let data: Option<Arc<dyn FileSource>> = match (&settings.data_source, &settings.data_root) {
+            // A registered file source as the data root: the viewer's `wow://` game data.
+            (Some(name), _) => self.sources.get(name).map(|data| reads.through(data, AssetPlace::Named(name.clone()))),
             // A client's Data/ folder (its archives in load order, loose files over them), or a plain
-            // folder of loose files.
-            Some(root) => Some(crate::source::open_data_root(root)),
-            None if from_named_source => Some(source.clone()),
-            None => None,
+            // folder of loose files, named by path: no asset source holds it, so it is read directly.
+            (None, Some(root)) => Some(crate::source::open_data_root(root)),
+            // Game data is its own data root: textures and doodads are looked up beside the model there.
+            (None, None) if from_named_source => Some(reads.through(source.clone(), place.clone())),
+            // A file on disk: the folder holding `World` above it.
+            (None, None) => scene::find_data_root(source.as_ref(), &file.path).map(|folder| {
+                let place = AssetPlace::OnDisk(folder.root().to_path_buf());
+                reads.through(Arc::new(folder), place)
+            }),
         };
-        let scene = scene::build(source.as_ref(), file, data.as_deref(), &options)?;
+        let source = reads.through(source, place);
+        let scene = reads.serve_while(ctx, move || scene::build(source.as_ref(), file, data.as_deref(), &options)).await?;
         Ok(convert::translate(ctx, scene))
     }
 

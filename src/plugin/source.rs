@@ -19,6 +19,12 @@ impl ModelSources {
     pub fn get(&self, name: &str) -> Option<Arc<dyn FileSource>> {
         self.0.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
     }
+
+    /// Tells the loader that the asset source `name` serves `source`'s files, for an app that registers
+    /// the asset source itself (with a watcher, say) rather than through [`FileSourcePlugin`].
+    pub fn insert(&self, name: &str, source: Arc<dyn FileSource>) {
+        self.0.write().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), source);
+    }
 }
 
 /// Makes `source` the asset source `name` (`name://path` asset paths). Add it before `DefaultPlugins`:
@@ -30,8 +36,7 @@ pub struct FileSourcePlugin {
 
 impl Plugin for FileSourcePlugin {
     fn build(&self, app: &mut App) {
-        let sources = app.world_mut().get_resource_or_init::<ModelSources>().clone();
-        sources.0.write().unwrap_or_else(|e| e.into_inner()).insert(self.name.to_owned(), self.source.clone());
+        app.world_mut().get_resource_or_init::<ModelSources>().insert(self.name, self.source.clone());
         let source = self.source.clone();
         app.register_asset_source(self.name, AssetSourceBuilder::new(move || Box::new(SourceReader(source.clone()))));
     }
@@ -48,7 +53,7 @@ fn reader_error(path: &Path, error: SourceError) -> AssetReaderError {
     match error {
         SourceError::NotFound { .. } => AssetReaderError::NotFound(path.to_path_buf()),
         SourceError::Io { error, .. } => AssetReaderError::Io(Arc::new(error)),
-        SourceError::Damaged { file, message } => AssetReaderError::Io(Arc::new(std::io::Error::other(format!("{file}: {message}")))),
+        damaged @ SourceError::Damaged { .. } => AssetReaderError::Io(Arc::new(std::io::Error::other(damaged))),
     }
 }
 
