@@ -18,15 +18,24 @@ use crate::source::{BrowseEntry, Entry, FileSource, SourceError};
 pub(super) enum AssetPlace {
     /// A file source registered as the asset source of this name: its paths are that source's paths.
     Named(String),
-    /// Loose files under this folder on disk, read by their absolute paths through Bevy's file source.
-    OnDisk(PathBuf),
+    /// Loose files under `folder` on disk, read through Bevy's file source: by their path under
+    /// `assets_root` where they lie below it (the paths Bevy's file watcher reports), else by their
+    /// absolute path.
+    OnDisk { folder: PathBuf, assets_root: PathBuf },
 }
 
 impl AssetPlace {
     fn asset_path(&self, path: &str) -> AssetPath<'static> {
+        // From a `PathBuf`, not text: a `#` in a file name is part of the name, not a label.
         match self {
-            Self::Named(name) => AssetPath::from(path.to_owned()).with_source(AssetSourceId::Name(name.clone().into())),
-            Self::OnDisk(folder) => AssetPath::from(folder.join(path)),
+            Self::Named(name) => AssetPath::from(PathBuf::from(path)).with_source(AssetSourceId::Name(name.clone().into())),
+            Self::OnDisk { folder, assets_root } => {
+                let full = folder.join(path);
+                match full.strip_prefix(assets_root) {
+                    Ok(inside) => AssetPath::from(inside.to_path_buf()),
+                    Err(_) => AssetPath::from(full),
+                }
+            }
         }
     }
 }
@@ -65,8 +74,15 @@ impl FileSource for ThroughAssetServer {
         match asked.ok().and_then(|()| answer.recv_blocking().ok()) {
             Some(Ok(bytes)) => Ok(Arc::from(bytes)),
             // The asset server's errors are text; the source says what is wrong as a value (a file
-            // that is not there, a damaged archive sector).
-            _ => self.files.read(path),
+            // that is not there, a damaged archive sector). A file the source reads where the asset
+            // server did not is not a dependency: that is worth a line for whoever wonders why.
+            failed => {
+                let direct = self.files.read(path);
+                if let (Some(Err(error)), Ok(_)) = (&failed, &direct) {
+                    bevy::log::debug!("{}: read directly, not as a dependency: {error}", self.files.display_path(path));
+                }
+                direct
+            }
         }
     }
 
@@ -101,19 +117,16 @@ impl DependencyReads {
         Arc::new(ThroughAssetServer { files, place, requests: self.requests.clone() })
     }
 
-    /// Runs `build` on its own thread and answers the reads of the sources it uses until it returns.
-    pub async fn serve_while<R: Send + 'static>(self, ctx: &mut LoadContext<'_>, build: impl FnOnce() -> R + Send + 'static) -> R {
+    /// Runs `build` on its own thread and answers the reads of the sources it uses until it returns;
+    /// an error only if the thread could not be started.
+    pub async fn serve_while<R: Send + 'static>(self, ctx: &mut LoadContext<'_>, build: impl FnOnce() -> R + Send + 'static) -> std::io::Result<R> {
         use bevy::tasks::futures_lite::future;
         // Dropped when the build returns or panics, which closes the channel and ends the serving.
         let (finished, finishing) = async_channel::bounded::<()>(1);
         let builder = std::thread::Builder::new().name("model build".into()).spawn(move || {
             let _finished = finished;
             build()
-        });
-        let builder = match builder {
-            Ok(builder) => builder,
-            Err(error) => panic!("no thread for the model build: {error}"),
-        };
+        })?;
         loop {
             let next = future::or(async { self.incoming.recv().await.ok() }, async {
                 let _ = finishing.recv().await;
@@ -125,7 +138,7 @@ impl DependencyReads {
             let _ = request.reply.send(read).await;
         }
         match builder.join() {
-            Ok(built) => built,
+            Ok(built) => Ok(built),
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }

@@ -166,16 +166,13 @@ impl bevy::asset::AssetLoader for ModelLoader {
         // A file of a registered file source pulls its other files from that source; a file of Bevy's
         // own file source from the folder on disk it lies in.
         let from_named_source = named_source.is_some();
+        let assets_root = bevy::asset::io::file::FileAssetReader::get_base_path().join("assets");
+        let on_disk = |folder: &LooseFolder| AssetPlace::OnDisk { folder: folder.root().to_path_buf(), assets_root: assets_root.clone() };
         let (source, place, path): (Arc<dyn FileSource>, AssetPlace, String) = match named_source {
             Some((source, name)) => (source, AssetPlace::Named(name), asset_path.to_string_lossy().replace('\\', "/")),
             None => {
-                let on_disk = if asset_path.is_absolute() {
-                    asset_path.clone()
-                } else {
-                    bevy::asset::io::file::FileAssetReader::get_base_path().join("assets").join(&asset_path)
-                };
-                let (folder, path) = LooseFolder::containing(&on_disk);
-                let place = AssetPlace::OnDisk(folder.root().to_path_buf());
+                let (folder, path) = LooseFolder::containing(&assets_root.join(&asset_path));
+                let place = on_disk(&folder);
                 (Arc::new(folder), place, path)
             }
         };
@@ -196,7 +193,10 @@ impl bevy::asset::AssetLoader for ModelLoader {
         let reads = DependencyReads::new();
         let data: Option<Arc<dyn FileSource>> = match (&settings.data_source, &settings.data_root) {
             // A registered file source as the data root: the viewer's `wow://` game data.
-            (Some(name), _) => self.sources.get(name).map(|data| reads.through(data, AssetPlace::Named(name.clone()))),
+            (Some(name), _) => {
+                let data = self.sources.get(name).ok_or_else(|| ModelLoadError::UnknownDataSource(name.clone()))?;
+                Some(reads.through(data, AssetPlace::Named(name.clone())))
+            }
             // A client's Data/ folder (its archives in load order, loose files over them), or a plain
             // folder of loose files, named by path: no asset source holds it, so it is read directly.
             (None, Some(root)) => Some(crate::source::open_data_root(root)),
@@ -204,12 +204,12 @@ impl bevy::asset::AssetLoader for ModelLoader {
             (None, None) if from_named_source => Some(reads.through(source.clone(), place.clone())),
             // A file on disk: the folder holding `World` above it.
             (None, None) => scene::find_data_root(source.as_ref(), &file.path).map(|folder| {
-                let place = AssetPlace::OnDisk(folder.root().to_path_buf());
+                let place = on_disk(&folder);
                 reads.through(Arc::new(folder), place)
             }),
         };
         let source = reads.through(source, place);
-        let scene = reads.serve_while(ctx, move || scene::build(source.as_ref(), file, data.as_deref(), &options)).await?;
+        let scene = reads.serve_while(ctx, move || scene::build(source.as_ref(), file, data.as_deref(), &options)).await.map_err(ModelLoadError::NoBuildThread)??;
         Ok(convert::translate(ctx, scene))
     }
 
@@ -228,4 +228,9 @@ impl bevy::asset::AssetLoader for ModelLoader {
 pub enum ModelLoadError {
     #[error(transparent)]
     File(#[from] crate::formats::FileError),
+    /// `ModelLoaderSettings::data_source` names no source registered with [`FileSourcePlugin`].
+    #[error("the data source {0:?} is not a registered file source")]
+    UnknownDataSource(String),
+    #[error("no thread could be started to build the model: {0}")]
+    NoBuildThread(std::io::Error),
 }

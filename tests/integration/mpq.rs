@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 use lwo_wmo_viewer::formats::mpq::{
-    Archive, DecompressError, FilePart, FileProblem, FileStatus, MpqError, TableProblem, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_FIX_KEY, FLAG_SECTOR_CRC,
+    Archive, DecompressError, FilePart, FileProblem, FileStatus, MpqError, Table, TableProblem, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_FIX_KEY, FLAG_SECTOR_CRC,
     FLAG_SINGLE_UNIT,
 };
 use lwo_wmo_viewer::source::{FileSource, GameData, MpqArchive, SourceError};
@@ -277,8 +277,9 @@ fn damaged_archives_give_errors_naming_archive_file_and_table_or_sector() {
     // Cut before the tables (smpq writes them last): the table that runs past the end is named.
     let cut = bytes[..header.hash_table_position as usize + 8].to_vec();
     let typed = open_bytes("cut.mpq", cut).unwrap_err();
-    // The problem is a value a caller can match on, not only text.
-    assert!(matches!(typed, MpqError::Table { problem: TableProblem::EntriesPastEnd { .. }, .. }), "{typed:?}");
+    // The problem is a value a caller can match on, not only text: the block table, written after
+    // the hash table, now starts past the end.
+    assert!(matches!(typed, MpqError::Table { table: Table::BlockTable, problem: TableProblem::PositionPastEnd { .. }, .. }), "{typed:?}");
     let error = typed.to_string();
     assert!(error.contains("cut.mpq") && error.contains(" table") && error.contains("past the end"), "{error}");
     let cut = bytes[..header.block_table_position as usize + 20].to_vec();
