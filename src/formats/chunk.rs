@@ -298,6 +298,12 @@ impl<'t> ChunkRef<'t> {
         !self.tree.children(self.chunk).is_empty()
     }
 
+    /// The node's path in its tree ([`ChunkTree::path`]), made when asked: readers name a chunk in an
+    /// error or a warning, and most chunks never need one.
+    pub fn path(self) -> String {
+        self.tree.path(self.chunk)
+    }
+
     /// The children with their paths under `path` (this node's own path).
     pub fn child_paths(self, path: &str) -> Vec<(String, ChunkRef<'t>)> {
         self.tree.paths_of(self.tree.children(self.chunk), path)
@@ -361,17 +367,9 @@ impl serde::Serialize for NestedChunks<'_> {
     }
 }
 
-/// `parent/ID`, with `[n]` from the second sibling of the same id on, so paths stay short for the
-/// common single chunk and stay unique for repeated ones.
-fn child_path(parent: &str, id: FourCc, counts: &mut HashMap<FourCc, usize>) -> String {
-    let n = counts.entry(id).or_insert(0);
-    let index = *n;
-    *n += 1;
-    join_path(parent, &id.to_string(), index)
-}
-
 /// `parent/segment` with the node's display name where it has one (`FORM SURF "Right"`), numbered
-/// like [`child_path`] among siblings of the same segment.
+/// from the second sibling of the same segment on, so paths stay short for the common single chunk
+/// and stay unique for repeated ones.
 fn child_path_of(parent: &str, node: &ChunkNode, counts: &mut HashMap<String, usize>) -> String {
     let segment = node.segment();
     let n = counts.entry(segment.clone()).or_insert(0);
@@ -465,7 +463,7 @@ fn read_iff_root(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<(ChunkTree, O
     let mut walk = IffWalk { grammar, file: bytes, tree: ChunkTree::default(), ancestors: vec![form_type] };
     let root = walk.tree.push(None, ChunkNode { form_type: Some(form_type), prefix_len: 4, ..ChunkNode::leaf(id, 0, 8, length) });
     grammar.describe(&[], &mut walk.tree, root, bytes);
-    let read = walk.read_children(&mut body, root, "", 0, LengthWidth::U4, 1);
+    let read = walk.read_children(&mut body, root, LengthWidth::U4, 1);
     let mut tree = walk.tree;
     if let Err(error) = read {
         return Ok((tree, Some(error)));
@@ -490,15 +488,16 @@ fn clipped_node(at: &Reader<'_>, header_len: usize) -> Option<ChunkNode> {
     Some(ChunkNode::leaf(id, offset, header_len, r.remaining()))
 }
 
-fn check_depth(depth: usize, offset: usize, path: &str) -> Result<()> {
-    if depth > MAX_DEPTH { Err(ParseError::new(offset, ErrorKind::TooDeep(MAX_DEPTH)).within(path)) } else { Ok(()) }
+fn check_depth(depth: usize, offset: usize) -> Result<()> {
+    if depth > MAX_DEPTH { Err(ParseError::new(offset, ErrorKind::TooDeep(MAX_DEPTH))) } else { Ok(()) }
 }
 
-/// Reads one chunk header and returns its data reader, skipping the pad byte of odd lengths.
-fn read_header<'a>(r: &mut Reader<'a>, width: LengthWidth, parent_path: &str) -> Result<(FourCc, usize, Reader<'a>)> {
+/// Reads one chunk header and returns its data reader, skipping the pad byte of odd lengths. An error
+/// has no path yet: the walker names the chunk (or its parent, for a header cut short).
+fn read_header<'a>(r: &mut Reader<'a>, width: LengthWidth) -> Result<(FourCc, usize, Reader<'a>)> {
     let header_len = width.header_len();
     if r.remaining() < header_len {
-        return Err(r.truncated(header_len).within(parent_path));
+        return Err(r.truncated(header_len));
     }
     let id = r.fourcc()?;
     let length_offset = r.offset();
@@ -507,8 +506,7 @@ fn read_header<'a>(r: &mut Reader<'a>, width: LengthWidth, parent_path: &str) ->
         LengthWidth::U2 => usize::from(r.u16()?),
     };
     if length > r.remaining() {
-        let err = ParseError::new(length_offset, ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() });
-        return Err(err.within(&format!("{parent_path}/{id}")));
+        return Err(ParseError::new(length_offset, ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() }));
     }
     let data = r.sub(length)?;
     if length % 2 == 1 && !r.is_empty() {
@@ -527,49 +525,53 @@ struct IffWalk<'g, 'f> {
 }
 
 impl IffWalk<'_, '_> {
-    /// Reads `r` to its end as `parent`'s children. `parent` sits at `base` as the `index`th sibling of
-    /// its segment; its path is recomputed once the grammar names it from its first child, so later
-    /// errors name it too. Every chunk whose header was read is in the tree before its data is, so a
-    /// break keeps it with what it held up to there.
-    fn read_children(&mut self, r: &mut Reader<'_>, parent: ChunkId, base: &str, index: usize, width: LengthWidth, depth: usize) -> Result<()> {
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        let mut parent_path = join_path(base, &self.tree.node(parent).segment(), index);
+    /// Reads `r` to its end as `parent`'s children. Every chunk whose header was read is in the tree
+    /// before its data is, so a break keeps it with what it held up to there. Paths are made from the
+    /// tree only for an error or a warning (a file's thousands of chunks would otherwise each format
+    /// one), so they name a container as the grammar has named it by then.
+    fn read_children(&mut self, r: &mut Reader<'_>, parent: ChunkId, width: LengthWidth, depth: usize) -> Result<()> {
         let header_len = width.header_len();
         while !r.is_empty() {
             if r.remaining() < header_len && r.clone().rest().iter().all(|&b| b == 0) {
                 if width == LengthWidth::U4 {
-                    self.tree.warnings.push(Warning::new(&parent_path, r.offset(), format!("{} zero bytes of padding at the end", r.remaining())));
+                    self.tree.warnings.push(Warning::new(self.tree.path(parent), r.offset(), format!("{} zero bytes of padding at the end", r.remaining())));
                 }
                 r.rest();
                 break;
             }
             let offset = r.offset();
             let before = r.clone();
-            let (id, length, data) = match read_header(r, width, &parent_path) {
+            let (id, length, data) = match read_header(r, width) {
                 Ok(header) => header,
                 Err(error) => {
-                    if let Some(clipped) = clipped_node(&before, header_len) {
-                        self.tree.push(Some(parent), clipped);
-                    }
-                    return Err(error);
+                    // A header that was read names its chunk, kept as far as it goes; one cut short
+                    // names the parent.
+                    let at = match clipped_node(&before, header_len) {
+                        Some(clipped) => self.tree.push(Some(parent), clipped),
+                        None => parent,
+                    };
+                    return Err(error.within(&self.tree.path(at)));
                 }
             };
             let place = self.tree.children(parent).len();
             let node = self.tree.push(Some(parent), ChunkNode::leaf(id, offset, header_len, length));
-            let provisional = join_path(&parent_path, &id.to_string(), 0);
-            check_depth(depth, offset, &provisional)?;
-            let nesting = self.grammar.nesting(&self.ancestors, place, self.tree.node_mut(node), data.clone()).within(&provisional);
-            let read = nesting.and_then(|nesting| {
-                let Some(nesting) = nesting else { return Ok(()) };
-                let mut body = data;
-                body.skip(nesting.prefix_len).within(&provisional)?;
-                self.tree.node_mut(node).prefix_len = nesting.prefix_len;
-                self.ancestors.push(self.tree.node(node).kind());
-                let sibling_index = counts.get(&self.tree.node(node).segment()).copied().unwrap_or(0);
-                let read = self.read_children(&mut body, node, &parent_path, sibling_index, nesting.children, depth + 1);
-                self.ancestors.pop();
-                read
-            });
+            let read = check_depth(depth, offset)
+                .and_then(|()| self.grammar.nesting(&self.ancestors, place, self.tree.node_mut(node), data.clone()))
+                .and_then(|nesting| {
+                    let Some(nesting) = nesting else { return Ok(None) };
+                    let mut body = data;
+                    body.skip(nesting.prefix_len)?;
+                    self.tree.node_mut(node).prefix_len = nesting.prefix_len;
+                    Ok(Some((body, nesting.children)))
+                })
+                .map_err(|error| error.within(&self.tree.path(node)))
+                .and_then(|children| {
+                    let Some((mut body, width)) = children else { return Ok(()) };
+                    self.ancestors.push(self.tree.node(node).kind());
+                    let read = self.read_children(&mut body, node, width, depth + 1);
+                    self.ancestors.pop();
+                    read
+                });
             if let Err(error) = read {
                 if !self.grammar.optional(&self.ancestors, self.tree.node(node)) {
                     return Err(error);
@@ -577,10 +579,8 @@ impl IffWalk<'_, '_> {
                 let message = format!("{}; the chunk is kept as far as it could be read", error.kind);
                 self.tree.warnings.push(Warning::new(error.path, error.offset, message));
             }
-            *counts.entry(self.tree.node(node).segment()).or_insert(0) += 1;
             if place == 0 {
                 self.describe(parent);
-                parent_path = join_path(base, &self.tree.node(parent).segment(), index);
             }
         }
         self.describe(parent);
@@ -599,53 +599,47 @@ impl IffWalk<'_, '_> {
 pub fn read_le_chunks_partial(bytes: &[u8], container: &dyn Fn(FourCc) -> Option<usize>) -> (ChunkTree, Option<ParseError>) {
     let mut r = Reader::little(bytes, 0);
     let mut tree = ChunkTree::default();
-    let error = read_le_chunks(&mut r, None, "", 1, container, &mut tree).err();
+    let error = read_le_chunks(&mut r, None, 1, container, &mut tree).err();
     (tree, error)
 }
 
-fn read_le_chunks(
-    r: &mut Reader<'_>,
-    parent: Option<ChunkId>,
-    parent_path: &str,
-    depth: usize,
-    container: &dyn Fn(FourCc) -> Option<usize>,
-    tree: &mut ChunkTree,
-) -> Result<()> {
-    let mut counts = HashMap::new();
+/// As [`IffWalk::read_children`], paths are made from the tree only for an error.
+fn read_le_chunks(r: &mut Reader<'_>, parent: Option<ChunkId>, depth: usize, container: &dyn Fn(FourCc) -> Option<usize>, tree: &mut ChunkTree) -> Result<()> {
     while !r.is_empty() {
         let offset = r.offset();
         let before = r.clone();
-        let (id, length, mut data) = match read_le_header(r, parent_path) {
+        let (id, length, mut data) = match read_le_header(r) {
             Ok(header) => header,
             Err(error) => {
-                if let Some(clipped) = clipped_node(&before, 8) {
-                    tree.push(parent, clipped);
-                }
-                return Err(error);
+                let at = match clipped_node(&before, 8) {
+                    Some(clipped) => Some(tree.push(parent, clipped)),
+                    None => parent,
+                };
+                let path = at.map_or_else(|| "(chunk header)".to_owned(), |at| tree.path(at));
+                return Err(error.within(&path));
             }
         };
-        let path = child_path(parent_path, id, &mut counts);
         let node = tree.push(parent, ChunkNode::leaf(id, offset, 8, length));
-        check_depth(depth, offset, &path)?;
-        let Some(prefix) = container(id) else { continue };
-        data.skip(prefix).within(&path)?;
+        let nested = check_depth(depth, offset).and_then(|()| match container(id) {
+            Some(prefix) => data.skip(prefix).map(|()| Some(prefix)),
+            None => Ok(None),
+        });
+        let Some(prefix) = nested.map_err(|error| error.within(&tree.path(node)))? else { continue };
         tree.node_mut(node).prefix_len = prefix;
-        read_le_chunks(&mut data, Some(node), &path, depth + 1, container, tree)?;
+        read_le_chunks(&mut data, Some(node), depth + 1, container, tree)?;
     }
     Ok(())
 }
 
-fn read_le_header<'a>(r: &mut Reader<'a>, parent_path: &str) -> Result<(FourCc, usize, Reader<'a>)> {
+fn read_le_header<'a>(r: &mut Reader<'a>) -> Result<(FourCc, usize, Reader<'a>)> {
     if r.remaining() < 8 {
-        return Err(r.truncated(8).within(if parent_path.is_empty() { "(chunk header)" } else { parent_path }));
+        return Err(r.truncated(8));
     }
     let id = r.fourcc()?;
     let length_offset = r.offset();
     let length = r.u32()? as usize;
     if length > r.remaining() {
-        let sep = if parent_path.is_empty() { "" } else { "/" };
-        let err = ParseError::new(length_offset, ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() });
-        return Err(err.within(&format!("{parent_path}{sep}{id}")));
+        return Err(ParseError::new(length_offset, ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() }));
     }
     let data = r.sub(length)?;
     Ok((id, length, data))

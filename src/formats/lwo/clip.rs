@@ -29,14 +29,14 @@ pub(super) fn still_file_name(file: &[u8], stil: ChunkRef<'_>) -> Result<Option<
     }
 }
 
-pub(super) fn parse_clip(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Clip {
+pub(super) fn parse_clip(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, warnings: &mut Vec<Warning>) -> Clip {
     let mut clip = Clip::new(0, ClipSource::Unknown(node.id));
     match index_reader(file, node, dialect).and_then(|mut r| r.u32()) {
         Ok(index) => clip.index = index,
-        Err(e) => read_leniently(warnings, path, Err(e)),
+        Err(e) => read_leniently(warnings, node, Err(e)),
     }
     let mut source = None;
-    for (child_path, child) in node.child_paths(path) {
+    for child in node.children() {
         let mut r = child.reader(file, Endian::Big);
         if child.id == ANONYMOUS {
             continue;
@@ -58,7 +58,7 @@ pub(super) fn parse_clip(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, p
                 source.get_or_insert(parsed);
             }
             Ok(None) => {}
-            Err(e) => read_leniently(warnings, &child_path, Err(e)),
+            Err(e) => read_leniently(warnings, child, Err(e)),
         }
     }
     let first_id = node.children().find(|c| c.id != ANONYMOUS).map_or(node.id, |c| c.form_type.unwrap_or(c.id));
@@ -105,14 +105,14 @@ fn read_sequence(r: &mut Reader<'_>) -> Result<ClipSource> {
     Ok(ClipSource::Sequence { prefix, suffix, digits, flags, offset, start, end })
 }
 
-pub(super) fn parse_envelope(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Envelope {
+pub(super) fn parse_envelope(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, warnings: &mut Vec<Warning>) -> Envelope {
     let mut envelope = Envelope { index: 0, kind: 0, pre_behavior: 1, post_behavior: 1, keys: Vec::new(), name: None, modifiers: Vec::new() };
     let index = index_reader(file, node, dialect).and_then(|mut r| if r.remaining() == 4 && dialect == IffDialect::Lwo3 { r.u32() } else { r.vx() });
     match index {
         Ok(index) => envelope.index = index,
-        Err(e) => read_leniently(warnings, path, Err(e)),
+        Err(e) => read_leniently(warnings, node, Err(e)),
     }
-    for (child_path, child) in node.child_paths(path) {
+    for child in node.children() {
         let mut r = child.reader(file, Endian::Big);
         let result = match &child.id.0 {
             b"TYPE" => r.u16().map(|t| envelope.kind = t),
@@ -140,7 +140,7 @@ pub(super) fn parse_envelope(file: &[u8], node: ChunkRef<'_>, dialect: IffDialec
             }),
             _ => Ok(()),
         };
-        read_leniently(warnings, &child_path, result);
+        read_leniently(warnings, child, result);
     }
     envelope
 }

@@ -1,7 +1,7 @@
 //! Layers, points, polygons, tags and vertex maps: the chunks that follow one another in layer order.
 
 use crate::formats::chunk::{ChunkId, ChunkRef};
-use crate::formats::error::{ParseError, Result, Warning, WithinChunk};
+use crate::formats::error::{ParseError, Result, Warning};
 use crate::formats::reader::{entry_count, Reader};
 
 use super::model::*;
@@ -52,33 +52,34 @@ impl ObjectBuilder {
         self.layers.len() - 1
     }
 
-    /// Reads one chunk of the FORM; `path` is its path in the chunk tree, which errors and warnings name.
-    pub fn read_chunk(&mut self, file: &[u8], node: ChunkRef<'_>, path: &str) -> Result<()> {
+    /// Reads one chunk of the FORM; errors and warnings name it by its path in the chunk tree.
+    pub fn read_chunk(&mut self, file: &[u8], node: ChunkRef<'_>) -> Result<()> {
         let mut r = node.reader(file, crate::formats::reader::Endian::Big);
-        let result = self.read_chunk_data(node, &mut r, path);
+        let result = self.read_chunk_data(node, &mut r);
         if matches!(&node.id.0, b"DESC" | b"TEXT" | b"ICON" | b"BBOX" | b"VMPA") {
             // Not geometry: a short one is read as far as it goes.
-            super::read_leniently(&mut self.warnings, path, result);
+            super::read_leniently(&mut self.warnings, node, result);
             return Ok(());
         }
-        result.within(path)
+        result.map_err(|error| error.within(&node.path()))
     }
 
-    fn read_chunk_data(&mut self, node: ChunkRef<'_>, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_chunk_data(&mut self, node: ChunkRef<'_>, r: &mut Reader<'_>) -> Result<()> {
+        let at = node;
         match &node.id.0 {
             b"LAYR" => self.read_layer(r, node.chunk),
-            b"PNTS" => self.read_points(r, path),
-            b"POLS" => self.read_polygons(r, path, node.chunk),
-            b"CRVS" => self.read_lwob_curves(r, path, node.chunk),
-            b"PTAG" => self.read_polygon_tags(r, path),
+            b"PNTS" => self.read_points(r, at),
+            b"POLS" => self.read_polygons(r, at, node.chunk),
+            b"CRVS" => self.read_lwob_curves(r, at, node.chunk),
+            b"PTAG" => self.read_polygon_tags(r, at),
             b"TAGS" | b"SRFS" => {
                 while !r.is_empty() {
                     self.tags.push(r.s0()?);
                 }
                 Ok(())
             }
-            b"VMAP" => self.read_vertex_map(r, path, false),
-            b"VMAD" => self.read_vertex_map(r, path, true),
+            b"VMAP" => self.read_vertex_map(r, at, false),
+            b"VMAD" => self.read_vertex_map(r, at, true),
             b"BBOX" => {
                 let layer = self.layer();
                 self.layers[layer].bounding_box = Some([r.vec3()?, r.vec3()?]);
@@ -134,13 +135,13 @@ impl ObjectBuilder {
         Ok(())
     }
 
-    fn read_points(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_points(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>) -> Result<()> {
         let count = entry_count(r.remaining(), 12, r.offset())?;
         let layer = self.layer();
         let points = &mut self.layers[layer].points;
         if !points.is_empty() {
             let offset = r.offset();
-            warn(&mut self.warnings, path, offset, "a second PNTS in one layer replaces the first");
+            warn(&mut self.warnings, at, offset, "a second PNTS in one layer replaces the first");
             points.clear();
         }
         let be_f32 = |b: &[u8], at: usize| f32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
@@ -149,12 +150,12 @@ impl ObjectBuilder {
         Ok(())
     }
 
-    fn read_polygons(&mut self, r: &mut Reader<'_>, path: &str, chunk: ChunkId) -> Result<()> {
+    fn read_polygons(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
         self.pols_start = self.layers[layer].polygons.len();
         self.layers[layer].polygons.start_chunk(chunk);
         if self.kind.is_lightwave5() {
-            return self.read_lwob_polygons(r, path, layer);
+            return self.read_lwob_polygons(r, at, layer);
         }
         let kind = PolygonKind::from_id(r.fourcc()?);
         let point_count = self.layers[layer].points.len() as u32;
@@ -186,18 +187,18 @@ impl ObjectBuilder {
                 dropped += 1;
             }
         }
-        self.report_dropped(path, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
+        self.report_dropped(at, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
         Ok(())
     }
 
-    fn read_lwob_polygons(&mut self, r: &mut Reader<'_>, path: &str, layer: usize) -> Result<()> {
+    fn read_lwob_polygons(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>, layer: usize) -> Result<()> {
         let first_offset = r.offset();
         let mut dropped = 0usize;
         let mut index_in_chunk = 0u32;
         while !r.is_empty() {
             self.read_lwob_polygon(r, layer, NONE, 0, &mut dropped, &mut index_in_chunk)?;
         }
-        self.report_dropped(path, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
+        self.report_dropped(at, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
         Ok(())
     }
 
@@ -240,7 +241,7 @@ impl ObjectBuilder {
         Ok(())
     }
 
-    fn read_lwob_curves(&mut self, r: &mut Reader<'_>, path: &str, chunk: ChunkId) -> Result<()> {
+    fn read_lwob_curves(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
         self.layers[layer].polygons.start_chunk(chunk);
         let point_count = self.layers[layer].points.len() as u32;
@@ -264,11 +265,11 @@ impl ObjectBuilder {
                 dropped += 1;
             }
         }
-        self.report_dropped(path, first_offset, dropped, "curves refer to points past the end of PNTS and were dropped");
+        self.report_dropped(at, first_offset, dropped, "curves refer to points past the end of PNTS and were dropped");
         Ok(())
     }
 
-    fn read_polygon_tags(&mut self, r: &mut Reader<'_>, path: &str) -> Result<()> {
+    fn read_polygon_tags(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>) -> Result<()> {
         let kind = r.fourcc()?;
         let layer = self.layer();
         let polygon_count = self.layers[layer].polygons.len();
@@ -289,11 +290,11 @@ impl ObjectBuilder {
                 _ => {}
             }
         }
-        self.report_dropped(path, first_offset, dropped, "PTAG entries name polygons past the end of POLS and were dropped");
+        self.report_dropped(at, first_offset, dropped, "PTAG entries name polygons past the end of POLS and were dropped");
         Ok(())
     }
 
-    fn read_vertex_map(&mut self, r: &mut Reader<'_>, path: &str, discontinuous: bool) -> Result<()> {
+    fn read_vertex_map(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>, discontinuous: bool) -> Result<()> {
         let kind = r.fourcc()?;
         let dimension = r.u16()?;
         let name = r.s0()?;
@@ -319,14 +320,14 @@ impl ObjectBuilder {
             }
             map.values.extend(values.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]])));
         }
-        self.report_dropped(path, first_offset, dropped, "vertex-map entries name points or polygons out of range and were dropped");
+        self.report_dropped(at, first_offset, dropped, "vertex-map entries name points or polygons out of range and were dropped");
         self.layers[layer].vertex_maps.push(map);
         Ok(())
     }
 
-    fn report_dropped(&mut self, path: &str, offset: usize, count: usize, what: &str) {
+    fn report_dropped(&mut self, at: ChunkRef<'_>, offset: usize, count: usize, what: &str) {
         if count > 0 {
-            warn(&mut self.warnings, path, offset, format!("{count} {what}"));
+            warn(&mut self.warnings, at, offset, format!("{count} {what}"));
         }
     }
 

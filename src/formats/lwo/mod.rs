@@ -35,43 +35,34 @@ pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
     let mut builder = geometry::ObjectBuilder::new(kind);
     builder.warnings.extend(tree.warnings.iter().cloned());
     let dialect = IffDialect::of(form_type);
-    let mut surface_nodes: Vec<(String, ChunkRef<'_>)> = Vec::new();
-    let mut clip_nodes: Vec<(String, ChunkRef<'_>)> = Vec::new();
-    let mut envelope_nodes: Vec<(String, ChunkRef<'_>)> = Vec::new();
-    for (path, node) in form.child_paths(&form.segment()) {
-        builder.read_chunk(bytes, node, &path)?;
+    let mut surface_nodes: Vec<ChunkRef<'_>> = Vec::new();
+    let mut clip_nodes: Vec<ChunkRef<'_>> = Vec::new();
+    let mut envelope_nodes: Vec<ChunkRef<'_>> = Vec::new();
+    for node in form.children() {
+        builder.read_chunk(bytes, node)?;
         match &node.kind().0 {
-            b"SURF" => surface_nodes.push((path, node)),
-            b"CLIP" => clip_nodes.push((path, node)),
-            b"ENVL" => envelope_nodes.push((path, node)),
+            b"SURF" => surface_nodes.push(node),
+            b"CLIP" => clip_nodes.push(node),
+            b"ENVL" => envelope_nodes.push(node),
             _ => {}
         }
     }
-    let mut surfaces = Vec::with_capacity(surface_nodes.len());
-    for (path, node) in surface_nodes {
-        surfaces.push(surface::parse_surface(bytes, node, dialect, &path, &mut builder.warnings));
-    }
-    let mut clips = Vec::with_capacity(clip_nodes.len());
-    for (path, node) in clip_nodes {
-        clips.push(clip::parse_clip(bytes, node, dialect, &path, &mut builder.warnings));
-    }
-    let mut envelopes = Vec::with_capacity(envelope_nodes.len());
-    for (path, node) in envelope_nodes {
-        envelopes.push(clip::parse_envelope(bytes, node, dialect, &path, &mut builder.warnings));
-    }
+    let surfaces = surface_nodes.into_iter().map(|node| surface::parse_surface(bytes, node, dialect, &mut builder.warnings)).collect();
+    let clips = clip_nodes.into_iter().map(|node| clip::parse_clip(bytes, node, dialect, &mut builder.warnings)).collect();
+    let envelopes = envelope_nodes.into_iter().map(|node| clip::parse_envelope(bytes, node, dialect, &mut builder.warnings)).collect();
     Ok(builder.finish(surfaces, clips, envelopes))
 }
 
-/// Lenient reading of an optional chunk: an error becomes one warning naming the chunk, and what was
-/// read before it stays (the rest keeps the spec's defaults).
-pub(crate) fn read_leniently(warnings: &mut Vec<Warning>, path: &str, result: Result<()>) {
+/// Lenient reading of an optional chunk: an error becomes one warning naming the chunk `at`, and what
+/// was read before it stays (the rest keeps the spec's defaults).
+pub(crate) fn read_leniently(warnings: &mut Vec<Warning>, at: ChunkRef<'_>, result: Result<()>) {
     if let Err(error) = result {
         let message = format!("{}; read as far as it goes, the rest take the spec's defaults", error.kind);
-        warnings.push(Warning::new(path, error.offset, message));
+        warnings.push(Warning::new(at.path(), error.offset, message));
     }
 }
 
-pub(crate) fn warn(warnings: &mut Vec<Warning>, path: &str, offset: usize, message: impl Into<String>) {
-    warnings.push(Warning::new(path, offset, message));
+pub(crate) fn warn(warnings: &mut Vec<Warning>, at: ChunkRef<'_>, offset: usize, message: impl Into<String>) {
+    warnings.push(Warning::new(at.path(), offset, message));
 }
 

@@ -165,25 +165,25 @@ impl NodeGraph {
 }
 
 /// Reads a `FORM NODS`. What cannot be read is warned about once per chunk and left out.
-pub(super) fn read_node_graph(file: &[u8], nods: ChunkRef<'_>, path: &str, warnings: &mut Vec<Warning>) -> NodeGraph {
+pub(super) fn read_node_graph(file: &[u8], nods: ChunkRef<'_>, warnings: &mut Vec<Warning>) -> NodeGraph {
     let mut graph = NodeGraph::default();
-    for (child_path, child) in nods.child_paths(path) {
+    for child in nods.children() {
         if child.is_form(b"NNDS") {
-            read_nodes(file, child, &child_path, &mut graph, warnings);
+            read_nodes(file, child, &mut graph, warnings);
         } else if child.is_form(b"NCON") {
-            read_connections(file, child, &child_path, &mut graph, warnings);
+            read_connections(file, child, &mut graph, warnings);
         }
     }
     graph
 }
 
 /// `FORM NCON`: repeated `INME`, `IINM`, `IINN`, `IONM`; each `INME` starts a connection.
-fn read_connections(file: &[u8], ncon: ChunkRef<'_>, path: &str, graph: &mut NodeGraph, warnings: &mut Vec<Warning>) {
-    for (child_path, child) in ncon.child_paths(path) {
+fn read_connections(file: &[u8], ncon: ChunkRef<'_>, graph: &mut NodeGraph, warnings: &mut Vec<Warning>) {
+    for child in ncon.children() {
         let text = match child.reader(file, Endian::Big).s0() {
             Ok(text) => text,
             Err(e) => {
-                read_leniently(warnings, &child_path, Err(e));
+                read_leniently(warnings, child, Err(e));
                 continue;
             }
         };
@@ -201,29 +201,29 @@ fn read_connections(file: &[u8], ncon: ChunkRef<'_>, path: &str, graph: &mut Nod
     }
 }
 
-fn read_nodes(file: &[u8], nnds: ChunkRef<'_>, path: &str, graph: &mut NodeGraph, warnings: &mut Vec<Warning>) {
+fn read_nodes(file: &[u8], nnds: ChunkRef<'_>, graph: &mut NodeGraph, warnings: &mut Vec<Warning>) {
     let mut server: Option<String> = None;
-    for (child_path, child) in nnds.child_paths(path) {
+    for child in nnds.children() {
         if child.id.0 == *b"NSRV" {
             match child.reader(file, Endian::Big).s0() {
                 Ok(name) => server = Some(name),
-                Err(e) => read_leniently(warnings, &child_path, Err(e)),
+                Err(e) => read_leniently(warnings, child, Err(e)),
             }
         } else if child.is_form(b"NTAG") {
             let mut node = Node { kind: server.take().unwrap_or_default(), offset: child.offset, ..Node::default() };
-            for (part_path, part) in child.child_paths(&child_path) {
+            for part in child.children() {
                 let mut r = part.reader(file, Endian::Big);
                 match &part.id.0 {
                     b"NRNM" => match r.s0() {
                         Ok(kind) if node.kind.is_empty() => node.kind = kind,
                         Ok(_) => {}
-                        Err(e) => read_leniently(warnings, &part_path, Err(e)),
+                        Err(e) => read_leniently(warnings, part, Err(e)),
                     },
                     b"NNME" => match r.s0() {
                         Ok(name) => node.name = name,
-                        Err(e) => read_leniently(warnings, &part_path, Err(e)),
+                        Err(e) => read_leniently(warnings, part, Err(e)),
                     },
-                    _ if part.is_form(b"NDTA") => read_node_data(file, part, &part_path, &mut node, warnings),
+                    _ if part.is_form(b"NDTA") => read_node_data(file, part, &mut node, warnings),
                     _ => {}
                 }
             }
@@ -235,27 +235,27 @@ fn read_nodes(file: &[u8], nnds: ChunkRef<'_>, path: &str, graph: &mut NodeGraph
     }
 }
 
-fn read_node_data(file: &[u8], ndta: ChunkRef<'_>, path: &str, node: &mut Node, warnings: &mut Vec<Warning>) {
-    collect_entries(file, ndta, path, node, warnings, 0);
+fn read_node_data(file: &[u8], ndta: ChunkRef<'_>, node: &mut Node, warnings: &mut Vec<Warning>) {
+    collect_entries(file, ndta, node, warnings, 0);
     if node.kind == "Image" || ndta.children().any(|c| c.is_form(b"IIMG")) {
-        node.image = Some(read_image_node(file, ndta, path, warnings));
+        node.image = Some(read_image_node(file, ndta, warnings));
     }
 }
 
 /// Every `FORM ENTR` under the node's data (inside `ATTR`/`SATR` → `META` → `ADAT`).
-fn collect_entries(file: &[u8], form: ChunkRef<'_>, path: &str, node: &mut Node, warnings: &mut Vec<Warning>, depth: usize) {
+fn collect_entries(file: &[u8], form: ChunkRef<'_>, node: &mut Node, warnings: &mut Vec<Warning>, depth: usize) {
     if depth > MAX_ENTRY_DEPTH {
         return;
     }
-    for (child_path, child) in form.child_paths(path) {
+    for child in form.children() {
         if child.is_form(b"ENTR") {
             match read_entry(file, child) {
                 Ok(Some(input)) => node.inputs.push(input),
                 Ok(None) => {}
-                Err(e) => read_leniently(warnings, &child_path, Err(e)),
+                Err(e) => read_leniently(warnings, child, Err(e)),
             }
         } else if child.form_type.is_some() && !child.is_form(b"IIMG") {
-            collect_entries(file, child, &child_path, node, warnings, depth + 1);
+            collect_entries(file, child, node, warnings, depth + 1);
         }
     }
 }
@@ -306,9 +306,9 @@ fn read_doubles(file: &[u8], inner: ChunkRef<'_>) -> Result<Vec<f64>> {
     Ok(values)
 }
 
-fn read_image_node(file: &[u8], ndta: ChunkRef<'_>, path: &str, warnings: &mut Vec<Warning>) -> ImageNode {
+fn read_image_node(file: &[u8], ndta: ChunkRef<'_>, warnings: &mut Vec<Warning>) -> ImageNode {
     let mut image = ImageNode::default();
-    for (child_path, child) in ndta.child_paths(path) {
+    for child in ndta.children() {
         let mut r = child.reader(file, Endian::Big);
         let result: Result<()> = match child.form_type {
             Some(t) if t.0 == *b"IIMG" => {
@@ -325,7 +325,7 @@ fn read_image_node(file: &[u8], ndta: ChunkRef<'_>, path: &str, warnings: &mut V
             None if child.length == 4 => r.u32().map(|v| image.settings.push((child.id, v))),
             None => Ok(()),
         };
-        read_leniently(warnings, &child_path, result);
+        read_leniently(warnings, child, result);
     }
     image
 }

@@ -2,7 +2,7 @@
 //! LWO3's nested form with the same payloads.
 
 use crate::formats::chunk::ChunkRef;
-use crate::formats::error::{Result, Warning, WithinChunk};
+use crate::formats::error::{Result, Warning};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
 
@@ -13,26 +13,26 @@ use super::{read_leniently, warn};
 /// LWOB's "smoothing" flag stands for this angle (89.5°), as every reader of the format agrees.
 const LWOB_SMOOTHING_ANGLE: f32 = 1.56207;
 
-pub(super) fn parse_surface(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, path: &str, warnings: &mut Vec<Warning>) -> Surface {
+pub(super) fn parse_surface(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, warnings: &mut Vec<Warning>) -> Surface {
     let mut surface = Surface { chunk: Some(node.chunk), ..Surface::new("") };
-    let names = surface_names(file, node, dialect, &mut surface).within(path);
-    read_leniently(warnings, path, names);
+    let names = surface_names(file, node, dialect, &mut surface);
+    read_leniently(warnings, node, names);
     if dialect == IffDialect::Lwob {
-        read_lwob_parameters(file, node, path, &mut surface, warnings);
+        read_lwob_parameters(file, node, &mut surface, warnings);
         return surface;
     }
-    for (child_path, child) in node.child_paths(path) {
+    for child in node.children() {
         let mut r = child.reader(file, Endian::Big);
         if child.id == ANONYMOUS {
             continue;
         }
         if child.id.0 == *b"BLOK" {
-            surface.blocks.push(read_block(file, child, &child_path, warnings));
+            surface.blocks.push(read_block(file, child, warnings));
         } else if child.is_form(b"NODS") {
-            surface.nodes = Some(super::nodes::read_node_graph(file, child, &child_path, warnings));
+            surface.nodes = Some(super::nodes::read_node_graph(file, child, warnings));
         } else if child.id.0 != *b"FORM" {
             let result = read_lwo2_parameter(child.id, &mut r, &mut surface);
-            check_sub_chunk(warnings, &child_path, child.id, &r, result);
+            check_sub_chunk(warnings, child, &r, result);
         }
     }
     surface
@@ -71,12 +71,13 @@ const FIXED_LAYOUT: &[&[u8; 4]] = &[b"SIDE", b"SMAN", b"RFOP", b"TROP", b"PROJ",
 
 /// After reading a sub-chunk with `r`: one warning if it was short (`result` failed), else one if a
 /// fixed-layout chunk left bytes over.
-fn check_sub_chunk(warnings: &mut Vec<Warning>, path: &str, id: FourCc, r: &Reader<'_>, result: Result<()>) {
+fn check_sub_chunk(warnings: &mut Vec<Warning>, at: ChunkRef<'_>, r: &Reader<'_>, result: Result<()>) {
+    let id = at.id;
     if result.is_err() {
-        read_leniently(warnings, path, result);
+        read_leniently(warnings, at, result);
     } else if r.remaining() > 0 && FIXED_LAYOUT.iter().any(|f| **f == id.0) {
         let message = format!("{} bytes more than the spec's layout of {id}; they are ignored", r.remaining());
-        warn(warnings, path, r.offset(), message);
+        warn(warnings, at, r.offset(), message);
     }
 }
 
@@ -182,7 +183,7 @@ fn read_lwo2_parameter(id: FourCc, r: &mut Reader<'_>, s: &mut Surface) -> Resul
     Ok(())
 }
 
-fn read_block(file: &[u8], node: ChunkRef<'_>, path: &str, warnings: &mut Vec<Warning>) -> Block {
+fn read_block(file: &[u8], node: ChunkRef<'_>, warnings: &mut Vec<Warning>) -> Block {
     let Some(header) = node.first_child() else {
         return Block::new(BlockKind::Procedural);
     };
@@ -193,12 +194,11 @@ fn read_block(file: &[u8], node: ChunkRef<'_>, path: &str, warnings: &mut Vec<Wa
         _ => BlockKind::Procedural,
     };
     let mut block = Block::new(kind);
-    let header_path = format!("{path}/{}", header.id);
     match header.reader(file, Endian::Big).s0() {
         Ok(ordinal) => block.ordinal = ordinal,
-        Err(e) => read_leniently(warnings, &header_path, Err(e)),
+        Err(e) => read_leniently(warnings, header, Err(e)),
     }
-    for (sub_path, sub) in header.child_paths(&header_path) {
+    for sub in header.children() {
         let mut r = sub.reader(file, Endian::Big);
         let result = match &sub.id.0 {
             b"CHAN" => r.fourcc().map(|c| block.channel = c),
@@ -211,16 +211,16 @@ fn read_block(file: &[u8], node: ChunkRef<'_>, path: &str, warnings: &mut Vec<Wa
             b"NEGA" => r.u16().map(|v| block.negative = v != 0),
             _ => Ok(()),
         };
-        check_sub_chunk(warnings, &sub_path, sub.id, &r, result);
+        check_sub_chunk(warnings, sub, &r, result);
     }
-    for (attr_path, attr) in node.child_paths(path).into_iter().skip(1) {
+    for attr in node.children().skip(1) {
         let mut r = attr.reader(file, Endian::Big);
         let result = match &attr.id.0 {
             b"TMAP" => {
-                for (t_path, t) in attr.child_paths(&attr_path) {
+                for t in attr.children() {
                     let mut r = t.reader(file, Endian::Big);
                     let result = read_texture_mapping(t.id, &mut r, &mut block);
-                    check_sub_chunk(warnings, &t_path, t.id, &r, result);
+                    check_sub_chunk(warnings, t, &r, result);
                 }
                 Ok(())
             }
@@ -276,7 +276,7 @@ fn read_block(file: &[u8], node: ChunkRef<'_>, path: &str, warnings: &mut Vec<Wa
             }
             _ => Ok(()),
         };
-        check_sub_chunk(warnings, &attr_path, attr.id, &r, result);
+        check_sub_chunk(warnings, attr, &r, result);
     }
     block
 }
@@ -297,10 +297,10 @@ fn read_texture_mapping(id: FourCc, r: &mut Reader<'_>, block: &mut Block) -> Re
     Ok(())
 }
 
-fn read_lwob_parameters(file: &[u8], node: ChunkRef<'_>, path: &str, s: &mut Surface, warnings: &mut Vec<Warning>) {
+fn read_lwob_parameters(file: &[u8], node: ChunkRef<'_>, s: &mut Surface, warnings: &mut Vec<Warning>) {
     // The float forms (VDIF…) win over the fixed-point ones whatever their order.
     let mut float_values: Vec<(FourCc, f32)> = Vec::new();
-    for (child_path, child) in node.child_paths(path) {
+    for child in node.children() {
         let mut r = child.reader(file, Endian::Big);
         let fixed = |r: &mut Reader<'_>| -> Result<f32> { Ok(f32::from(r.i16()?) / 256.0) };
         let mut read = || -> Result<()> {
@@ -355,7 +355,7 @@ fn read_lwob_parameters(file: &[u8], node: ChunkRef<'_>, path: &str, s: &mut Sur
         Ok(())
         };
         let result = read();
-        read_leniently(warnings, &child_path, result);
+        read_leniently(warnings, child, result);
     }
     for (id, value) in float_values {
         match &id.0 {
