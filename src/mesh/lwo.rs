@@ -360,6 +360,10 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
     let first_point = corners.iter().copied().min().unwrap_or(0);
     let point_span = corners.iter().copied().max().map_or(0, |last| (last - first_point) as usize + 1);
     let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); point_span];
+    // A point's projected UV, per projecting block, made once however many corners share the point
+    // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
+    // polygon's normal and is not kept.
+    let mut projected_points: Vec<(*const Block, Vec<[f32; 2]>)> = Vec::new();
     for p in range {
         let vertices = polys.vertices(p);
         let kind = polys.kind[p];
@@ -427,8 +431,26 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
         let mesh = &mut out.surfaces[slot].mesh;
         projected_uvs.clear();
         if let Some(block) = maps.projection {
-            let normal = polygon_normal(&layer.points, vertices);
-            projected_uvs.extend(vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
+            if block.projection == Projection::Cubic {
+                let normal = polygon_normal(&layer.points, vertices);
+                projected_uvs.extend(vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
+            } else {
+                let known = match projected_points.iter().position(|(b, _)| std::ptr::eq(*b, block)) {
+                    Some(known) => known,
+                    None => {
+                        projected_points.push((block, vec![[f32::NAN; 2]; point_span]));
+                        projected_points.len() - 1
+                    }
+                };
+                let known = &mut projected_points[known].1;
+                projected_uvs.extend(vertices.iter().map(|&v| {
+                    let slot = &mut known[(v - first_point) as usize];
+                    if slot[0].is_nan() {
+                        *slot = project(block, point_at(&layer.points, v), [0.0; 3]).unwrap_or([0.0, 0.0]);
+                    }
+                    *slot
+                }));
+            }
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
                 unwrap_seam(&mut projected_uvs);
             }
