@@ -35,14 +35,17 @@ impl<'a> Reader<'a> {
     }
 
     /// Absolute file offset of the next byte.
+    #[inline]
     pub fn offset(&self) -> usize {
         self.base + self.pos
     }
 
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.data.len() - self.pos
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.remaining() == 0
     }
@@ -51,10 +54,13 @@ impl<'a> Reader<'a> {
         self.endian
     }
 
+    // Building an error is the rare path: kept out of the inlined readers.
+    #[cold]
     pub fn truncated(&self, needed: usize) -> ParseError {
         ParseError::new(self.offset(), ErrorKind::Truncated { needed, available: self.remaining() })
     }
 
+    #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(self.truncated(n));
@@ -64,12 +70,14 @@ impl<'a> Reader<'a> {
         Ok(slice)
     }
 
+    #[inline]
     pub fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
         let mut out = [0u8; N];
         out.copy_from_slice(self.bytes(N)?);
         Ok(out)
     }
 
+    #[inline]
     pub fn skip(&mut self, n: usize) -> Result<()> {
         self.bytes(n).map(|_| ())
     }
@@ -88,14 +96,17 @@ impl<'a> Reader<'a> {
         Ok(Reader::new(data, base, self.endian))
     }
 
+    #[inline]
     pub fn u8(&mut self) -> Result<u8> {
         Ok(self.array::<1>()?[0])
     }
 
+    #[inline]
     pub fn i8(&mut self) -> Result<i8> {
         Ok(self.u8()? as i8)
     }
 
+    #[inline]
     pub fn u16(&mut self) -> Result<u16> {
         let b = self.array::<2>()?;
         Ok(match self.endian {
@@ -104,10 +115,12 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     pub fn i16(&mut self) -> Result<i16> {
         Ok(self.u16()? as i16)
     }
 
+    #[inline]
     pub fn u32(&mut self) -> Result<u32> {
         let b = self.array::<4>()?;
         Ok(match self.endian {
@@ -116,10 +129,12 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     pub fn i32(&mut self) -> Result<i32> {
         Ok(self.u32()? as i32)
     }
 
+    #[inline]
     pub fn f32(&mut self) -> Result<f32> {
         Ok(f32::from_bits(self.u32()?))
     }
@@ -132,19 +147,23 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     pub fn vec2(&mut self) -> Result<[f32; 2]> {
         Ok([self.f32()?, self.f32()?])
     }
 
+    #[inline]
     pub fn vec3(&mut self) -> Result<[f32; 3]> {
         Ok([self.f32()?, self.f32()?, self.f32()?])
     }
 
+    #[inline]
     pub fn vec4(&mut self) -> Result<[f32; 4]> {
         Ok([self.f32()?, self.f32()?, self.f32()?, self.f32()?])
     }
 
     /// A chunk id in reading order: as stored for IFF, reversed for little-endian WMO.
+    #[inline]
     pub fn fourcc(&mut self) -> Result<FourCc> {
         let b = self.array::<4>()?;
         Ok(match self.endian {
@@ -154,6 +173,7 @@ impl<'a> Reader<'a> {
     }
 
     /// LightWave's variable-length index: a U2 below 0xFF00, else a U4 whose top byte is 0xFF.
+    #[inline]
     pub fn vx(&mut self) -> Result<u32> {
         let first = *self.data.get(self.pos).ok_or_else(|| self.truncated(2))?;
         if first == 0xFF {
