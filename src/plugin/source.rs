@@ -35,6 +35,11 @@ pub struct FileSourcePlugin {
 }
 
 impl Plugin for FileSourcePlugin {
+    /// One app may have several file sources, each under its own name.
+    fn is_unique(&self) -> bool {
+        false
+    }
+
     fn build(&self, app: &mut App) {
         app.world_mut().get_resource_or_init::<ModelSources>().insert(self.name, self.source.clone());
         let source = self.source.clone();

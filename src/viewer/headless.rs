@@ -179,7 +179,7 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
     // viewer's own log lines for them would repeat them (RUST_LOG still overrides).
     let log = bevy::log::LogPlugin { filter: format!("{},lwo_wmo_viewer::viewer::scene=off", bevy::log::DEFAULT_FILTER), ..default() };
     let mut app = App::new();
-    super::scene::add_game_data_source(&mut app, args.game_data.as_ref());
+    super::scene::add_game_data_source(&mut app, args.game_data.as_ref(), args.game_data.as_ref());
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })

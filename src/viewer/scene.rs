@@ -39,11 +39,19 @@ pub fn in_game_data(path: &str) -> PathBuf {
     PathBuf::from(format!("{GAME_DATA_SOURCE}://{}", crate::source::normalise(path)))
 }
 
-/// Registers the game data as the `wow://` asset source; before `DefaultPlugins`, which builds the
-/// asset sources.
-pub fn add_game_data_source(app: &mut App, game_data: Option<&Arc<dyn crate::source::FileSource>>) {
-    if let Some(source) = game_data {
+/// The asset source of the game data `--data` names, as opened at the start: the data root of models
+/// opened from disk, read through the asset server and opened once, not for every load. (`wow://`
+/// follows the game data browsed, which a dropped archive changes.)
+pub const DATA_ROOT_SOURCE: &str = "wow-data-root";
+
+/// Registers the game data browsed as the `wow://` asset source and the game data `--data` opened as
+/// [`DATA_ROOT_SOURCE`]; before `DefaultPlugins`, which builds the asset sources.
+pub fn add_game_data_source(app: &mut App, browsed: Option<&Arc<dyn crate::source::FileSource>>, opened: Option<&Arc<dyn crate::source::FileSource>>) {
+    if let Some(source) = browsed {
         app.add_plugins(crate::plugin::FileSourcePlugin { name: GAME_DATA_SOURCE, source: source.clone() });
+    }
+    if let Some(source) = opened {
+        app.add_plugins(crate::plugin::FileSourcePlugin { name: DATA_ROOT_SOURCE, source: source.clone() });
     }
 }
 
@@ -121,11 +129,12 @@ impl Viewer {
     /// again for a path still loading or loaded gives the same handle and loads nothing.
     pub fn request(&self, asset_server: &AssetServer, path: &Path) -> (PathBuf, Handle<ModelAsset>, Arc<LoadProgress>) {
         // A file of the game data is its own data root: the loader finds the rest in the same source.
-        let (path, asset_path, data_root) = match game_data_path(path) {
+        // A file on disk with `--data` draws from the game data opened at the start (`DATA_ROOT_SOURCE`).
+        let (path, asset_path, data_source) = match game_data_path(path) {
             Some(inside) => (path.to_path_buf(), AssetPath::parse(&format!("{GAME_DATA_SOURCE}://{inside}")).into_owned(), None),
             None => {
                 let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-                (path.clone(), AssetPath::from(path), self.data_root.clone())
+                (path.clone(), AssetPath::from(path), self.data_root.as_ref().map(|_| DATA_ROOT_SOURCE.to_owned()))
             }
         };
         let progress = Arc::new(LoadProgress::default());
@@ -133,7 +142,7 @@ impl Viewer {
         let handle = asset_server
             .load_builder()
             .with_settings(move |s: &mut ModelLoaderSettings| {
-                s.data_root = data_root.clone();
+                s.data_source = data_source.clone();
                 s.progress = Some(reported.clone());
             })
             .override_unapproved()

@@ -23,10 +23,11 @@ use crate::plugin::ModelAsset;
 
 pub fn run(mut args: Args) -> ExitCode {
     // `wow://` in the window is whatever game data is browsed: `--data`'s, or an archive dropped later.
-    let switch = std::sync::Arc::new(crate::source::SwitchableSource::new(args.game_data.clone()));
+    let opened = args.game_data.clone();
+    let switch = std::sync::Arc::new(crate::source::SwitchableSource::new(opened.clone()));
     args.game_data = Some(switch.clone());
     let mut app = App::new();
-    super::scene::add_game_data_source(&mut app, args.game_data.as_ref());
+    super::scene::add_game_data_source(&mut app, args.game_data.as_ref(), opened.as_ref());
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
