@@ -56,6 +56,8 @@ pub struct ChunkNode {
     /// Set by the tree when the node is added: the structure is the walker's, never a grammar's.
     parent: Option<ChunkId>,
     children: Vec<ChunkId>,
+    /// Its index among its siblings.
+    place: u32,
 }
 
 impl ChunkNode {
@@ -71,6 +73,7 @@ impl ChunkNode {
             fields: Vec::new(),
             parent: None,
             children: Vec::new(),
+            place: 0,
         }
     }
 
@@ -116,17 +119,6 @@ impl ChunkNode {
         self.display.clone().unwrap_or_else(|| self.id.to_string())
     }
 
-    /// Whether two nodes have the same [`segment`](Self::segment), without building either: paths
-    /// number siblings by it, and the common case (no display names) compares ids only.
-    fn same_segment(&self, other: &ChunkNode) -> bool {
-        match (&self.display, &other.display) {
-            (None, None) => self.id == other.id,
-            (Some(a), Some(b)) => a == b,
-            // A display name may read as the other node's id.
-            _ => self.segment() == other.segment(),
-        }
-    }
-
     /// What the node is, for nesting rules: a form's type, else its id.
     pub fn kind(&self) -> FourCc {
         self.form_type.unwrap_or(self.id)
@@ -147,6 +139,28 @@ pub struct ChunkTree {
     nodes: Vec<ChunkNode>,
     roots: Vec<ChunkId>,
     pub warnings: Vec<Warning>,
+    numbers: SiblingNumbers,
+}
+
+/// Per parent (`None`: the top level), each child's number among the earlier siblings of its segment,
+/// as far as it has been asked for, and the counts per segment so far: a path is made in time linear in
+/// its depth however many siblings its chunks have (a damaged file with a million sub-chunks that each
+/// give a warning must not cost a million squared). A parent's entry is dropped when a grammar changes
+/// one of its children (a display name changes a segment); children added later extend it.
+#[derive(Debug, Default)]
+struct SiblingNumbers(std::sync::Mutex<HashMap<Option<ChunkId>, (Vec<u32>, HashMap<String, u32>)>>);
+
+impl Clone for SiblingNumbers {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl PartialEq for SiblingNumbers {
+    /// A cache: never part of what a tree is.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl ChunkTree {
@@ -176,6 +190,8 @@ impl ChunkTree {
 
     /// A node's fields for a grammar to fill in (names, decoded values); its place in the tree stays.
     pub fn node_mut(&mut self, id: ChunkId) -> &mut ChunkNode {
+        let parent = self.nodes[id.index()].parent;
+        self.numbers.0.get_mut().unwrap_or_else(|e| e.into_inner()).remove(&parent);
         &mut self.nodes[id.index()]
     }
 
@@ -218,10 +234,20 @@ impl ChunkTree {
     pub fn path(&self, id: ChunkId) -> String {
         let mut segments = Vec::new();
         let mut at = Some(id);
+        let mut numbers = self.numbers.0.lock().unwrap_or_else(|e| e.into_inner());
         while let Some(id) = at {
             let node = self.node(id);
-            let earlier = self.siblings(id).iter().take_while(|&&s| s != id).filter(|&&s| self.node(s).same_segment(node)).count();
-            segments.push((node.segment(), earlier));
+            let (numbered, counts) = numbers.entry(node.parent).or_default();
+            let siblings = self.siblings(id);
+            let wanted = node.place as usize + 1;
+            if numbered.len() < wanted {
+                for &sibling in &siblings[numbered.len()..wanted] {
+                    let count = counts.entry(self.node(sibling).segment()).or_insert(0);
+                    numbered.push(*count);
+                    *count += 1;
+                }
+            }
+            segments.push((node.segment(), numbered[node.place as usize] as usize));
             at = node.parent;
         }
         segments.iter().rev().fold(String::new(), |path, (segment, index)| join_path(&path, segment, *index))
@@ -262,7 +288,11 @@ impl ChunkTree {
     /// Adds `node` as the last child of `parent` (or as the last top-level chunk).
     fn push(&mut self, parent: Option<ChunkId>, node: ChunkNode) -> ChunkId {
         let id = ChunkId(u32::try_from(self.nodes.len()).expect("a chunk tree is bounded by its file's size"));
-        self.nodes.push(ChunkNode { parent, ..node });
+        let place = match parent {
+            Some(parent) => self.nodes[parent.index()].children.len(),
+            None => self.roots.len(),
+        } as u32;
+        self.nodes.push(ChunkNode { parent, place, ..node });
         match parent {
             Some(parent) => self.nodes[parent.index()].children.push(id),
             None => self.roots.push(id),
@@ -555,8 +585,11 @@ impl IffWalk<'_, '_> {
             };
             let place = self.tree.children(parent).len();
             let node = self.tree.push(Some(parent), ChunkNode::leaf(id, offset, header_len, length));
-            let read = check_depth(depth, offset)
-                .and_then(|()| self.grammar.nesting(&self.ancestors, place, self.tree.node_mut(node), data.clone()))
+            // Too deep is never kept as a warning: the walk must end.
+            check_depth(depth, offset).map_err(|error| error.within(&self.tree.path(node)))?;
+            let read = self
+                .grammar
+                .nesting(&self.ancestors, place, self.tree.node_mut(node), data.clone())
                 .and_then(|nesting| {
                     let Some(nesting) = nesting else { return Ok(None) };
                     let mut body = data;
@@ -659,6 +692,24 @@ mod tests {
         assert_eq!(kids.len(), 2);
         assert_eq!((kids[0].offset, kids[0].length), (12, 3));
         assert_eq!((kids[1].id, kids[1].offset), (FourCc::new(b"TEXT"), 24));
+    }
+
+    #[test]
+    fn a_chunks_path_is_its_place_in_the_listing_of_every_path() {
+        // Many siblings of a few ids, in an order that interleaves them, asked in reverse: each path is
+        // numbered among the earlier siblings of its id, as the full listing numbers it.
+        let mut body = Vec::new();
+        for i in 0..20_000u32 {
+            let id: &[u8; 4] = [b"PNTS", b"POLS", b"PTAG"][(i % 3) as usize];
+            body.extend(chunk(id, &i.to_be_bytes()));
+        }
+        let tree = read_iff_tree(&form(b"LWO2", &body)).unwrap();
+        let listed = tree.paths();
+        assert_eq!(listed.len(), 20_001);
+        for (path, id) in listed.iter().rev() {
+            assert_eq!(&tree.path(*id), path);
+        }
+        assert_eq!(listed[5].0, "FORM/POLS[1]");
     }
 
     #[test]

@@ -362,7 +362,10 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
     let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); point_span];
     // A point's projected UV, per projecting block, made once however many corners share the point
     // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
-    // polygon's normal and is not kept.
+    // polygon's normal and is not kept, and neither are more blocks than a few nor a band of points
+    // much wider than the range's corners: the tables are sized by the band.
+    const KEPT_PROJECTIONS: usize = 4;
+    let keep_projections = point_span <= 4 * corners.len();
     let mut projected_points: Vec<(*const Block, Vec<[f32; 2]>)> = Vec::new();
     for p in range {
         let vertices = polys.vertices(p);
@@ -431,17 +434,16 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
         let mesh = &mut out.surfaces[slot].mesh;
         projected_uvs.clear();
         if let Some(block) = maps.projection {
-            if block.projection == Projection::Cubic {
+            let known = projected_points.iter().position(|(b, _)| std::ptr::eq(*b, block));
+            let keep = block.projection != Projection::Cubic && keep_projections && (known.is_some() || projected_points.len() < KEPT_PROJECTIONS);
+            if !keep {
                 let normal = polygon_normal(&layer.points, vertices);
                 projected_uvs.extend(vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
             } else {
-                let known = match projected_points.iter().position(|(b, _)| std::ptr::eq(*b, block)) {
-                    Some(known) => known,
-                    None => {
-                        projected_points.push((block, vec![[f32::NAN; 2]; point_span]));
-                        projected_points.len() - 1
-                    }
-                };
+                let known = known.unwrap_or_else(|| {
+                    projected_points.push((block, vec![[f32::NAN; 2]; point_span]));
+                    projected_points.len() - 1
+                });
                 let known = &mut projected_points[known].1;
                 projected_uvs.extend(vertices.iter().map(|&v| {
                     let slot = &mut known[(v - first_point) as usize];

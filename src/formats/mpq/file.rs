@@ -86,11 +86,15 @@ pub fn read_file_data(storage: &dyn Storage, block: &BlockEntry, context: &FileC
     if length > KEPT_AT_MOST {
         return decode(&mut vec![0u8; length]);
     }
-    STORED.with_borrow_mut(|kept| {
-        if kept.len() < length {
-            kept.resize(length, 0);
+    STORED.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut kept) => {
+            if kept.len() < length {
+                kept.resize(length, 0);
+            }
+            decode(&mut kept[..length])
         }
-        decode(&mut kept[..length])
+        // A storage that itself reads from an archive on this thread: a buffer of its own.
+        Err(_) => decode(&mut vec![0u8; length]),
     })
 }
 
