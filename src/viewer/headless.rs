@@ -12,6 +12,7 @@ use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::camera::RenderTarget;
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
+use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy::render::{Render, RenderApp, RenderPlugin, RenderSystems};
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::window::ExitCondition;
@@ -26,14 +27,16 @@ use super::scene::{ModelShown, ShownScene, ViewToggles, Viewer, ViewerScenePlugi
 use crate::plugin::ModelAsset;
 
 
-/// `--measure-frames`: per frame, the CPU spans of the main world (First → Last), of the render world's
-/// preparation (extract → bind groups ready) and of its render graph (encoding and submission, where
-/// lavapipe also rasterizes), and the wall time between frames from Bevy's frame-time diagnostics.
+/// `--measure-frames`: per frame, the main world's span (First → Last) in wall time and in the CPU time
+/// its threads ran, the spans of the render world's preparation (extract → bind groups ready) and of
+/// its render graph (encoding and submission, where lavapipe also rasterizes), and the wall time
+/// between frames from Bevy's frame-time diagnostics.
 #[derive(Resource, Default)]
 struct FrameMeasurement {
     wanted: usize,
-    main_started: Option<Instant>,
+    main_started: Option<(Instant, Option<u64>)>,
     main_spans: Vec<f64>,
+    main_cpu: Vec<f64>,
     render_spans: Arc<Mutex<RenderSpans>>,
     first_frame_reported: bool,
     measuring: bool,
@@ -73,14 +76,39 @@ fn render_span_end(spans: Res<SharedRenderSpans>) {
     }
 }
 
+/// Nanoseconds of CPU the main world's threads have run so far: the process's main thread and Bevy's
+/// compute task pool, where the main world's systems run. The kernel's per-thread scheduler statistics
+/// count only time on a core, so the span's CPU is not inflated by the time its threads waited while
+/// lavapipe rasterized on both cores, as its wall time is. (Measuring turns pipelined rendering off, so
+/// the render world's systems are not on the pool in the span.) `None` where the kernel gives no such
+/// statistics.
+fn main_world_cpu_ns() -> Option<u64> {
+    let main_thread = std::process::id().to_string();
+    let mut total = None;
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if task.file_name().to_str() != Some(main_thread.as_str()) && !comm.starts_with("Compute Task") {
+            continue;
+        }
+        let schedstat = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+        let ran: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
+        total = Some(total.unwrap_or(0) + ran);
+    }
+    total
+}
+
 fn main_span_start(mut measurement: ResMut<FrameMeasurement>) {
-    measurement.main_started = Some(Instant::now());
+    let cpu = main_world_cpu_ns();
+    measurement.main_started = Some((Instant::now(), cpu));
 }
 
 fn main_span_end(mut measurement: ResMut<FrameMeasurement>) {
-    if let Some(started) = measurement.main_started.take() {
+    if let Some((started, cpu_at_start)) = measurement.main_started.take() {
+        let wall = started.elapsed().as_secs_f64() * 1e3;
         if measurement.measuring {
-            measurement.main_spans.push(started.elapsed().as_secs_f64() * 1e3);
+            let cpu = cpu_at_start.zip(main_world_cpu_ns()).map_or(wall, |(a, b)| b.saturating_sub(a) as f64 / 1e6);
+            measurement.main_spans.push(wall);
+            measurement.main_cpu.push(cpu);
         }
     }
 }
@@ -180,14 +208,16 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
     let log = bevy::log::LogPlugin { filter: format!("{},lwo_wmo_viewer::viewer::scene=off", bevy::log::DEFAULT_FILTER), ..default() };
     let mut app = App::new();
     super::scene::add_game_data_source(&mut app, args.game_data.as_ref(), args.game_data.as_ref());
-    app.add_plugins(
-        DefaultPlugins
-            .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
-            .set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() })
-            .set(RenderPlugin { synchronous_pipeline_compilation: true, ..default() })
-            .set(log)
-            .disable::<WinitPlugin>(),
-    )
+    let plugins = DefaultPlugins
+        .set(WindowPlugin { primary_window: None, exit_condition: ExitCondition::DontExit, ..default() })
+        .set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() })
+        .set(RenderPlugin { synchronous_pipeline_compilation: true, ..default() })
+        .set(log)
+        .disable::<WinitPlugin>();
+    // Measuring, the render world runs after the main world instead of beside it, so that the threads
+    // both use (the compute task pool) run only the main world's systems in its span.
+    let plugins = if args.measure_frames.is_some() { plugins.disable::<PipelinedRenderingPlugin>() } else { plugins };
+    app.add_plugins(plugins)
     .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::from_millis(1)))
     .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone(), portal_culling: !args.no_portal_culling })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
@@ -400,7 +430,8 @@ fn count_frames(
                     "event": "frames",
                     "frames": m.main_spans.len(),
                     "frame_time_ms": frame_time,
-                    "main_cpu_ms": mean(&m.main_spans),
+                    "main_cpu_ms": mean(&m.main_cpu),
+                    "main_wall_ms": mean(&m.main_spans),
                     "render_prepare_ms": prepare,
                     "render_graph_ms": graph,
                     "triangles_drawn": triangles_drawn,
