@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
 
 use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
-use super::normals::{polygon_normal, CornerNormals};
+use super::normals::{polygon_normal, CornerNormals, SharedNormals};
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
 use super::triangulate::{Crossing, Triangulator};
@@ -360,6 +360,8 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
     let first_point = corners.iter().copied().min().unwrap_or(0);
     let point_span = corners.iter().copied().max().map_or(0, |last| (last - first_point) as usize + 1);
     let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); point_span];
+    // A band much wider than the range's corners (points scattered over a huge layer) is not tabled.
+    let mut shared_normals = SharedNormals::new(first_point, if point_span <= 4 * corners.len() { point_span } else { 0 });
     // A point's projected UV, per projecting block, made once however many corners share the point
     // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
     // polygon's normal and is not kept, and neither are more blocks than a few nor a band of points
@@ -464,7 +466,7 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
         corner_vertex.clear();
         for (k, &v) in vertices.iter().enumerate() {
             let stored = inputs.stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
-            let normal = lwo_to_bevy(stored.unwrap_or_else(|| normals.at(p, v)));
+            let normal = lwo_to_bevy(stored.unwrap_or_else(|| shared_normals.at(normals, p, v)));
             let to_uv = |value: &[f32]| [value.first().copied().unwrap_or(0.0), 1.0 - value.get(1).copied().unwrap_or(0.0)];
             let uv = match (&maps.uv, projected_uvs.get(k)) {
                 (_, Some(projected)) => Some(*projected),

@@ -75,6 +75,31 @@ impl<'a> CornerNormals<'a> {
         self.at_with(&self.face_normals, p, v)
     }
 
+    /// The one normal every corner at point `v` has, when they all have the same: every polygon around
+    /// the point is smoothed, all in one smoothing group, and each pair within both their surfaces'
+    /// angles, so each corner's sum takes in every polygon. `None` otherwise (a crease, a flat surface,
+    /// a polygon that uses the point twice), where [`Self::at`] answers per corner.
+    pub fn shared_at(&self, v: u32) -> Option<[f32; 3]> {
+        let polys = &self.layer.polygons;
+        let v = v as usize;
+        let incident = self.incident.get(*self.first.get(v)? as usize..*self.first.get(v + 1)? as usize)?;
+        let limit = |q: u32| self.cos_limit.get(polys.surface[q as usize] as usize).copied().flatten();
+        let mut sum = [0.0f32; 3];
+        for (i, &a) in incident.iter().enumerate() {
+            let (own, own_limit) = (self.face_normals[a as usize], limit(a)?);
+            for &b in &incident[i + 1..] {
+                let other_limit = limit(b)?;
+                // Written as "not at least" so that a NaN normal also makes the point per corner.
+                let within = dot(own, self.face_normals[b as usize]) >= own_limit.max(other_limit) - 1e-6;
+                if a == b || polys.smoothing_group[a as usize] != polys.smoothing_group[b as usize] || !within {
+                    return None;
+                }
+            }
+            sum = [sum[0] + own[0], sum[1] + own[1], sum[2] + own[2]];
+        }
+        normalize(sum)
+    }
+
     /// Every polygon's normal with the layer's points moved to `points` (a morph target's shape).
     pub fn face_normals_for(&self, points: &[[f32; 3]]) -> Vec<[f32; 3]> {
         let polys = &self.layer.polygons;
@@ -101,5 +126,41 @@ impl<'a> CornerNormals<'a> {
             }
         }
         normalize(sum).unwrap_or(own)
+    }
+}
+
+/// Per point of a band of the layer's points: the normal its corners share, found on its first corner
+/// and reused by the others (a grid point has four), or that they do not share one. Reusing one value
+/// also makes the corners' normals bit-identical, so they share a vertex.
+pub struct SharedNormals {
+    first_point: u32,
+    by_point: Vec<Shared>,
+}
+
+#[derive(Clone, Copy)]
+enum Shared {
+    NotYetAsked,
+    PerCorner,
+    One([f32; 3]),
+}
+
+impl SharedNormals {
+    /// For the points `first_point .. first_point + span`.
+    pub fn new(first_point: u32, span: usize) -> Self {
+        Self { first_point, by_point: vec![Shared::NotYetAsked; span] }
+    }
+
+    /// The normal at point `v` of polygon `p`, as [`CornerNormals::at`] gives it.
+    pub fn at(&mut self, normals: &CornerNormals<'_>, p: usize, v: u32) -> [f32; 3] {
+        let Some(slot) = v.checked_sub(self.first_point).and_then(|i| self.by_point.get_mut(i as usize)) else {
+            return normals.at(p, v);
+        };
+        if let Shared::NotYetAsked = slot {
+            *slot = normals.shared_at(v).map_or(Shared::PerCorner, Shared::One);
+        }
+        match *slot {
+            Shared::One(normal) => normal,
+            _ => normals.at(p, v),
+        }
     }
 }

@@ -571,3 +571,43 @@ fn parse_and_mesh_time_grows_linearly_with_the_file() {
     assert!((sizes[2].0 as f64 / sizes[0].0 as f64) > 14.0, "the largest is about 16× the smallest: {report:?}");
     assert!(per_byte[2] <= per_byte[0] * 1.6 && per_byte[1] <= per_byte[0] * 1.6, "cost per byte grows with size: {report:?}");
 }
+
+/// The normal a point's corners share, found once per point by the build, is the per-corner smoothing
+/// rule's: on every corner of smoothed real and generated objects it agrees with
+/// [`CornerNormals::at`], it is found on most points of a smooth surface, and never where the rule
+/// gives corners different normals (hard edges of a box, flat shading).
+#[test]
+fn a_points_shared_normal_is_the_corner_rule_s() {
+    use lwo_wmo_viewer::mesh::normals::{CornerNormals, SharedNormals};
+    let generated = lwo::parse(&lwo_wmo_viewer::fixtures::lwo::large_object(40, 30)).expect("the generated terrain parses").1;
+    let files = ["LWO2/hierarchy_smoothed.lwo", "LWO2/sphere_with_gradient.lwo", "LWO2/UglyVertexColors.lwo", "LXOB_Modo/CrazyEngine.lxo", "LWO2/boxuv.lwo"];
+    let objects: Vec<(String, LwoObject)> =
+        files.iter().map(|f| (f.to_string(), load(&Path::new(CORPUS).join(f)))).chain([("generated terrain".to_string(), generated)]).collect();
+    for (name, object) in &objects {
+        for (index, layer) in object.layers.iter().enumerate() {
+            for smooth in [true, false] {
+                let normals = CornerNormals::new(layer, &object.surfaces, smooth);
+                let mut shared = SharedNormals::new(0, layer.points.len());
+                let (mut corners, mut points_shared) = (0, 0);
+                for p in 0..layer.polygons.len() {
+                    for &v in layer.polygons.vertices(p) {
+                        let (rule, once) = (normals.at(p, v), shared.at(&normals, p, v));
+                        assert!((0..3).all(|k| (rule[k] - once[k]).abs() < 1e-5), "{name} layer {index} polygon {p} point {v}: {rule:?} by the rule, {once:?} shared");
+                        corners += 1;
+                    }
+                }
+                for v in 0..layer.points.len() as u32 {
+                    points_shared += usize::from(normals.shared_at(v).is_some());
+                }
+                if !smooth {
+                    assert_eq!(points_shared, 0, "{name}: flat shading shares no normal");
+                } else if name == "LWO2/boxuv.lwo" {
+                    assert_eq!(points_shared, 0, "{name}: a box's corners are hard edges");
+                } else if name == "generated terrain" {
+                    assert!(points_shared * 10 > layer.points.len() * 9, "{name}: {points_shared} of {} points share a normal", layer.points.len());
+                }
+                assert!(corners > 0 || layer.polygons.is_empty());
+            }
+        }
+    }
+}
