@@ -159,6 +159,10 @@ impl ObjectBuilder {
         }
         let kind = PolygonKind::from_id(r.fourcc()?);
         let point_count = self.layers[layer].points.len() as u32;
+        // Most records are quads of two-byte indices (10 bytes): room for that many, the rest by growth.
+        let expected = r.remaining() / 10;
+        self.layers[layer].polygons.reserve(expected, 4 * expected);
+        self.surface_refs[layer].reserve(expected);
         let mut vertices = Vec::new();
         let mut dropped = 0usize;
         let first_offset = r.offset();
@@ -285,8 +289,8 @@ impl ObjectBuilder {
             let polygons = &mut self.layers[layer].polygons;
             match &kind.0 {
                 b"SURF" => self.surface_refs[layer][polygon] = tag,
-                b"PART" => polygons.part[polygon] = tag,
-                b"SMGP" => polygons.smoothing_group[polygon] = tag,
+                b"PART" => polygons.part.set(polygon, polygon_count, tag),
+                b"SMGP" => polygons.smoothing_group.set(polygon, polygon_count, tag),
                 _ => {}
             }
         }

@@ -180,20 +180,22 @@ impl PolygonKind {
 }
 
 /// All polygons of a layer, structure-of-arrays so a million-polygon layer is a handful of allocations.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Polygons {
     pub kind: Vec<PolygonKind>,
     /// The six flag bits above the vertex count (LWO2), or CRVS flags (LWOB).
-    pub flags: Vec<u16>,
+    pub flags: MostlyDefault<u16>,
     /// `starts[i]..starts[i + 1]` are polygon i's entries in `indices`; one longer than the polygon count.
     pub starts: Vec<u32>,
     pub indices: Vec<u32>,
     /// Index into `LwoObject::surfaces` (resolved from PTAG SURF or the LWOB surface number).
     pub surface: Vec<u32>,
-    pub part: Vec<u32>,
-    pub smoothing_group: Vec<u32>,
+    /// PTAG PART: the part's tag, or `NONE`.
+    pub part: MostlyDefault<u32>,
+    /// PTAG SMGP: the smoothing group's tag, or 0.
+    pub smoothing_group: MostlyDefault<u32>,
     /// LWOB detail polygons: the polygon they lie on, or `NONE`.
-    pub detail_of: Vec<u32>,
+    pub detail_of: MostlyDefault<u32>,
     /// Provenance, so a picked triangle can be traced to its bytes: the absolute file offset of each
     /// polygon's record (its vertex count) …
     pub record_offset: Vec<u32>,
@@ -203,6 +205,70 @@ pub struct Polygons {
     /// polygon's chunk is the last one starting at or before it. One entry per chunk, not per polygon,
     /// so the table costs nothing next to the polygons.
     pub chunks: Vec<(u32, ChunkId)>,
+}
+
+impl Default for Polygons {
+    fn default() -> Self {
+        Self {
+            kind: Vec::new(),
+            flags: MostlyDefault::new(0),
+            starts: Vec::new(),
+            indices: Vec::new(),
+            surface: Vec::new(),
+            part: MostlyDefault::new(NONE),
+            smoothing_group: MostlyDefault::new(0),
+            detail_of: MostlyDefault::new(NONE),
+            record_offset: Vec::new(),
+            index_in_chunk: Vec::new(),
+            chunks: Vec::new(),
+        }
+    }
+}
+
+/// A per-polygon value that most files leave at its default (no parts, no smoothing groups, no detail
+/// polygons, no flags): nothing is stored until a polygon differs, then one value per polygon. A
+/// million-polygon layer saves 4 MB per such column. Read by index like a slice.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MostlyDefault<T> {
+    /// Empty while every value is the default; else one per polygon.
+    values: Vec<T>,
+    default: T,
+}
+
+impl<T: Copy + PartialEq> MostlyDefault<T> {
+    pub fn new(default: T) -> Self {
+        Self { values: Vec::new(), default }
+    }
+
+    /// Sets polygon `index`'s value, of `len` polygons.
+    pub fn set(&mut self, index: usize, len: usize, value: T) {
+        if self.values.is_empty() && value == self.default {
+            return;
+        }
+        // Polygons pushed after the column was filled have no values yet.
+        if self.values.len() < len {
+            self.values.resize(len, self.default);
+        }
+        if let Some(slot) = self.values.get_mut(index) {
+            *slot = value;
+        }
+    }
+
+    /// Appends the value of the next polygon, `len` being the count before it.
+    fn push(&mut self, len: usize, value: T) {
+        if !self.values.is_empty() || value != self.default {
+            self.values.resize(len, self.default);
+            self.values.push(value);
+        }
+    }
+}
+
+impl<T> std::ops::Index<usize> for MostlyDefault<T> {
+    type Output = T;
+
+    fn index(&self, index: usize) -> &T {
+        self.values.get(index).unwrap_or(&self.default)
+    }
 }
 
 impl Polygons {
@@ -233,19 +299,29 @@ impl Polygons {
         self.indices.get(a as usize..b as usize).unwrap_or(&[])
     }
 
+    /// Room for `polygons` more polygons of `corners` corners in all, so that a large POLS does not
+    /// grow its columns by doubling.
+    pub fn reserve(&mut self, polygons: usize, corners: usize) {
+        self.kind.reserve(polygons);
+        self.starts.reserve(polygons + 1);
+        self.indices.reserve(corners);
+        self.surface.reserve(polygons);
+        self.record_offset.reserve(polygons);
+        self.index_in_chunk.reserve(polygons);
+    }
+
     /// Appends a polygon; `record` is where its record sits: absolute byte offset and index in its chunk.
     pub fn push(&mut self, kind: PolygonKind, flags: u16, vertices: &[u32], surface: u32, detail_of: u32, record: [u32; 2]) {
         if self.starts.is_empty() {
             self.starts.push(0);
         }
+        let len = self.len();
         self.kind.push(kind);
-        self.flags.push(flags);
+        self.flags.push(len, flags);
         self.indices.extend_from_slice(vertices);
         self.starts.push(self.indices.len() as u32);
         self.surface.push(surface);
-        self.part.push(NONE);
-        self.smoothing_group.push(0);
-        self.detail_of.push(detail_of);
+        self.detail_of.push(len, detail_of);
         self.record_offset.push(record[0]);
         self.index_in_chunk.push(record[1]);
     }
@@ -699,4 +775,29 @@ pub struct EnvelopeKey {
     pub value: f32,
     /// The SPAN shape of the interval ending at this key (`TCB `, `LINE`, …) and its parameters.
     pub span: Option<(FourCc, Vec<f32>)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mostly_default_column_reads_as_one_value_per_polygon() {
+        let mut polygons = Polygons::default();
+        let push = |polygons: &mut Polygons, detail_of: u32| polygons.push(PolygonKind::Face, 0, &[0, 1, 2], 0, detail_of, [0, 0]);
+        push(&mut polygons, NONE);
+        push(&mut polygons, NONE);
+        assert_eq!((polygons.part[1], polygons.smoothing_group[1], polygons.detail_of[1], polygons.flags[1]), (NONE, 0, NONE, 0));
+        // Nothing stored while every value is the default.
+        polygons.part.set(0, polygons.len(), NONE);
+        assert!(polygons.part.values.is_empty() && polygons.detail_of.values.is_empty());
+        // A value set, then more polygons pushed, then a value set on one of those.
+        polygons.part.set(1, polygons.len(), 7);
+        push(&mut polygons, 0);
+        push(&mut polygons, NONE);
+        polygons.part.set(3, polygons.len(), 9);
+        assert_eq!((0..4).map(|p| polygons.part[p]).collect::<Vec<_>>(), [NONE, 7, NONE, 9]);
+        assert_eq!((0..4).map(|p| polygons.detail_of[p]).collect::<Vec<_>>(), [NONE, NONE, 0, NONE]);
+        assert_eq!((0..4).map(|p| polygons.smoothing_group[p]).collect::<Vec<_>>(), [0; 4]);
+    }
 }
