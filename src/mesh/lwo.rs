@@ -361,7 +361,10 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
     let point_span = corners.iter().copied().max().map_or(0, |last| (last - first_point) as usize + 1);
     let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); point_span];
     // A band much wider than the range's corners (points scattered over a huge layer) is not tabled.
-    let mut shared_normals = SharedNormals::new(first_point, if point_span <= 4 * corners.len() { point_span } else { 0 });
+    // Nor are the points of a layer with morphs: corners that share a vertex share its morph normals,
+    // and a morph can crease a point that is smooth at rest, so there each corner keeps its own sum.
+    let share = point_span <= 4 * corners.len() && morphs.is_empty();
+    let mut shared_normals = SharedNormals::new(first_point, if share { point_span } else { 0 });
     // A point's projected UV, per projecting block, made once however many corners share the point
     // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
     // polygon's normal and is not kept, and neither are more blocks than a few nor a band of points

@@ -71,7 +71,9 @@ pub struct Args {
     pub doodad_set: u32,
 
     /// With --output: once the model is on screen, render N more frames and print, as JSON lines on
-    /// stdout, when the first frame showing it was drawn and the time each frame took (benchmarks)
+    /// stdout, when the first frame showing it was drawn and the time each frame took, the main
+    /// world's in CPU time and wall time (benchmarks; the render world then runs after the main world,
+    /// not beside it)
     #[arg(long, value_name = "N", requires = "output")]
     pub measure_frames: Option<usize>,
 

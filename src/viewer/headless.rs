@@ -36,7 +36,10 @@ struct FrameMeasurement {
     wanted: usize,
     main_started: Option<(Instant, Option<u64>)>,
     main_spans: Vec<f64>,
+    /// The CPU of each measured span, where the kernel gives it.
     main_cpu: Vec<f64>,
+    /// The schedstat files of the main world's threads, listed on first use.
+    cpu_threads: Vec<PathBuf>,
     render_spans: Arc<Mutex<RenderSpans>>,
     first_frame_reported: bool,
     measuring: bool,
@@ -80,35 +83,46 @@ fn render_span_end(spans: Res<SharedRenderSpans>) {
 /// compute task pool, where the main world's systems run. The kernel's per-thread scheduler statistics
 /// count only time on a core, so the span's CPU is not inflated by the time its threads waited while
 /// lavapipe rasterized on both cores, as its wall time is. (Measuring turns pipelined rendering off, so
-/// the render world's systems are not on the pool in the span.) `None` where the kernel gives no such
-/// statistics.
-fn main_world_cpu_ns() -> Option<u64> {
-    let main_thread = std::process::id().to_string();
-    let mut total = None;
-    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if task.file_name().to_str() != Some(main_thread.as_str()) && !comm.starts_with("Compute Task") {
-            continue;
-        }
-        let schedstat = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
-        let ran: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
-        total = Some(total.unwrap_or(0) + ran);
+/// the render world's systems are not on the pool in the span.) The threads are listed once, when the
+/// pool is up; the main thread is read last, so reading the others is not counted in its span. `None`
+/// where the kernel gives no such statistics (no `/proc`, or scheduler statistics off: all zero).
+fn main_world_cpu_ns(threads: &mut Vec<PathBuf>) -> Option<u64> {
+    if threads.is_empty() {
+        let main_thread = std::process::id().to_string();
+        let mut listed: Vec<(bool, PathBuf)> = std::fs::read_dir("/proc/self/task")
+            .ok()?
+            .flatten()
+            .filter_map(|task| {
+                let main = task.file_name().to_str() == Some(main_thread.as_str());
+                let pool = std::fs::read_to_string(task.path().join("comm")).is_ok_and(|c| c.starts_with("Compute Task"));
+                (main || pool).then(|| (main, task.path().join("schedstat")))
+            })
+            .collect();
+        listed.sort_by_key(|(main, _)| *main);
+        *threads = listed.into_iter().map(|(_, path)| path).collect();
     }
-    total
+    let mut total = 0u64;
+    for path in threads.iter() {
+        let schedstat = std::fs::read_to_string(path).ok()?;
+        total += schedstat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    (total > 0).then_some(total)
 }
 
 fn main_span_start(mut measurement: ResMut<FrameMeasurement>) {
-    let cpu = main_world_cpu_ns();
+    let cpu = main_world_cpu_ns(&mut measurement.cpu_threads);
     measurement.main_started = Some((Instant::now(), cpu));
 }
 
 fn main_span_end(mut measurement: ResMut<FrameMeasurement>) {
     if let Some((started, cpu_at_start)) = measurement.main_started.take() {
         let wall = started.elapsed().as_secs_f64() * 1e3;
+        let cpu_now = main_world_cpu_ns(&mut measurement.cpu_threads);
         if measurement.measuring {
-            let cpu = cpu_at_start.zip(main_world_cpu_ns()).map_or(wall, |(a, b)| b.saturating_sub(a) as f64 / 1e6);
             measurement.main_spans.push(wall);
-            measurement.main_cpu.push(cpu);
+            if let (Some(a), Some(b)) = (cpu_at_start, cpu_now) {
+                measurement.main_cpu.push(b.saturating_sub(a) as f64 / 1e6);
+            }
         }
     }
 }
@@ -430,7 +444,8 @@ fn count_frames(
                     "event": "frames",
                     "frames": m.main_spans.len(),
                     "frame_time_ms": frame_time,
-                    "main_cpu_ms": mean(&m.main_cpu),
+                    // No value rather than a wall time under the CPU time's name.
+                    "main_cpu_ms": (m.main_cpu.len() == m.main_spans.len()).then(|| mean(&m.main_cpu)),
                     "main_wall_ms": mean(&m.main_spans),
                     "render_prepare_ms": prepare,
                     "render_graph_ms": graph,
