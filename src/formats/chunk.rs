@@ -191,7 +191,12 @@ impl ChunkTree {
     /// A node's fields for a grammar to fill in (names, decoded values); its place in the tree stays.
     pub fn node_mut(&mut self, id: ChunkId) -> &mut ChunkNode {
         let parent = self.nodes[id.index()].parent;
-        self.numbers.0.get_mut().unwrap_or_else(|e| e.into_inner()).remove(&parent);
+        let numbers = self.numbers.0.get_mut().unwrap_or_else(|e| e.into_inner());
+        // Most trees never make a path: the cache is empty, and hashing the parent for every node a
+        // grammar names was a tenth of reading a small file.
+        if !numbers.is_empty() {
+            numbers.remove(&parent);
+        }
         &mut self.nodes[id.index()]
     }
 
