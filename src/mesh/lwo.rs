@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
 
 use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
-use super::normals::{polygon_normal, CornerNormals, SharedNormals};
+use super::normals::{polygon_normal, CornerNormals, PointNormals};
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
 use super::triangulate::{Crossing, Triangulator};
@@ -245,6 +245,8 @@ struct LayerInputs<'a> {
     layer: &'a Layer,
     options: BuildOptions,
     normals: &'a CornerNormals<'a>,
+    /// The normal each point's corners share, where they do.
+    point_normals: &'a PointNormals,
     /// modo writes its own vertex normals as a NORM map; where one is present it wins.
     stored_normals: Option<MapLookup<'a>>,
     morphs: &'a LayerMorphs<'a>,
@@ -277,27 +279,44 @@ fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups
 
 fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece_done: &(dyn Fn() + Sync)) -> BuiltLayer {
     let polys = &layer.polygons;
-    let normals = CornerNormals::new(layer, surfaces, options.smoothing);
+    let mut normals = CornerNormals::new(layer, surfaces, options.smoothing);
     let morphs = LayerMorphs::new(layer, &normals);
+    // With morphs each corner keeps its own sum: a morph can crease a point that is smooth at rest.
+    let share = morphs.is_empty() && normals.smooths_any();
+    let point_normals = if share { PointNormals::new(&normals) } else { PointNormals::none() };
+    if share && layer.points.len() >= 1 << 16 {
+        // The corner rule is now asked only where a point's corners do not share a normal: a large
+        // layer frees the rest of its table (a small one would spend more than it frees).
+        normals.retain_points(|v| !point_normals.shares(v));
+    }
     let mut lookups = MapLookups::default();
     let inputs = LayerInputs {
         layer,
         options,
         normals: &normals,
+        point_normals: &point_normals,
         stored_normals: layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name)),
         morphs: &morphs,
         maps_of_surface: corner_maps_by_surface(layer, surfaces, &mut lookups),
     };
     let ranges: Vec<Range<usize>> = (0..polys.len()).step_by(POLYGONS_PER_RANGE).map(|start| start..(start + POLYGONS_PER_RANGE).min(polys.len())).collect();
-    let parts = crate::parallel::parallel_map(&ranges, |range| {
-        let part = build_range(&inputs, range.clone());
-        piece_done();
-        part
-    });
+    // Each range's meshes join the layer's as soon as the ranges before it have, so that only the
+    // ranges in flight are held apart.
+    let mut built = crate::parallel::parallel_in_order(
+        &ranges,
+        || RangeScratch::new(layer.points.len()),
+        RangeMeshes::empty(&morphs),
+        |scratch, range| build_range(&inputs, scratch, range.clone()),
+        |layer_meshes, part| {
+            layer_meshes.append(part);
+            piece_done();
+        },
+    );
     if ranges.is_empty() {
         piece_done();
     }
-    let mut built = join_ranges(parts, &morphs);
+    drop(inputs);
+    drop((point_normals, normals));
     for (surface_index, cage, remap) in patch_cages(layer, &built.patches) {
         let surface = surfaces.get(surface_index as usize);
         let uv = uv_map_name(layer, surface).and_then(|name| lookups.get(layer, UV_KINDS, name));
@@ -338,40 +357,92 @@ impl RangeMeshes {
             degenerate: 0,
         }
     }
+
+    /// The next range's meshes after these, in file order: one mesh per (surface, detail) in the
+    /// order the layer first meets them, each range's vertices after the previous ones'. A point whose
+    /// corners fall in two ranges has a vertex in each.
+    fn append(&mut self, next: RangeMeshes) {
+        for surface in next.surfaces {
+            match self.surfaces.iter_mut().find(|s| (s.surface, s.detail) == (surface.surface, surface.detail)) {
+                Some(joined) => joined.mesh.append(&surface.mesh),
+                None => self.surfaces.push(surface),
+            }
+        }
+        self.lines.append(&next.lines);
+        self.points.append(&next.points);
+        self.patches.extend(next.patches);
+        self.triangles += next.triangles;
+        self.degenerate += next.degenerate;
+    }
+}
+
+/// What a thread keeps from one polygon range of a layer to the next: working buffers, and tables by
+/// the layer's point made once per thread instead of once per range (a range's points can span most of
+/// the layer, as when points added later sit at its end). The tables are cleared after each range at
+/// the points it used.
+struct RangeScratch {
+    triangulator: Triangulator,
+    corner_points: Vec<[f32; 3]>,
+    tris: Vec<[u32; 3]>,
+    projected_uvs: Vec<[f32; 2]>,
+    corner_vertex: Vec<u32>,
+    /// Per point: 1 + the number, among the vertices this range has made, of the one its latest
+    /// corner went to (0: none yet). Four bytes a point, as each thread has a table.
+    last_vertex_of_point: Vec<u32>,
+    /// The vertices this range has made, by number: their point, mesh slot and index in that mesh.
+    vertices_made: Vec<(u32, u32, u32)>,
+    /// Per projecting block: each point's projected UV (NaN until made).
+    projected_points: Vec<(*const Block, Vec<[f32; 2]>)>,
+}
+
+impl RangeScratch {
+    fn new(point_count: usize) -> Self {
+        Self {
+            triangulator: Triangulator::new(),
+            corner_points: Vec::new(),
+            tris: Vec::new(),
+            projected_uvs: Vec::new(),
+            corner_vertex: Vec::new(),
+            // Zeroed, so pages a thread's ranges never touch are never made.
+            last_vertex_of_point: vec![0; point_count],
+            vertices_made: Vec::new(),
+            projected_points: Vec::new(),
+        }
+    }
+
+    /// Forgets what the last range left in the tables: only points it made a vertex for have entries.
+    fn clear(&mut self) {
+        for &(v, _, _) in &self.vertices_made {
+            self.last_vertex_of_point[v as usize] = 0;
+            for (_, known) in &mut self.projected_points {
+                known[v as usize] = [f32::NAN; 2];
+            }
+        }
+        self.vertices_made.clear();
+    }
 }
 
 /// Builds the polygons `range` of the layer into meshes of their own.
-fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
-    let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
+fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>) -> RangeMeshes {
+    let LayerInputs { layer, options, normals, point_normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
-    let mut triangulator = Triangulator::new();
+    let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, vertices_made, projected_points } = scratch;
     let mut out = RangeMeshes::empty(morphs);
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
     let mut last_mesh: Option<((u32, bool), usize, &CornerMaps<'_>)> = None;
     let expected = expected_sizes(layer, options, range.clone());
-    let mut corner_points: Vec<[f32; 3]> = Vec::new();
-    let mut tris: Vec<[u32; 3]> = Vec::new();
-    let mut projected_uvs: Vec<[f32; 2]> = Vec::new();
-    let mut corner_vertex: Vec<u32> = Vec::new();
-    // Per point the range uses: the mesh slot and vertex its latest corner went to. A range's polygons
-    // mostly use a band of the points, so the table spans only that band.
     let corner_at = |polygon: usize| polys.starts.get(polygon).map_or(0, |&c| c as usize);
     let corners = polys.indices.get(corner_at(range.start)..corner_at(range.end)).unwrap_or(&[]);
-    let first_point = corners.iter().copied().min().unwrap_or(0);
-    let point_span = corners.iter().copied().max().map_or(0, |last| (last - first_point) as usize + 1);
-    let mut last_vertex_of_point: Vec<(u32, u32)> = vec![(u32::MAX, 0); point_span];
-    // A band much wider than the range's corners (points scattered over a huge layer) is not tabled.
-    // Nor are the points of a layer with morphs: corners that share a vertex share its morph normals,
-    // and a morph can crease a point that is smooth at rest, so there each corner keeps its own sum.
-    let share = point_span <= 4 * corners.len() && morphs.is_empty();
-    let mut shared_normals = SharedNormals::new(first_point, if share { point_span } else { 0 });
+    // The band of points the range's corners use bounds its meshes' vertex counts.
+    let point_span = match (corners.iter().min(), corners.iter().max()) {
+        (Some(&first), Some(&last)) => (last - first) as usize + 1,
+        _ => 0,
+    };
+    vertices_made.reserve(corners.len());
     // A point's projected UV, per projecting block, made once however many corners share the point
     // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
-    // polygon's normal and is not kept, and neither are more blocks than a few nor a band of points
-    // much wider than the range's corners: the tables are sized by the band.
+    // polygon's normal and is not kept, and neither are more blocks than a few.
     const KEPT_PROJECTIONS: usize = 4;
-    let keep_projections = point_span <= 4 * corners.len();
-    let mut projected_points: Vec<(*const Block, Vec<[f32; 2]>)> = Vec::new();
     for p in range {
         let vertices = polys.vertices(p);
         let kind = polys.kind[p];
@@ -383,14 +454,14 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
                 (PolygonKind::MetaBall, _) | (_, 1) => {
                     for &v in vertices {
                         push_plain_vertex(&mut out.points, inputs.local(point_at(&layer.points, v)));
-                        morphs.push_vertex(&mut out.points, v, None);
+                        morphs.push_vertex(normals, &mut out.points, v, None);
                     }
                 }
                 _ => {
                     for pair in vertices.windows(2) {
                         for &v in pair {
                             push_plain_vertex(&mut out.lines, inputs.local(point_at(&layer.points, v)));
-                            morphs.push_vertex(&mut out.lines, v, None);
+                            morphs.push_vertex(normals, &mut out.lines, v, None);
                         }
                     }
                 }
@@ -400,7 +471,7 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
         corner_points.clear();
         corner_points.extend(vertices.iter().map(|&v| point_at(&layer.points, v)));
         tris.clear();
-        let made = triangulator.triangulate(&corner_points, &mut tris);
+        let made = triangulator.triangulate(corner_points, tris);
         out.triangles += made;
         if made < n - 2 {
             out.degenerate += 1;
@@ -440,36 +511,41 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
         projected_uvs.clear();
         if let Some(block) = maps.projection {
             let known = projected_points.iter().position(|(b, _)| std::ptr::eq(*b, block));
-            let keep = block.projection != Projection::Cubic && keep_projections && (known.is_some() || projected_points.len() < KEPT_PROJECTIONS);
+            let keep = block.projection != Projection::Cubic && (known.is_some() || projected_points.len() < KEPT_PROJECTIONS);
             if !keep {
                 let normal = polygon_normal(&layer.points, vertices);
                 projected_uvs.extend(vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
             } else {
                 let known = known.unwrap_or_else(|| {
-                    projected_points.push((block, vec![[f32::NAN; 2]; point_span]));
+                    projected_points.push((block, vec![[f32::NAN; 2]; layer.points.len()]));
                     projected_points.len() - 1
                 });
                 let known = &mut projected_points[known].1;
                 projected_uvs.extend(vertices.iter().map(|&v| {
-                    let slot = &mut known[(v - first_point) as usize];
-                    if slot[0].is_nan() {
-                        *slot = project(block, point_at(&layer.points, v), [0.0; 3]).unwrap_or([0.0, 0.0]);
+                    let made = || project(block, point_at(&layer.points, v), [0.0; 3]).unwrap_or([0.0, 0.0]);
+                    match known.get_mut(v as usize) {
+                        Some(slot) if slot[0].is_nan() => {
+                            *slot = made();
+                            *slot
+                        }
+                        Some(slot) => *slot,
+                        None => made(),
                     }
-                    *slot
                 }));
             }
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
-                unwrap_seam(&mut projected_uvs);
+                unwrap_seam(projected_uvs);
             }
         }
         let uv_set_count = usize::from(maps.uv.is_some() || maps.projection.is_some()) * (1 + usize::from(maps.second_uv.is_some()));
         while mesh.uv_sets.len() < uv_set_count {
-            mesh.uv_sets.push(Vec::new());
+            // As long as the positions will be (their capacity is the expected count).
+            mesh.uv_sets.push(Vec::with_capacity(mesh.positions.capacity()));
         }
         corner_vertex.clear();
         for (k, &v) in vertices.iter().enumerate() {
             let stored = inputs.stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
-            let normal = lwo_to_bevy(stored.unwrap_or_else(|| shared_normals.at(normals, p, v)));
+            let normal = lwo_to_bevy(stored.unwrap_or_else(|| point_normals.at(normals, p, v)));
             let to_uv = |value: &[f32]| [value.first().copied().unwrap_or(0.0), 1.0 - value.get(1).copied().unwrap_or(0.0)];
             let uv = match (&maps.uv, projected_uvs.get(k)) {
                 (_, Some(projected)) => Some(*projected),
@@ -490,10 +566,13 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
                     && second_uv.is_none_or(|uv| mesh.uv_sets[1][i] == uv)
                     && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
             };
-            let last_slot = last_vertex_of_point.get_mut(v.wrapping_sub(first_point) as usize);
-            let previous = last_slot.as_deref().copied().filter(|&(s, i)| s == slot as u32 && attributes(mesh, i as usize));
+            let last_slot = last_vertex_of_point.get_mut(v as usize);
+            let previous = last_slot
+                .as_deref()
+                .and_then(|&made| vertices_made.get(made.wrapping_sub(1) as usize))
+                .filter(|&&(_, s, i)| s == slot as u32 && attributes(mesh, i as usize));
             let index = match previous {
-                Some((_, i)) => i,
+                Some(&(_, _, i)) => i,
                 None => {
                     let i = mesh.positions.len() as u32;
                     mesh.positions.push(inputs.local(point_at(&layer.points, v)));
@@ -505,12 +584,13 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
                         mesh.uv_sets[1].push(uv);
                     }
                     if let Some(c) = color {
-                        mesh.colors.get_or_insert_with(Vec::new).push(c);
+                        mesh.colors.get_or_insert_with(|| Vec::with_capacity(mesh.positions.capacity())).push(c);
                     }
                     // A normal the file stores is kept as it is in every shape.
-                    morphs.push_vertex(mesh, v, stored.is_none().then_some((p, normal)));
+                    morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));
                     if let Some(last) = last_slot {
-                        *last = (slot as u32, i);
+                        vertices_made.push((v, slot as u32, i));
+                        *last = vertices_made.len() as u32;
                     }
                     i
                 }
@@ -519,46 +599,16 @@ fn build_range(inputs: &LayerInputs<'_>, range: Range<usize>) -> RangeMeshes {
         }
         for crossing in triangulator.crossings() {
             corner_vertex.push(mesh.positions.len() as u32);
-            push_crossing(mesh, &corner_vertex, crossing);
+            push_crossing(mesh, corner_vertex, crossing);
         }
-        for t in &tris {
+        for t in tris.iter() {
             let [a, b, c] = t.map(|i| corner_vertex[i as usize]);
             mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
         }
         mesh.triangle_records.extend(std::iter::repeat_n(p as u32, tris.len()));
     }
+    scratch.clear();
     out
-}
-
-/// The ranges' meshes joined in file order: one mesh per (surface, detail) in the order the layer
-/// first meets them, each range's vertices after the previous ones'. A point whose corners fall in two
-/// ranges gets a vertex in each.
-fn join_ranges(parts: Vec<RangeMeshes>, morphs: &LayerMorphs<'_>) -> RangeMeshes {
-    let mut joined = RangeMeshes::empty(morphs);
-    let mut pieces: Vec<((u32, bool), Vec<MeshData>)> = Vec::new();
-    let (mut lines, mut points) = (Vec::new(), Vec::new());
-    for part in parts {
-        for surface in part.surfaces {
-            let key = (surface.surface, surface.detail);
-            match pieces.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, list)) => list.push(surface.mesh),
-                None => pieces.push((key, vec![surface.mesh])),
-            }
-        }
-        lines.push(part.lines);
-        points.push(part.points);
-        joined.patches.extend(part.patches);
-        joined.triangles += part.triangles;
-        joined.degenerate += part.degenerate;
-    }
-    joined.surfaces = pieces.into_iter().map(|((surface, detail), list)| SurfaceMesh { surface, detail, mesh: MeshData::concatenate(list) }).collect();
-    if lines.iter().any(|m| !m.is_empty()) {
-        joined.lines = MeshData::concatenate(lines);
-    }
-    if points.iter().any(|m| !m.is_empty()) {
-        joined.points = MeshData::concatenate(points);
-    }
-    joined
 }
 
 /// The subdivision cages of the layer's patches, one per surface in the order the layer first meets
@@ -736,11 +786,10 @@ struct LayerMorphs<'a> {
     offsets: Vec<Vec<[f32; 3]>>,
     /// Per morph: every polygon's normal in the morphed shape, for the smoothing rule.
     face_normals: Vec<Vec<[f32; 3]>>,
-    corner_normals: &'a CornerNormals<'a>,
 }
 
 impl<'a> LayerMorphs<'a> {
-    fn new(layer: &'a Layer, corner_normals: &'a CornerNormals<'a>) -> Self {
+    fn new(layer: &'a Layer, corner_normals: &CornerNormals<'_>) -> Self {
         let morphs = layer.morphs();
         let offsets: Vec<Vec<[f32; 3]>> = morphs.iter().map(|m| m.offsets(&layer.points)).collect();
         let face_normals = offsets
@@ -750,7 +799,7 @@ impl<'a> LayerMorphs<'a> {
                 corner_normals.face_normals_for(&shape)
             })
             .collect();
-        Self { names: morphs.iter().map(|m| m.name).collect(), offsets, face_normals, corner_normals }
+        Self { names: morphs.iter().map(|m| m.name).collect(), offsets, face_normals }
     }
 
     fn len(&self) -> usize {
@@ -768,10 +817,10 @@ impl<'a> LayerMorphs<'a> {
 
     /// The targets' values for a vertex just pushed for `point`; `corner` (its polygon and base normal,
     /// Bevy's frame) when its normal follows the shape, else the normal stays.
-    fn push_vertex(&self, mesh: &mut MeshData, point: u32, corner: Option<(usize, [f32; 3])>) {
+    fn push_vertex(&self, corner_normals: &CornerNormals<'_>, mesh: &mut MeshData, point: u32, corner: Option<(usize, [f32; 3])>) {
         for (k, target) in mesh.morph_targets.iter_mut().enumerate() {
             target.positions.push(lwo_to_bevy(self.offsets[k].get(point as usize).copied().unwrap_or([0.0; 3])));
-            let normal = corner.map_or([0.0; 3], |(polygon, base)| sub(lwo_to_bevy(self.corner_normals.at_with(&self.face_normals[k], polygon, point)), base));
+            let normal = corner.map_or([0.0; 3], |(polygon, base)| sub(lwo_to_bevy(corner_normals.at_with(&self.face_normals[k], polygon, point)), base));
             target.normals.push(normal);
         }
     }

@@ -101,47 +101,24 @@ impl MeshData {
         b
     }
 
-    /// One mesh of the pieces' vertices and primitives in their order, each piece's indices moved past
-    /// the vertices before it. The pieces share a layout (the same UV sets, colours and morph targets);
-    /// the first one's buffers are grown to the total once and the others freed as they are copied, so
-    /// the join holds little more than the pieces did.
-    pub fn concatenate(pieces: Vec<MeshData>) -> MeshData {
-        let mut pieces = pieces.into_iter();
-        let Some(mut joined) = pieces.next() else { return MeshData::new(Topology::Triangles) };
-        let rest: Vec<MeshData> = pieces.collect();
-        let vertices: usize = rest.iter().map(|m| m.positions.len()).sum();
-        joined.positions.reserve_exact(vertices);
-        joined.normals.reserve_exact(vertices);
-        for set in &mut joined.uv_sets {
-            set.reserve_exact(vertices);
+    /// `piece`'s vertices and primitives after these, its indices moved past the vertices before it.
+    /// The two share a layout (the same UV sets, colours and morph targets).
+    pub fn append(&mut self, piece: &MeshData) {
+        let offset = self.positions.len() as u32;
+        self.positions.extend_from_slice(&piece.positions);
+        self.normals.extend_from_slice(&piece.normals);
+        for (set, more) in self.uv_sets.iter_mut().zip(&piece.uv_sets) {
+            set.extend_from_slice(more);
         }
-        if let Some(colors) = &mut joined.colors {
-            colors.reserve_exact(vertices);
+        if let (Some(colors), Some(more)) = (&mut self.colors, &piece.colors) {
+            colors.extend_from_slice(more);
         }
-        for target in &mut joined.morph_targets {
-            target.positions.reserve_exact(vertices);
-            target.normals.reserve_exact(vertices);
+        for (target, more) in self.morph_targets.iter_mut().zip(&piece.morph_targets) {
+            target.positions.extend_from_slice(&more.positions);
+            target.normals.extend_from_slice(&more.normals);
         }
-        joined.indices.reserve_exact(rest.iter().map(|m| m.indices.len()).sum());
-        joined.triangle_records.reserve_exact(rest.iter().map(|m| m.triangle_records.len()).sum());
-        for piece in rest {
-            let offset = joined.positions.len() as u32;
-            joined.positions.extend_from_slice(&piece.positions);
-            joined.normals.extend_from_slice(&piece.normals);
-            for (set, more) in joined.uv_sets.iter_mut().zip(&piece.uv_sets) {
-                set.extend_from_slice(more);
-            }
-            if let (Some(colors), Some(more)) = (&mut joined.colors, &piece.colors) {
-                colors.extend_from_slice(more);
-            }
-            for (target, more) in joined.morph_targets.iter_mut().zip(&piece.morph_targets) {
-                target.positions.extend_from_slice(&more.positions);
-                target.normals.extend_from_slice(&more.normals);
-            }
-            joined.indices.extend(piece.indices.iter().map(|&i| i + offset));
-            joined.triangle_records.extend_from_slice(&piece.triangle_records);
-        }
-        joined
+        self.indices.extend(piece.indices.iter().map(|&i| i + offset));
+        self.triangle_records.extend_from_slice(&piece.triangle_records);
     }
 
     /// The bounds of the rest pose and of every morph target fully applied: where the mesh can be
@@ -177,11 +154,18 @@ impl Bounds {
         (0..3).any(|k| self.min[k] > self.max[k])
     }
 
+    #[inline]
     pub fn include(&mut self, p: [f32; 3]) {
-        if p.iter().all(|c| c.is_finite()) {
+        // Comparisons rather than `f32::min`: the point is finite, so its NaN handling is not needed,
+        // and this runs once per vertex of every mesh.
+        if p[0].is_finite() & p[1].is_finite() & p[2].is_finite() {
             for k in 0..3 {
-                self.min[k] = self.min[k].min(p[k]);
-                self.max[k] = self.max[k].max(p[k]);
+                if p[k] < self.min[k] {
+                    self.min[k] = p[k];
+                }
+                if p[k] > self.max[k] {
+                    self.max[k] = p[k];
+                }
             }
         }
     }

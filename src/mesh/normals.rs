@@ -29,9 +29,15 @@ pub fn polygon_normal(points: &[[f32; 3]], vertices: &[u32]) -> [f32; 3] {
 pub struct CornerNormals<'a> {
     layer: &'a Layer,
     face_normals: Vec<[f32; 3]>,
-    /// Point → the polygons that use it, as a compressed list: `incident[first[v]..first[v + 1]]`.
+    /// Point → the polygons that use it, as a compressed list: `incident[first[k]..first[k + 1]]` for
+    /// the k-th point kept (every point, until [`Self::retain_points`]).
     first: Vec<u32>,
     incident: Vec<u32>,
+    /// The points kept, ascending, once only some are; `None` while all are (k is the point).
+    kept: Option<Vec<u32>>,
+    /// Once only some points are kept: the normal of each polygon in `incident`, beside it, in place
+    /// of `face_normals` (then empty).
+    incident_normals: Vec<[f32; 3]>,
     /// Per surface: the cosine of its smoothing angle, or `None` when it is shaded flat.
     cos_limit: Vec<Option<f32>>,
 }
@@ -39,7 +45,7 @@ pub struct CornerNormals<'a> {
 impl<'a> CornerNormals<'a> {
     pub fn new(layer: &'a Layer, surfaces: &[Surface], smooth: bool) -> Self {
         let polys = &layer.polygons;
-        let face_normals: Vec<[f32; 3]> = (0..polys.len()).map(|p| polygon_normal(&layer.points, polys.vertices(p))).collect();
+        let face_normals = crate::parallel::parallel_collect(polys.len(), 1 << 16, |p| polygon_normal(&layer.points, polys.vertices(p)));
         let cos_limit: Vec<Option<f32>> = surfaces
             .iter()
             .map(|s| (smooth && s.max_smoothing_angle > 0.0).then(|| s.max_smoothing_angle.min(std::f32::consts::PI).cos()))
@@ -67,12 +73,66 @@ impl<'a> CornerNormals<'a> {
                 }
             }
         }
-        Self { layer, face_normals, first, incident, cos_limit }
+        Self { layer, face_normals, first, incident, kept: None, incident_normals: Vec::new(), cos_limit }
+    }
+
+    /// Whether any surface is smoothed; if none is, every corner has its polygon's normal.
+    pub fn smooths_any(&self) -> bool {
+        self.cos_limit.iter().any(Option::is_some)
+    }
+
+    /// Where in `incident` the polygons around point `v` are (nowhere when the point was not kept).
+    #[inline]
+    fn incident_range(&self, v: u32) -> std::ops::Range<usize> {
+        let k = match &self.kept {
+            None => v as usize,
+            Some(kept) => match kept.binary_search(&v) {
+                Ok(k) => k,
+                Err(_) => return 0..0,
+            },
+        };
+        match (self.first.get(k), self.first.get(k + 1)) {
+            (Some(&from), Some(&to)) if to as usize <= self.incident.len() => from as usize..to as usize,
+            _ => 0..0,
+        }
+    }
+
+    #[inline]
+    fn incident(&self, v: u32) -> &[u32] {
+        &self.incident[self.incident_range(v)]
+    }
+
+    /// Keeps the polygons around the points `keep` names, with their normals, and frees the rest of
+    /// the tables. For a layer whose other points [`PointNormals`] answers: on a smooth surface that
+    /// is nearly all of them. Only kept points are then answered by [`Self::at`]; [`Self::shared_at`]
+    /// answers `None`.
+    pub fn retain_points(&mut self, keep: impl Fn(u32) -> bool) {
+        let (mut kept, mut first, mut incident) = (Vec::new(), vec![0u32], Vec::new());
+        for v in 0..self.layer.points.len() as u32 {
+            if keep(v) {
+                kept.push(v);
+                incident.extend_from_slice(self.incident(v));
+                first.push(incident.len() as u32);
+            }
+        }
+        let face_normals = std::mem::take(&mut self.face_normals);
+        self.incident_normals = incident.iter().map(|&q| face_normals.get(q as usize).copied().unwrap_or([0.0; 3])).collect();
+        (self.kept, self.first, self.incident) = (Some(kept), first, incident);
     }
 
     /// The normal at point `v` of polygon `p`.
+    #[inline]
     pub fn at(&self, p: usize, v: u32) -> [f32; 3] {
-        self.at_with(&self.face_normals, p, v)
+        if self.kept.is_none() {
+            return self.at_with(&self.face_normals, p, v);
+        }
+        // The same function as made `face_normals`, so the same value.
+        let own = polygon_normal(&self.layer.points, self.layer.polygons.vertices(p));
+        if self.cos_limit_of(p).is_none() {
+            return own;
+        }
+        let range = self.incident_range(v);
+        self.smoothed(own, p, self.incident[range.clone()].iter().copied().zip(self.incident_normals[range].iter().copied()))
     }
 
     /// The one normal every corner at point `v` has, when they all have the same: every polygon around
@@ -80,9 +140,11 @@ impl<'a> CornerNormals<'a> {
     /// angles, so each corner's sum takes in every polygon. `None` otherwise (a crease, a flat surface,
     /// a polygon that uses the point twice), where [`Self::at`] answers per corner.
     pub fn shared_at(&self, v: u32) -> Option<[f32; 3]> {
+        if self.kept.is_some() {
+            return None;
+        }
         let polys = &self.layer.polygons;
-        let v = v as usize;
-        let incident = self.incident.get(*self.first.get(v)? as usize..*self.first.get(v + 1)? as usize)?;
+        let incident = self.incident(v);
         let limit = |q: u32| self.cos_limit.get(polys.surface[q as usize] as usize).copied().flatten();
         let mut sum = [0.0f32; 3];
         for (i, &a) in incident.iter().enumerate() {
@@ -108,19 +170,33 @@ impl<'a> CornerNormals<'a> {
 
     /// The normal at point `v` of polygon `p` for another shape of the same polygons: the smoothing
     /// rule applied to `face_normals` (from [`Self::face_normals_for`]).
+    #[inline]
     pub fn at_with(&self, face_normals: &[[f32; 3]], p: usize, v: u32) -> [f32; 3] {
         let own = face_normals[p];
-        let Some(cos_limit) = self.cos_limit.get(self.layer.polygons.surface[p] as usize).copied().flatten() else { return own };
+        if self.cos_limit_of(p).is_none() {
+            return own;
+        }
+        self.smoothed(own, p, self.incident(v).iter().map(|&q| (q, face_normals[q as usize])))
+    }
+
+    /// The cosine of polygon `p`'s surface's smoothing angle; `None` when it is shaded flat.
+    #[inline]
+    fn cos_limit_of(&self, p: usize) -> Option<f32> {
+        self.cos_limit.get(self.layer.polygons.surface[p] as usize).copied().flatten()
+    }
+
+    /// Polygon `p`'s normal `own` plus those of the polygons `around` it (each with its normal) that
+    /// smooth into it, normalized.
+    #[inline]
+    fn smoothed(&self, own: [f32; 3], p: usize, around: impl Iterator<Item = (u32, [f32; 3])>) -> [f32; 3] {
+        let Some(cos_limit) = self.cos_limit_of(p) else { return own };
         let polys = &self.layer.polygons;
-        let v = v as usize;
-        let (Some(&from), Some(&to)) = (self.first.get(v), self.first.get(v + 1)) else { return own };
         let mut sum = own;
-        for &q in &self.incident[from as usize..to as usize] {
+        for (q, other) in around {
             let q = q as usize;
             if q == p || polys.smoothing_group[q] != polys.smoothing_group[p] {
                 continue;
             }
-            let other = face_normals[q];
             if dot(own, other) >= cos_limit - 1e-6 {
                 sum = [sum[0] + other[0], sum[1] + other[1], sum[2] + other[2]];
             }
@@ -129,37 +205,39 @@ impl<'a> CornerNormals<'a> {
     }
 }
 
-/// Per point of a band of the layer's points: the normal its corners share, found on its first corner
-/// and reused by the others (a grid point has four), or that they do not share one. Reusing one value
-/// also makes the corners' normals bit-identical, so they share a vertex.
-pub struct SharedNormals {
-    first_point: u32,
-    by_point: Vec<Shared>,
+/// Per point of a layer: the normal all its corners share ([`CornerNormals::shared_at`]), or that they
+/// do not share one. Made once per layer, on every core, before its polygons are built: a grid point's
+/// four corners then cost one look-up each, and reusing one value makes their normals bit-identical,
+/// so they share a vertex.
+pub struct PointNormals {
+    /// The shared normal, or NaN where the corners differ (a normalized sum is never NaN).
+    by_point: Vec<[f32; 3]>,
 }
 
-#[derive(Clone, Copy)]
-enum Shared {
-    NotYetAsked,
-    PerCorner,
-    One([f32; 3]),
-}
+impl PointNormals {
+    /// Every point of the layer `normals` was made for.
+    pub fn new(normals: &CornerNormals<'_>) -> Self {
+        let by_point = crate::parallel::parallel_collect(normals.layer.points.len(), 1 << 16, |v| normals.shared_at(v as u32).unwrap_or([f32::NAN; 3]));
+        Self { by_point }
+    }
 
-impl SharedNormals {
-    /// For the points `first_point .. first_point + span`.
-    pub fn new(first_point: u32, span: usize) -> Self {
-        Self { first_point, by_point: vec![Shared::NotYetAsked; span] }
+    /// No point shares: every corner follows the rule on its own (a layer with morphs, where a morph
+    /// can crease a point that is smooth at rest).
+    pub fn none() -> Self {
+        Self { by_point: Vec::new() }
+    }
+
+    /// Whether the corners at point `v` share this table's normal.
+    #[inline]
+    pub fn shares(&self, v: u32) -> bool {
+        self.by_point.get(v as usize).is_some_and(|n| !n[0].is_nan())
     }
 
     /// The normal at point `v` of polygon `p`, as [`CornerNormals::at`] gives it.
-    pub fn at(&mut self, normals: &CornerNormals<'_>, p: usize, v: u32) -> [f32; 3] {
-        let Some(slot) = v.checked_sub(self.first_point).and_then(|i| self.by_point.get_mut(i as usize)) else {
-            return normals.at(p, v);
-        };
-        if let Shared::NotYetAsked = slot {
-            *slot = normals.shared_at(v).map_or(Shared::PerCorner, Shared::One);
-        }
-        match *slot {
-            Shared::One(normal) => normal,
+    #[inline]
+    pub fn at(&self, normals: &CornerNormals<'_>, p: usize, v: u32) -> [f32; 3] {
+        match self.by_point.get(v as usize) {
+            Some(shared) if !shared[0].is_nan() => *shared,
             _ => normals.at(p, v),
         }
     }

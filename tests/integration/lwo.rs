@@ -578,7 +578,7 @@ fn parse_and_mesh_time_grows_linearly_with_the_file() {
 /// gives corners different normals (hard edges of a box, flat shading).
 #[test]
 fn a_points_shared_normal_is_the_corner_rule_s() {
-    use lwo_wmo_viewer::mesh::normals::{CornerNormals, SharedNormals};
+    use lwo_wmo_viewer::mesh::normals::{CornerNormals, PointNormals};
     let generated = lwo::parse(&lwo_wmo_viewer::fixtures::lwo::large_object(40, 30)).expect("the generated terrain parses").1;
     let files = ["LWO2/hierarchy_smoothed.lwo", "LWO2/sphere_with_gradient.lwo", "LWO2/UglyVertexColors.lwo", "LXOB_Modo/CrazyEngine.lxo", "LWO2/boxuv.lwo"];
     let objects: Vec<(String, LwoObject)> =
@@ -587,7 +587,7 @@ fn a_points_shared_normal_is_the_corner_rule_s() {
         for (index, layer) in object.layers.iter().enumerate() {
             for smooth in [true, false] {
                 let normals = CornerNormals::new(layer, &object.surfaces, smooth);
-                let mut shared = SharedNormals::new(0, layer.points.len());
+                let shared = PointNormals::new(&normals);
                 let (mut corners, mut points_shared) = (0, 0);
                 for p in 0..layer.polygons.len() {
                     for &v in layer.polygons.vertices(p) {
@@ -598,6 +598,15 @@ fn a_points_shared_normal_is_the_corner_rule_s() {
                 }
                 for v in 0..layer.points.len() as u32 {
                     points_shared += usize::from(normals.shared_at(v).is_some());
+                }
+                // With the table cut down to the points that do not share, each of their corners
+                // gets the same normal, bit for bit, as from the whole table.
+                let mut retained = CornerNormals::new(layer, &object.surfaces, smooth);
+                retained.retain_points(|v| !shared.shares(v));
+                for p in 0..layer.polygons.len() {
+                    for &v in layer.polygons.vertices(p).iter().filter(|&&v| !shared.shares(v)) {
+                        assert_eq!(retained.at(p, v), normals.at(p, v), "{name} layer {index} polygon {p} point {v}, the table cut down");
+                    }
                 }
                 if !smooth {
                     assert_eq!(points_shared, 0, "{name}: flat shading shares no normal");
