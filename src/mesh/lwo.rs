@@ -433,11 +433,6 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
     let expected = expected_sizes(layer, options, range.clone());
     let corner_at = |polygon: usize| polys.starts.get(polygon).map_or(0, |&c| c as usize);
     let corners = polys.indices.get(corner_at(range.start)..corner_at(range.end)).unwrap_or(&[]);
-    // The band of points the range's corners use bounds its meshes' vertex counts.
-    let point_span = match (corners.iter().min(), corners.iter().max()) {
-        (Some(&first), Some(&last)) => (last - first) as usize + 1,
-        _ => 0,
-    };
     vertices_made.reserve(corners.len());
     // A point's projected UV, per projecting block, made once however many corners share the point
     // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
@@ -492,11 +487,12 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                 let Some(maps) = inputs.maps_of_surface.get(&surface_index) else { continue };
                 let slot = *mesh_of.entry(key).or_insert_with(|| {
                     let mut mesh = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Triangles) };
-                    // Sized up front: growing by doubling would hold old and new buffers at once.
+                    // Sized up front for the most the range can make without crossings, one vertex per
+                    // corner: growing by doubling copies (modo's stored normals split most points),
+                    // and the unused end of a large block is never touched, so it costs no memory.
                     if let Some(&(corners, triangles)) = expected.get(&key) {
-                        let vertices = corners.min(point_span);
-                        mesh.positions.reserve_exact(vertices);
-                        mesh.normals.reserve_exact(vertices);
+                        mesh.positions.reserve_exact(corners);
+                        mesh.normals.reserve_exact(corners);
                         mesh.indices.reserve_exact(3 * triangles);
                         mesh.triangle_records.reserve_exact(triangles);
                     }
