@@ -163,34 +163,57 @@ impl ObjectBuilder {
         let expected = r.remaining() / 10;
         self.layers[layer].polygons.reserve(expected, 4 * expected);
         self.surface_refs[layer].reserve(expected);
-        let mut vertices = Vec::new();
         let mut dropped = 0usize;
         let first_offset = r.offset();
         let mut index_in_chunk = 0u32;
+        let polygons = &mut self.layers[layer].polygons;
+        let surface_refs = &mut self.surface_refs[layer];
+        let mut outcome = Ok(());
         while !r.is_empty() {
             let record = [r.offset() as u32, index_in_chunk];
             index_in_chunk += 1;
-            let head = r.u16()?;
+            let head = match r.u16() {
+                Ok(head) => head,
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            };
             let mut count = usize::from(head & 0x03FF);
             let mut flags = head >> 10;
             if kind == PolygonKind::Curve {
                 count |= usize::from(head >> 12) << 10;
                 flags &= 0x3;
             }
-            vertices.clear();
+            // The corners go straight into the layer's index column, cut back if the polygon is not kept.
+            let start = polygons.next_corners_at();
             let mut in_range = true;
             for _ in 0..count {
-                let v = r.vx()?;
-                in_range &= v < point_count;
-                vertices.push(v);
+                match r.vx() {
+                    Ok(v) => {
+                        in_range &= v < point_count;
+                        polygons.indices.push(v);
+                    }
+                    Err(e) => {
+                        in_range = false;
+                        outcome = Err(e);
+                        break;
+                    }
+                }
             }
             if in_range {
-                self.layers[layer].polygons.push(kind, flags, &vertices, 0, NONE, record);
-                self.surface_refs[layer].push(0);
+                polygons.push_appended(kind, flags, 0, NONE, record);
+                surface_refs.push(0);
             } else {
+                polygons.indices.truncate(start);
+                if outcome.is_err() {
+                    break;
+                }
                 dropped += 1;
             }
         }
+        // A record cut short fails the chunk, as before; the polygons before it are kept.
+        outcome?;
         self.report_dropped(at, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
         Ok(())
     }

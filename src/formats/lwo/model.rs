@@ -255,6 +255,7 @@ impl<T: Copy + PartialEq> MostlyDefault<T> {
     }
 
     /// Appends the value of the next polygon, `len` being the count before it.
+    #[inline]
     fn push(&mut self, len: usize, value: T) {
         if !self.values.is_empty() || value != self.default {
             self.values.resize(len, self.default);
@@ -315,10 +316,26 @@ impl Polygons {
         if self.starts.is_empty() {
             self.starts.push(0);
         }
+        self.indices.extend_from_slice(vertices);
+        self.push_appended(kind, flags, surface, detail_of, record);
+    }
+
+    /// Where the next polygon's corners go: appended to `indices` (then [`Self::push_appended`]), or
+    /// cut back to this length if the polygon is dropped.
+    pub fn next_corners_at(&mut self) -> usize {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        self.indices.len()
+    }
+
+    /// Appends a polygon whose corners were just appended to `indices`, after the previous polygon's:
+    /// a reader's loop writes them there itself instead of through a buffer.
+    #[inline]
+    pub fn push_appended(&mut self, kind: PolygonKind, flags: u16, surface: u32, detail_of: u32, record: [u32; 2]) {
         let len = self.len();
         self.kind.push(kind);
         self.flags.push(len, flags);
-        self.indices.extend_from_slice(vertices);
         self.starts.push(self.indices.len() as u32);
         self.surface.push(surface);
         self.detail_of.push(len, detail_of);
