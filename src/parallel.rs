@@ -28,22 +28,23 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync
 }
 
 /// `work` on every item, on as many threads as the machine has, each thread with a state of its own;
-/// each result is then handed to `commit` with `into`, one at a time and in the items' order, while
-/// later items are still being worked on. So the results are gathered in one place as they come,
-/// instead of all held and joined at the end.
+/// each result is then handed to `commit` with `into` (and the state of the thread that made it, which
+/// can take back what the result no longer needs), one at a time and in the items' order, while later
+/// items are still being worked on. So the results are gathered in one place as they come, instead of
+/// all held and joined at the end.
 pub fn parallel_in_order<T: Sync, S, R, A: Send>(
     items: &[T],
     make_state: impl Fn() -> S + Sync,
     into: A,
     work: impl Fn(&mut S, &T) -> R + Sync,
-    commit: impl Fn(&mut A, R) + Sync,
+    commit: impl Fn(&mut A, R, &mut S) + Sync,
 ) -> A {
     let workers = if items.len() > 1 { cores().min(items.len()) } else { 1 };
     if workers == 1 {
         let (mut state, mut into) = (make_state(), into);
         for item in items {
             let result = work(&mut state, item);
-            commit(&mut into, result);
+            commit(&mut into, result, &mut state);
         }
         return into;
     }
@@ -81,7 +82,7 @@ pub fn parallel_in_order<T: Sync, S, R, A: Send>(
                         }
                         guard = turn_changed.wait(guard).unwrap_or_else(|e| e.into_inner());
                     }
-                    commit(&mut guard.1, result);
+                    commit(&mut guard.1, result, &mut state);
                     guard.0 += 1;
                     drop(guard);
                     turn_changed.notify_all();
@@ -135,7 +136,7 @@ mod tests {
                 *seen += 1;
                 (n, spin(n), *seen)
             },
-            |(order, seen): &mut (Vec<u64>, Vec<usize>), (n, _, count)| {
+            |(order, seen): &mut (Vec<u64>, Vec<usize>), (n, _, count), _| {
                 order.push(n);
                 seen.push(count);
             },
@@ -150,7 +151,7 @@ mod tests {
     fn a_panicking_item_fails_the_call_instead_of_stalling_it() {
         let items: Vec<u32> = (0..50).collect();
         let outcome = std::panic::catch_unwind(|| {
-            parallel_in_order(&items, || (), 0u32, |_, &n| if n == 3 { panic!("item 3 fails") } else { n }, |sum, n| *sum += n)
+            parallel_in_order(&items, || (), 0u32, |_, &n| if n == 3 { panic!("item 3 fails") } else { n }, |sum, n, _| *sum += n)
         });
         assert!(outcome.is_err());
     }

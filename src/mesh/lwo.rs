@@ -307,8 +307,8 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
         || RangeScratch::new(layer.points.len()),
         RangeMeshes::empty(&morphs),
         |scratch, range| build_range(&inputs, scratch, range.clone()),
-        |layer_meshes, part| {
-            layer_meshes.append(part);
+        |layer_meshes, part, scratch| {
+            layer_meshes.append(part, &mut scratch.spare_meshes);
             piece_done();
         },
     );
@@ -360,11 +360,15 @@ impl RangeMeshes {
 
     /// The next range's meshes after these, in file order: one mesh per (surface, detail) in the
     /// order the layer first meets them, each range's vertices after the previous ones'. A point whose
-    /// corners fall in two ranges has a vertex in each.
-    fn append(&mut self, next: RangeMeshes) {
-        for surface in next.surfaces {
+    /// corners fall in two ranges has a vertex in each. Meshes copied here are emptied into `spare`.
+    fn append(&mut self, next: RangeMeshes, spare: &mut Vec<MeshData>) {
+        for mut surface in next.surfaces {
             match self.surfaces.iter_mut().find(|s| (s.surface, s.detail) == (surface.surface, surface.detail)) {
-                Some(joined) => joined.mesh.append(&surface.mesh),
+                Some(joined) => {
+                    joined.mesh.append(&surface.mesh);
+                    surface.mesh.clear();
+                    spare.push(surface.mesh);
+                }
                 None => self.surfaces.push(surface),
             }
         }
@@ -393,6 +397,9 @@ struct RangeScratch {
     vertices_made: Vec<(u32, u32, u32)>,
     /// Per projecting block: each point's projected UV (NaN until made).
     projected_points: Vec<(*const Block, Vec<[f32; 2]>)>,
+    /// Meshes of earlier ranges, emptied once joined: their memory serves the next ones, instead of
+    /// being returned to the system and asked for again page by page.
+    spare_meshes: Vec<MeshData>,
 }
 
 impl RangeScratch {
@@ -407,6 +414,7 @@ impl RangeScratch {
             last_vertex_of_point: vec![0; point_count],
             vertices_made: Vec::new(),
             projected_points: Vec::new(),
+            spare_meshes: Vec::new(),
         }
     }
 
@@ -426,7 +434,8 @@ impl RangeScratch {
 fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>) -> RangeMeshes {
     let LayerInputs { layer, options, normals, point_normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
-    let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, vertices_made, projected_points } = scratch;
+    let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, vertices_made, projected_points, spare_meshes } =
+        scratch;
     let mut out = RangeMeshes::empty(morphs);
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
     let mut last_mesh: Option<((u32, bool), usize, &CornerMaps<'_>)> = None;
@@ -486,13 +495,22 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             _ => {
                 let Some(maps) = inputs.maps_of_surface.get(&surface_index) else { continue };
                 let slot = *mesh_of.entry(key).or_insert_with(|| {
-                    let mut mesh = MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Triangles) };
+                    let mut mesh = spare_meshes.pop().unwrap_or_else(|| MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Triangles) });
+                    let uv_set_count = usize::from(maps.uv.is_some() || maps.projection.is_some()) * (1 + usize::from(maps.second_uv.is_some()));
+                    mesh.uv_sets.resize_with(uv_set_count, Vec::new);
+                    if maps.color.is_none() {
+                        mesh.colors = None;
+                    }
                     // Sized up front for the most the range can make without crossings, one vertex per
                     // corner: growing by doubling copies (modo's stored normals split most points),
                     // and the unused end of a large block is never touched, so it costs no memory.
                     if let Some(&(corners, triangles)) = expected.get(&key) {
                         mesh.positions.reserve_exact(corners);
                         mesh.normals.reserve_exact(corners);
+                        mesh.uv_sets.iter_mut().for_each(|set| set.reserve_exact(corners));
+                        if let Some(colors) = &mut mesh.colors {
+                            colors.reserve_exact(corners);
+                        }
                         mesh.indices.reserve_exact(3 * triangles);
                         mesh.triangle_records.reserve_exact(triangles);
                     }
@@ -532,11 +550,6 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
                 unwrap_seam(projected_uvs);
             }
-        }
-        let uv_set_count = usize::from(maps.uv.is_some() || maps.projection.is_some()) * (1 + usize::from(maps.second_uv.is_some()));
-        while mesh.uv_sets.len() < uv_set_count {
-            // As long as the positions will be (their capacity is the expected count).
-            mesh.uv_sets.push(Vec::with_capacity(mesh.positions.capacity()));
         }
         corner_vertex.clear();
         for (k, &v) in vertices.iter().enumerate() {

@@ -101,6 +101,23 @@ impl MeshData {
         b
     }
 
+    /// Empties every buffer but keeps its room (and the morph targets' names), for a mesh of the same
+    /// layout built again in the same memory.
+    pub fn clear(&mut self) {
+        self.positions.clear();
+        self.normals.clear();
+        self.uv_sets.iter_mut().for_each(Vec::clear);
+        if let Some(colors) = &mut self.colors {
+            colors.clear();
+        }
+        self.indices.clear();
+        self.triangle_records.clear();
+        for target in &mut self.morph_targets {
+            target.positions.clear();
+            target.normals.clear();
+        }
+    }
+
     /// `piece`'s vertices and primitives after these, its indices moved past the vertices before it.
     /// The two share a layout (the same UV sets, colours and morph targets).
     pub fn append(&mut self, piece: &MeshData) {
