@@ -1,6 +1,7 @@
 //! One way to spread independent work over the cores: WMO group files, their meshes, ranges of a
 //! large LightWave layer's polygons, exported textures. Items are taken one at a time, so a few large
-//! ones do not hold up the rest.
+//! ones do not hold up the rest (except in [`parallel_in_order`], where a thread done with an item
+//! waits for the items before it to be committed).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -29,9 +30,11 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync
 
 /// `work` on every item, on as many threads as the machine has, each thread with a state of its own;
 /// each result is then handed to `commit` with `into` (and the state of the thread that made it, which
-/// can take back what the result no longer needs), one at a time and in the items' order, while later
-/// items are still being worked on. So the results are gathered in one place as they come, instead of
-/// all held and joined at the end.
+/// can take back what the result no longer needs), one at a time and in the items' order. A thread
+/// commits its item once the items before it are committed, then takes the next: the results are
+/// gathered in one place as they come instead of all held and joined at the end, at the price of a
+/// thread waiting when the item before its own is slow (items of like size, such as polygon ranges,
+/// suit it).
 pub fn parallel_in_order<T: Sync, S, R, A: Send>(
     items: &[T],
     make_state: impl Fn() -> S + Sync,

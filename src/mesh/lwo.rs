@@ -284,9 +284,10 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
     // With morphs each corner keeps its own sum: a morph can crease a point that is smooth at rest.
     let share = morphs.is_empty() && normals.smooths_any();
     let point_normals = if share { PointNormals::new(&normals) } else { PointNormals::none() };
-    if share && layer.points.len() >= 1 << 16 {
-        // The corner rule is now asked only where a point's corners do not share a normal: a large
-        // layer frees the rest of its table (a small one would spend more than it frees).
+    if share && layer.points.len() >= 1 << 16 && point_normals.shared_count() * 4 >= layer.points.len() * 3 {
+        // The corner rule is now asked only where a point's corners do not share a normal: a large,
+        // mostly smooth layer frees the rest of its table (a small one would spend more than it
+        // frees, and a mostly creased one would keep nearly all of it, twice, while cutting it).
         normals.retain_points(|v| !point_normals.shares(v));
     }
     let mut lookups = MapLookups::default();
@@ -380,6 +381,9 @@ impl RangeMeshes {
     }
 }
 
+/// The bits of a NaN: a projected UV is kept XOR these, so zeroed memory means "not made yet".
+const UNKNOWN_UV: u32 = 0x7FC0_0000;
+
 /// What a thread keeps from one polygon range of a layer to the next: working buffers, and tables by
 /// the layer's point made once per thread instead of once per range (a range's points can span most of
 /// the layer, as when points added later sit at its end). The tables are cleared after each range at
@@ -395,8 +399,9 @@ struct RangeScratch {
     last_vertex_of_point: Vec<u32>,
     /// The vertices this range has made, by number: their point, mesh slot and index in that mesh.
     vertices_made: Vec<(u32, u32, u32)>,
-    /// Per projecting block: each point's projected UV (NaN until made).
-    projected_points: Vec<(*const Block, Vec<[f32; 2]>)>,
+    /// Per projecting block: each point's projected UV, as its bits XOR [`UNKNOWN_UV`], so that the
+    /// zeroed table reads as "not made yet" and a large layer's pages are only made where used.
+    projected_points: Vec<(*const Block, Vec<[u32; 2]>)>,
     /// Meshes of earlier ranges, emptied once joined: their memory serves the next ones, instead of
     /// being returned to the system and asked for again page by page.
     spare_meshes: Vec<MeshData>,
@@ -423,7 +428,7 @@ impl RangeScratch {
         for &(v, _, _) in &self.vertices_made {
             self.last_vertex_of_point[v as usize] = 0;
             for (_, known) in &mut self.projected_points {
-                known[v as usize] = [f32::NAN; 2];
+                known[v as usize] = [0; 2];
             }
         }
         self.vertices_made.clear();
@@ -531,18 +536,20 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                 projected_uvs.extend(vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
             } else {
                 let known = known.unwrap_or_else(|| {
-                    projected_points.push((block, vec![[f32::NAN; 2]; layer.points.len()]));
+                    projected_points.push((block, vec![[0; 2]; layer.points.len()]));
                     projected_points.len() - 1
                 });
                 let known = &mut projected_points[known].1;
                 projected_uvs.extend(vertices.iter().map(|&v| {
                     let made = || project(block, point_at(&layer.points, v), [0.0; 3]).unwrap_or([0.0, 0.0]);
                     match known.get_mut(v as usize) {
-                        Some(slot) if slot[0].is_nan() => {
-                            *slot = made();
-                            *slot
+                        // A NaN result stays "unknown" and is made again: rare, and still right.
+                        Some(slot) if *slot == [0; 2] => {
+                            let uv = made();
+                            *slot = uv.map(|c| c.to_bits() ^ UNKNOWN_UV);
+                            uv
                         }
-                        Some(slot) => *slot,
+                        Some(slot) => slot.map(|bits| f32::from_bits(bits ^ UNKNOWN_UV)),
                         None => made(),
                     }
                 }));

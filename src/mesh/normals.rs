@@ -227,6 +227,11 @@ impl PointNormals {
         Self { by_point: Vec::new() }
     }
 
+    /// How many points' corners share a normal.
+    pub fn shared_count(&self) -> usize {
+        self.by_point.iter().filter(|n| !n[0].is_nan()).count()
+    }
+
     /// Whether the corners at point `v` share this table's normal.
     #[inline]
     pub fn shares(&self, v: u32) -> bool {
