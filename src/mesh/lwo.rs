@@ -503,9 +503,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                     let mut mesh = spare_meshes.pop().unwrap_or_else(|| MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Triangles) });
                     let uv_set_count = usize::from(maps.uv.is_some() || maps.projection.is_some()) * (1 + usize::from(maps.second_uv.is_some()));
                     mesh.uv_sets.resize_with(uv_set_count, Vec::new);
-                    if maps.color.is_none() {
-                        mesh.colors = None;
-                    }
+                    mesh.colors = maps.color.is_some().then(|| mesh.colors.take().unwrap_or_default());
                     // Sized up front for the most the range can make without crossings, one vertex per
                     // corner: growing by doubling copies (modo's stored normals split most points),
                     // and the unused end of a large block is never touched, so it costs no memory.
@@ -600,7 +598,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                         mesh.uv_sets[1].push(uv);
                     }
                     if let Some(c) = color {
-                        mesh.colors.get_or_insert_with(|| Vec::with_capacity(mesh.positions.capacity())).push(c);
+                        mesh.colors.get_or_insert_with(Vec::new).push(c);
                     }
                     // A normal the file stores is kept as it is in every shape.
                     morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));

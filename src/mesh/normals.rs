@@ -128,11 +128,9 @@ impl<'a> CornerNormals<'a> {
         }
         // The same function as made `face_normals`, so the same value.
         let own = polygon_normal(&self.layer.points, self.layer.polygons.vertices(p));
-        if self.cos_limit_of(p).is_none() {
-            return own;
-        }
+        let Some(cos_limit) = self.cos_limit_of(p) else { return own };
         let range = self.incident_range(v);
-        self.smoothed(own, p, self.incident[range.clone()].iter().copied().zip(self.incident_normals[range].iter().copied()))
+        self.smoothed(own, p, cos_limit, self.incident[range.clone()].iter().copied().zip(self.incident_normals[range].iter().copied()))
     }
 
     /// The one normal every corner at point `v` has, when they all have the same: every polygon around
@@ -173,10 +171,8 @@ impl<'a> CornerNormals<'a> {
     #[inline]
     pub fn at_with(&self, face_normals: &[[f32; 3]], p: usize, v: u32) -> [f32; 3] {
         let own = face_normals[p];
-        if self.cos_limit_of(p).is_none() {
-            return own;
-        }
-        self.smoothed(own, p, self.incident(v).iter().map(|&q| (q, face_normals[q as usize])))
+        let Some(cos_limit) = self.cos_limit_of(p) else { return own };
+        self.smoothed(own, p, cos_limit, self.incident(v).iter().map(|&q| (q, face_normals[q as usize])))
     }
 
     /// The cosine of polygon `p`'s surface's smoothing angle; `None` when it is shaded flat.
@@ -186,10 +182,9 @@ impl<'a> CornerNormals<'a> {
     }
 
     /// Polygon `p`'s normal `own` plus those of the polygons `around` it (each with its normal) that
-    /// smooth into it, normalized.
+    /// smooth into it within `cos_limit` (its surface's), normalized.
     #[inline]
-    fn smoothed(&self, own: [f32; 3], p: usize, around: impl Iterator<Item = (u32, [f32; 3])>) -> [f32; 3] {
-        let Some(cos_limit) = self.cos_limit_of(p) else { return own };
+    fn smoothed(&self, own: [f32; 3], p: usize, cos_limit: f32, around: impl Iterator<Item = (u32, [f32; 3])>) -> [f32; 3] {
         let polys = &self.layer.polygons;
         let mut sum = own;
         for (q, other) in around {
