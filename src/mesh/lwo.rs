@@ -154,6 +154,10 @@ struct CornerMaps<'a> {
 /// point, and the VMAD's entries sorted for a binary search on the points that have any.
 struct MapLookup<'a> {
     vmap: Option<&'a VertexMap>,
+    /// Entry k of the VMAP is point k, for every entry ([`MapPoints::in_point_order`]): no table is
+    /// then needed.
+    in_point_order: bool,
+    /// Otherwise the VMAP entry of each point.
     entry_of_point: Vec<u32>,
     vmad: Option<&'a VertexMap>,
     /// (point, polygon, entry), sorted.
@@ -171,14 +175,15 @@ impl<'a> MapLookup<'a> {
         let vmad = find(true);
         let dimension = usize::from(vmap.or(vmad)?.dimension);
         let point_count = layer.points.len();
-        let mut entry_of_point = vec![NONE; if vmap.is_some() { point_count } else { 0 }];
-        for (i, &p) in vmap.iter().flat_map(|m| m.points.iter()).enumerate() {
+        let in_point_order = vmap.is_some_and(|m| m.points.in_point_order());
+        let mut entry_of_point = vec![NONE; if vmap.is_some() && !in_point_order { point_count } else { 0 }];
+        for (i, p) in vmap.iter().filter(|_| !in_point_order).flat_map(|m| m.points.iter()).enumerate() {
             if let Some(slot) = entry_of_point.get_mut(p as usize) {
                 *slot = i as u32;
             }
         }
         let mut corners: Vec<(u32, u32, u32)> =
-            vmad.iter().flat_map(|m| m.points.iter().zip(&m.polygons)).enumerate().map(|(i, (&p, &poly))| (p, poly, i as u32)).collect();
+            vmad.iter().flat_map(|m| m.points.iter().zip(&m.polygons)).enumerate().map(|(i, (p, &poly))| (p, poly, i as u32)).collect();
         // A later entry for the same corner wins, as the file's order says.
         corners.sort_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
         corners.dedup_by_key(|&mut (p, poly, _)| (p, poly));
@@ -188,7 +193,7 @@ impl<'a> MapLookup<'a> {
                 *flag = true;
             }
         }
-        Some(Self { vmap, entry_of_point, vmad, corners, point_has_corners, dimension })
+        Some(Self { vmap, in_point_order, entry_of_point, vmad, corners, point_has_corners, dimension })
     }
 
     fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
@@ -197,8 +202,13 @@ impl<'a> MapLookup<'a> {
                 return Some(vmad.value(self.corners[at].2 as usize));
             }
         }
-        let entry = *self.entry_of_point.get(point as usize)?;
-        (entry != NONE).then(|| self.vmap.map(|m| m.value(entry as usize))).flatten()
+        let vmap = self.vmap?;
+        let entry = if self.in_point_order {
+            Some(point).filter(|&p| (p as usize) < vmap.points.len())?
+        } else {
+            *self.entry_of_point.get(point as usize)?
+        };
+        (entry != NONE).then(|| vmap.value(entry as usize))
     }
 }
 
@@ -883,4 +893,44 @@ pub fn triangle_count(object: &LwoObject) -> usize {
 /// Parsed layers only hold in-range indices; a hand-made model that does not still builds, at the origin.
 fn point_at(points: &[[f32; 3]], index: u32) -> [f32; 3] {
     points.get(index as usize).copied().unwrap_or([0.0; 3])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::fourcc::FourCc;
+
+    fn uv_map(name: &str, discontinuous: bool, points: &[u32], polygons: &[u32]) -> VertexMap {
+        VertexMap {
+            kind: FourCc(*b"TXUV"),
+            dimension: 2,
+            name: name.into(),
+            discontinuous,
+            points: points.iter().copied().collect(),
+            polygons: polygons.to_vec(),
+            values: points.iter().enumerate().flat_map(|(i, &p)| [p as f32, i as f32]).collect(),
+            parameters: None,
+        }
+    }
+
+    #[test]
+    fn a_map_lookup_finds_each_points_entry_in_order_or_not() {
+        let mut layer = Layer::new(0);
+        layer.points = vec![[0.0; 3]; 6];
+        // Entry k is point k (the first four points): no table.
+        layer.vertex_maps.push(uv_map("ordered", false, &[0, 1, 2, 3], &[]));
+        // Out of order, point 2 twice (the later entry wins), a point past the layer's end.
+        layer.vertex_maps.push(uv_map("shuffled", false, &[4, 2, 0, 2, 9], &[]));
+        // Per corner: point 1 of polygon 7 differs from the map.
+        layer.vertex_maps.push(uv_map("ordered", true, &[1], &[7]));
+        let ordered = MapLookup::new(&layer, UV_KINDS, "ordered").unwrap();
+        assert!(ordered.in_point_order && ordered.entry_of_point.is_empty());
+        let got: Vec<_> = (0..6).map(|p| ordered.get(p, 0).map(|v| v.to_vec())).collect();
+        assert_eq!(got, [Some(vec![0.0, 0.0]), Some(vec![1.0, 1.0]), Some(vec![2.0, 2.0]), Some(vec![3.0, 3.0]), None, None]);
+        assert_eq!(ordered.get(1, 7), Some(&[1.0, 0.0][..]), "the VMAD entry wins at its corner");
+        let shuffled = MapLookup::new(&layer, UV_KINDS, "shuffled").unwrap();
+        assert!(!shuffled.in_point_order);
+        let got: Vec<_> = (0..6).map(|p| shuffled.get(p, 0).map(|v| v[1])).collect();
+        assert_eq!(got, [Some(2.0), None, Some(3.0), None, Some(0.0), None]);
+    }
 }

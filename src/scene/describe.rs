@@ -168,9 +168,9 @@ impl Scene {
             // Each map's value at the corner: the VMAD entry for this polygon where one exists, else the VMAP's.
             for map in layer.vertex_maps.iter().filter(|m| matches!(&m.kind.0, b"TXUV" | b"RGB " | b"RGBA")) {
                 let entry = if map.discontinuous {
-                    map.points.iter().zip(&map.polygons).position(|(&pt, &poly)| pt == v && poly as usize == polygon)
+                    map.points.iter().zip(&map.polygons).position(|(pt, &poly)| pt == v && poly as usize == polygon)
                 } else {
-                    map.points.iter().position(|&pt| pt == v)
+                    map.points.iter().position(|pt| pt == v)
                 };
                 if let Some(entry) = entry {
                     let kind = if map.discontinuous { "VMAD" } else { "VMAP" };

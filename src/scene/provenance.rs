@@ -37,20 +37,20 @@ impl Scene {
                 let Model::Lwo(object) = &document.model else { return None };
                 let polygons = &object.layers.get(layer)?.polygons;
                 let polygon = record as usize;
-                let at = *polygons.record_offset.get(polygon)? as usize;
+                let record = polygons.record(polygon)?;
                 let chunk = polygons.chunk_of(polygon)?;
                 let data = document.tree.node(chunk).data_range();
                 // A record ends where the next one of its chunk starts (records are read in file order),
                 // the last one at the chunk's end.
-                let next = polygons.record_offset.get(polygon + 1).filter(|_| polygons.chunk_of(polygon + 1) == Some(chunk));
-                let end = next.map_or(data.end, |&o| o as usize);
+                let next = polygons.record(polygon + 1).filter(|_| polygons.chunk_of(polygon + 1) == Some(chunk));
+                let end = next.map_or(data.end, |r| r.offset as usize);
                 Some(TriangleOrigin {
                     file: source.file,
                     chunk: Some(chunk),
                     chunk_path: document.tree.path(chunk),
                     chunk_data: data,
-                    record: *polygons.index_in_chunk.get(polygon)?,
-                    bytes: at..end,
+                    record: record.index_in_chunk,
+                    bytes: record.offset as usize..end,
                 })
             }
             RecordKind::WmoTriangle { .. } => {

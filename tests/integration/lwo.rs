@@ -267,7 +267,7 @@ fn polygons_of_two_pols_chunks_know_each_their_chunk() {
     let polygons = &object.layers[0].polygons;
     let (first, second) = (tree.find_path("FORM/POLS").unwrap(), tree.find_path("FORM/POLS[1]").unwrap());
     assert_eq!((0..3).map(|p| polygons.chunk_of(p)).collect::<Vec<_>>(), [Some(first), Some(first), Some(second)]);
-    assert_eq!(polygons.index_in_chunk, [0, 1, 0]);
+    assert_eq!((0..3).map(|p| polygons.record(p).unwrap().index_in_chunk).collect::<Vec<_>>(), [0, 1, 0]);
     assert_eq!(polygons.chunks.len(), 2, "one entry per chunk");
 }
 
@@ -446,9 +446,9 @@ fn every_known_sub_chunk_reads_into_the_model() {
     assert_eq!((p.part[0], p.smoothing_group[0]), (1, 5));
     assert_eq!(p.part[2], 2);
     let uv = layer.vertex_map(b"TXUV", "uv", false).unwrap();
-    assert_eq!((uv.points.as_slice(), uv.parameters), (&[0, 2][..], Some([1, 7])));
+    assert_eq!((uv.points.iter().collect::<Vec<_>>(), uv.parameters), (vec![0, 2], Some([1, 7])));
     let vmad = layer.vertex_map(b"TXUV", "uv", true).unwrap();
-    assert_eq!((vmad.points.as_slice(), vmad.polygons.as_slice(), vmad.value(0)), (&[2][..], &[0][..], &[0.5, 0.25][..]));
+    assert_eq!((vmad.points.iter().collect::<Vec<_>>(), vmad.polygons.as_slice(), vmad.value(0)), (vec![2], &[0][..], &[0.5, 0.25][..]));
 
     let s = &o.surfaces[0];
     assert_eq!((s.color, s.diffuse), ([0.1, 0.2, 0.3], 0.8));
@@ -619,4 +619,39 @@ fn a_points_shared_normal_is_the_corner_rule_s() {
             }
         }
     }
+}
+
+/// A polygon's record is found from the few places the parser keeps, past hundreds of polygons and
+/// across corners written in four bytes (points from 0xFF00 on): on a generated 90 000-point terrain
+/// every polygon's record holds its corner count and its corners, and ends where the next begins.
+#[test]
+fn a_large_layers_polygons_find_their_records() {
+    let bytes = lwo_wmo_viewer::fixtures::lwo::large_object(300, 300);
+    let (_, object) = lwo::parse(&bytes).expect("the generated terrain parses");
+    let polygons = &object.layers[0].polygons;
+    assert!(object.layers[0].points.len() > 0xFF00, "some corners are written in four bytes");
+    let vx = |at: usize| match bytes[at] {
+        0xFF => (u32::from_be_bytes([0, bytes[at + 1], bytes[at + 2], bytes[at + 3]]), 4),
+        _ => (u32::from(u16::from_be_bytes([bytes[at], bytes[at + 1]])), 2),
+    };
+    let mut long_corners = 0;
+    for p in 0..polygons.len() {
+        let record = polygons.record(p).unwrap();
+        assert_eq!(record.index_in_chunk, p as u32, "one POLS, nothing dropped");
+        let mut at = record.offset as usize;
+        let count = u16::from_be_bytes([bytes[at], bytes[at + 1]]) & 0x3FF;
+        at += 2;
+        let mut corners = Vec::new();
+        for _ in 0..count {
+            let (v, width) = vx(at);
+            long_corners += usize::from(width == 4);
+            corners.push(v);
+            at += width;
+        }
+        assert_eq!(corners, polygons.vertices(p), "polygon {p}");
+        if let Some(next) = polygons.record(p + 1) {
+            assert_eq!(next.offset as usize, at, "polygon {p}'s record ends where the next begins");
+        }
+    }
+    assert!(long_corners > polygons.len(), "{long_corners} long corners");
 }

@@ -278,7 +278,7 @@ fn a_lightwave_pick_names_its_pols_record_and_surface() {
         // The POLS index named is a polygon whose record starts at the bytes named, on the surface named.
         let index = hit["record"].as_u64().unwrap() as u32;
         let start = hit["bytes"][0].as_u64().unwrap() as u32;
-        let p = (0..polygons.len()).find(|&p| polygons.index_in_chunk[p] == index && polygons.record_offset[p] == start).unwrap_or_else(|| panic!("no POLS record {index} at {start}: {hit}"));
+        let p = (0..polygons.len()).find(|&p| polygons.record(p) == Some(lwo_wmo_viewer::formats::lwo::Record { offset: start, index_in_chunk: index })).unwrap_or_else(|| panic!("no POLS record {index} at {start}: {hit}"));
         let surface = &object.surfaces[polygons.surface[p] as usize].name;
         assert!(hit["fields"]["surface"].as_str().unwrap().starts_with(surface.as_str()), "{hit}");
     }

@@ -153,7 +153,8 @@ impl ObjectBuilder {
     fn read_polygons(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
         self.pols_start = self.layers[layer].polygons.len();
-        self.layers[layer].polygons.start_chunk(chunk);
+        let layout = if self.kind.is_lightwave5() { RecordLayout::LwobFace } else { RecordLayout::Lwo2 };
+        self.layers[layer].polygons.start_chunk(chunk, layout);
         if self.kind.is_lightwave5() {
             return self.read_lwob_polygons(r, at, layer);
         }
@@ -170,7 +171,7 @@ impl ObjectBuilder {
         let surface_refs = &mut self.surface_refs[layer];
         let mut outcome = Ok(());
         while !r.is_empty() {
-            let record = [r.offset() as u32, index_in_chunk];
+            let record = Record { offset: r.offset() as u32, index_in_chunk };
             index_in_chunk += 1;
             let head = match r.u16() {
                 Ok(head) => head,
@@ -202,7 +203,10 @@ impl ObjectBuilder {
                 }
             }
             if in_range {
-                polygons.push_appended(kind, flags, 0, NONE, record);
+                // Below 0xFF00 points every corner kept is short: no need to look at them again.
+                let usual_length =
+                    if point_count <= 0xFF00 { 2 + 2 * count as u32 } else { RecordLayout::Lwo2.record_length(&polygons.indices[start..]) };
+                polygons.push_appended(kind, flags, 0, NONE, record, usual_length);
                 surface_refs.push(0);
             } else {
                 polygons.indices.truncate(start);
@@ -242,7 +246,7 @@ impl ObjectBuilder {
             return Err(ParseError::invalid(r.offset(), format!("detail polygons nested deeper than {MAX_DETAIL_DEPTH} levels")));
         }
         let point_count = self.layers[layer].points.len() as u32;
-        let record = [r.offset() as u32, *index_in_chunk];
+        let record = Record { offset: r.offset() as u32, index_in_chunk: *index_in_chunk };
         *index_in_chunk += 1;
         let count = usize::from(r.u16()?);
         let mut vertices = Vec::with_capacity(count.min(r.remaining() / 2));
@@ -270,13 +274,13 @@ impl ObjectBuilder {
 
     fn read_lwob_curves(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
-        self.layers[layer].polygons.start_chunk(chunk);
+        self.layers[layer].polygons.start_chunk(chunk, RecordLayout::LwobCurve);
         let point_count = self.layers[layer].points.len() as u32;
         let first_offset = r.offset();
         let mut dropped = 0;
         let mut index_in_chunk = 0u32;
         while !r.is_empty() {
-            let record = [r.offset() as u32, index_in_chunk];
+            let record = Record { offset: r.offset() as u32, index_in_chunk };
             index_in_chunk += 1;
             let count = usize::from(r.u16()?);
             let mut vertices = Vec::with_capacity(count.min(r.remaining() / 2));
@@ -329,7 +333,7 @@ impl ObjectBuilder {
         let point_count = self.layers[layer].points.len() as u32;
         let polygon_count = self.layers[layer].polygons.len();
         let parameters = self.pending_map_parameters.take();
-        let mut map = VertexMap { kind, dimension, name, discontinuous, points: Vec::new(), polygons: Vec::new(), values: Vec::new(), parameters };
+        let mut map = VertexMap { kind, dimension, name, discontinuous, points: MapPoints::default(), polygons: Vec::new(), values: Vec::new(), parameters };
         let first_offset = r.offset();
         let mut dropped = 0;
         while !r.is_empty() {

@@ -196,11 +196,9 @@ pub struct Polygons {
     pub smoothing_group: MostlyDefault<u32>,
     /// LWOB detail polygons: the polygon they lie on, or `NONE`.
     pub detail_of: MostlyDefault<u32>,
-    /// Provenance, so a picked triangle can be traced to its bytes: the absolute file offset of each
-    /// polygon's record (its vertex count) …
-    pub record_offset: Vec<u32>,
-    /// … and its place among the records of its POLS (or CRVS) chunk, dropped records counted.
-    pub index_in_chunk: Vec<u32>,
+    /// Provenance, so a picked triangle can be traced to its bytes: where each polygon's record is
+    /// ([`Self::record`]).
+    records: RecordPlaces,
     /// The layer's POLS (or CRVS) chunks in file order, each with the first polygon read from it: a
     /// polygon's chunk is the last one starting at or before it. One entry per chunk, not per polygon,
     /// so the table costs nothing next to the polygons.
@@ -218,8 +216,7 @@ impl Default for Polygons {
             part: MostlyDefault::new(NONE),
             smoothing_group: MostlyDefault::new(0),
             detail_of: MostlyDefault::new(NONE),
-            record_offset: Vec::new(),
-            index_in_chunk: Vec::new(),
+            records: RecordPlaces::default(),
             chunks: Vec::new(),
         }
     }
@@ -288,9 +285,18 @@ impl Polygons {
         Some(*chunk)
     }
 
-    /// The polygons pushed from now on come from `chunk`.
-    pub fn start_chunk(&mut self, chunk: ChunkId) {
+    /// The polygons pushed from now on come from `chunk`, whose records are laid out as `layout` says.
+    pub fn start_chunk(&mut self, chunk: ChunkId, layout: RecordLayout) {
         self.chunks.push((self.len() as u32, chunk));
+        self.records.start_chunk(layout);
+    }
+
+    /// Where polygon `polygon`'s record is in the file.
+    pub fn record(&self, polygon: usize) -> Option<Record> {
+        if polygon >= self.len() {
+            return None;
+        }
+        self.records.find(polygon, |q| self.vertices(q))
     }
 
     pub fn vertices(&self, polygon: usize) -> &[u32] {
@@ -307,17 +313,16 @@ impl Polygons {
         self.starts.reserve(polygons + 1);
         self.indices.reserve(corners);
         self.surface.reserve(polygons);
-        self.record_offset.reserve(polygons);
-        self.index_in_chunk.reserve(polygons);
     }
 
-    /// Appends a polygon; `record` is where its record sits: absolute byte offset and index in its chunk.
-    pub fn push(&mut self, kind: PolygonKind, flags: u16, vertices: &[u32], surface: u32, detail_of: u32, record: [u32; 2]) {
+    /// Appends a polygon; `record` is where its record sits.
+    pub fn push(&mut self, kind: PolygonKind, flags: u16, vertices: &[u32], surface: u32, detail_of: u32, record: Record) {
         if self.starts.is_empty() {
             self.starts.push(0);
         }
         self.indices.extend_from_slice(vertices);
-        self.push_appended(kind, flags, surface, detail_of, record);
+        let usual_length = self.records.layout.map_or(0, |l| l.record_length(vertices));
+        self.push_appended(kind, flags, surface, detail_of, record, usual_length);
     }
 
     /// Where the next polygon's corners go: appended to `indices` (then [`Self::push_appended`]), or
@@ -331,16 +336,101 @@ impl Polygons {
 
     /// Appends a polygon whose corners were just appended to `indices`, after the previous polygon's:
     /// a reader's loop writes them there itself instead of through a buffer.
+    /// `usual_length` is the record's length as its chunk's [`RecordLayout`] gives it for these corners.
     #[inline]
-    pub fn push_appended(&mut self, kind: PolygonKind, flags: u16, surface: u32, detail_of: u32, record: [u32; 2]) {
+    pub fn push_appended(&mut self, kind: PolygonKind, flags: u16, surface: u32, detail_of: u32, record: Record, usual_length: u32) {
         let len = self.len();
         self.kind.push(kind);
         self.flags.push(len, flags);
         self.starts.push(self.indices.len() as u32);
         self.surface.push(surface);
         self.detail_of.push(len, detail_of);
-        self.record_offset.push(record[0]);
-        self.index_in_chunk.push(record[1]);
+        self.records.push(len, record, usual_length);
+    }
+}
+
+/// Where a polygon's record is: its absolute byte offset in the file (at its vertex count), and its
+/// place among the records of its POLS (or CRVS) chunk, dropped records counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub offset: u32,
+    pub index_in_chunk: u32,
+}
+
+/// How a chunk's polygon records are laid out: enough to know a kept polygon's record length from
+/// its corners alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordLayout {
+    /// LWO2/LWO3 POLS: a 2-byte count and flags, then each corner as a VX (2 bytes below 0xFF00, else 4).
+    Lwo2,
+    /// LWOB POLS: a 2-byte count, 2-byte corners, a 2-byte surface (a detail count follows when it is
+    /// negative, which the next record's place shows).
+    LwobFace,
+    /// LWOB CRVS: a 2-byte count, 2-byte corners, a 2-byte surface and 2 bytes of flags.
+    LwobCurve,
+}
+
+impl RecordLayout {
+
+    /// The length of the record of a polygon with corners `vertices`, written the usual way.
+    pub fn record_length(self, vertices: &[u32]) -> u32 {
+        let corners = vertices.len() as u32;
+        match self {
+            Self::Lwo2 => 2 + 2 * corners + 2 * vertices.iter().map(|&v| u32::from(v >= 0xFF00)).sum::<u32>(),
+            Self::LwobFace => 4 + 2 * corners,
+            Self::LwobCurve => 6 + 2 * corners,
+        }
+    }
+}
+
+/// Every polygon's [`Record`], without a column of them: a polygon's record usually starts where the
+/// one before it ends, so only the places where that is not so are kept (a chunk's first record, one
+/// after dropped records or detail polygons, one after corners written in the long form), and one
+/// every [`RecordPlaces::SPACING`] polygons so that finding a record reads at most that many
+/// polygons. A million-polygon layer keeps a few thousand places instead of 8 MB.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct RecordPlaces {
+    /// Ascending by polygon.
+    anchors: Vec<Anchor>,
+    /// Where the next polygon's record is if it follows the last one pushed.
+    expected: Option<Record>,
+    layout: Option<RecordLayout>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Anchor {
+    polygon: u32,
+    record: Record,
+    layout: RecordLayout,
+}
+
+impl RecordPlaces {
+    const SPACING: usize = 256;
+
+    fn start_chunk(&mut self, layout: RecordLayout) {
+        self.layout = Some(layout);
+        self.expected = None;
+    }
+
+    /// Polygon `polygon` (the next one) was read from `record`, whose usual length is `usual_length`.
+    #[inline]
+    fn push(&mut self, polygon: usize, record: Record, usual_length: u32) {
+        if self.expected != Some(record) || polygon % Self::SPACING == 0 {
+            // A polygon pushed outside a chunk has no layout to follow: each is its own anchor.
+            let layout = self.layout.unwrap_or(RecordLayout::Lwo2);
+            self.anchors.push(Anchor { polygon: polygon as u32, record, layout });
+        }
+        self.expected = self.layout.map(|_| Record { offset: record.offset.wrapping_add(usual_length), index_in_chunk: record.index_in_chunk + 1 });
+    }
+
+    /// Polygon `polygon`'s record, walking from the anchor at or before it over the polygons between.
+    fn find<'v>(&self, polygon: usize, vertices: impl Fn(usize) -> &'v [u32]) -> Option<Record> {
+        let anchor = self.anchors[..self.anchors.partition_point(|a| a.polygon as usize <= polygon)].last()?;
+        let mut record = anchor.record;
+        for q in anchor.polygon as usize..polygon {
+            record = Record { offset: record.offset.wrapping_add(anchor.layout.record_length(vertices(q))), index_in_chunk: record.index_in_chunk + 1 };
+        }
+        Some(record)
     }
 }
 
@@ -351,7 +441,8 @@ pub struct VertexMap {
     pub dimension: u16,
     pub name: String,
     pub discontinuous: bool,
-    pub points: Vec<u32>,
+    /// The point of each entry.
+    pub points: MapPoints,
     /// VMAD only: the polygon (layer-wide index) each entry belongs to.
     pub polygons: Vec<u32>,
     /// `dimension` values per entry.
@@ -383,6 +474,65 @@ impl VertexMap {
     }
 }
 
+/// The point of each entry of a vertex map. LightWave writes a VMAP that covers the points from the
+/// first on in their order (a UV map, a weight map, a morph of the whole mesh): while entry k is point
+/// k for every k, only the count is kept, not a column as long as the points (4 MB a million).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MapPoints {
+    len: usize,
+    /// Every entry's point, once one is out of that order; empty until then.
+    listed: Vec<u32>,
+}
+
+impl MapPoints {
+    #[inline]
+    pub fn push(&mut self, point: u32) {
+        if self.listed.is_empty() && point as usize == self.len {
+            self.len += 1;
+            return;
+        }
+        if self.listed.is_empty() {
+            self.listed = (0..self.len as u32).collect();
+        }
+        self.listed.push(point);
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether entry k is point k for every entry.
+    pub fn in_point_order(&self) -> bool {
+        self.listed.is_empty()
+    }
+
+    /// Entry `entry`'s point.
+    #[inline]
+    pub fn get(&self, entry: usize) -> Option<u32> {
+        match self.in_point_order() {
+            true => (entry < self.len).then_some(entry as u32),
+            false => self.listed.get(entry).copied(),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len).map(|entry| self.get(entry).unwrap_or(NONE))
+    }
+}
+
+impl FromIterator<u32> for MapPoints {
+    fn from_iter<I: IntoIterator<Item = u32>>(points: I) -> Self {
+        let mut list = Self::default();
+        points.into_iter().for_each(|p| list.push(p));
+        list
+    }
+}
+
 /// How a morph map's values move its points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum MorphKind {
@@ -405,7 +555,7 @@ impl Morph<'_> {
     pub fn values(&self) -> impl Iterator<Item = (u32, [f32; 3])> + '_ {
         (0..self.map.len()).map(|i| {
             let v = self.map.value(i);
-            (self.map.points[i], [v[0], v[1], v[2]])
+            (self.map.points.get(i).unwrap_or(NONE), [v[0], v[1], v[2]])
         })
     }
 
@@ -801,7 +951,7 @@ mod tests {
     #[test]
     fn a_mostly_default_column_reads_as_one_value_per_polygon() {
         let mut polygons = Polygons::default();
-        let push = |polygons: &mut Polygons, detail_of: u32| polygons.push(PolygonKind::Face, 0, &[0, 1, 2], 0, detail_of, [0, 0]);
+        let push = |polygons: &mut Polygons, detail_of: u32| polygons.push(PolygonKind::Face, 0, &[0, 1, 2], 0, detail_of, Record { offset: 0, index_in_chunk: 0 });
         push(&mut polygons, NONE);
         push(&mut polygons, NONE);
         assert_eq!((polygons.part[1], polygons.smoothing_group[1], polygons.detail_of[1], polygons.flags[1]), (NONE, 0, NONE, 0));
@@ -816,5 +966,63 @@ mod tests {
         assert_eq!((0..4).map(|p| polygons.part[p]).collect::<Vec<_>>(), [NONE, 7, NONE, 9]);
         assert_eq!((0..4).map(|p| polygons.detail_of[p]).collect::<Vec<_>>(), [NONE, NONE, 0, NONE]);
         assert_eq!((0..4).map(|p| polygons.smoothing_group[p]).collect::<Vec<_>>(), [0; 4]);
+    }
+
+    #[test]
+    fn map_points_keep_only_a_count_while_in_point_order() {
+        let ordered: MapPoints = [0, 1, 2].into_iter().collect();
+        assert!(ordered.in_point_order() && ordered.listed.is_empty());
+        assert_eq!((ordered.len(), ordered.iter().collect::<Vec<_>>(), ordered.get(3)), (3, vec![0, 1, 2], None));
+        // A skipped point ends the order: every entry is then listed, the earlier ones too.
+        let mut broken = ordered.clone();
+        broken.push(5);
+        broken.push(3);
+        assert!(!broken.in_point_order());
+        assert_eq!(broken.iter().collect::<Vec<_>>(), [0, 1, 2, 5, 3]);
+        assert_eq!((broken.get(3), broken.get(5)), (Some(5), None));
+        assert_eq!(broken, [0, 1, 2, 5, 3].into_iter().collect::<MapPoints>(), "one content, one form");
+        let starts_late: MapPoints = [4, 5].into_iter().collect();
+        assert_eq!((starts_late.in_point_order(), starts_late.iter().collect::<Vec<_>>()), (false, vec![4, 5]));
+    }
+
+    #[test]
+    fn every_polygon_finds_its_record_whatever_lies_between() {
+        // Records as a reader meets them, each pushed with the place it was read from: runs longer
+        // than the anchor spacing, dropped records, corners in the long form, LWOB detail polygons and
+        // a second chunk of each layout. Every place must come back as it was pushed.
+        let mut places = RecordPlaces::default();
+        let (mut pushed, mut corners) = (Vec::new(), Vec::new());
+        for (chunk_number, layout) in [RecordLayout::Lwo2, RecordLayout::Lwo2, RecordLayout::LwobFace, RecordLayout::LwobCurve].into_iter().enumerate() {
+            places.start_chunk(layout);
+            let (mut offset, mut index_in_chunk) = (100_000 * chunk_number as u32, 0u32);
+            for k in 0..700u32 {
+                let vertices: Vec<u32> = match k % 5 {
+                    0 => vec![k, k + 1, k + 2, 0xFF00 + k],
+                    _ => vec![k, k + 1, k + 2],
+                };
+                let mut length = layout.record_length(&vertices);
+                match k % 97 {
+                    // A dropped record: read, counted, not kept.
+                    13 => {
+                        offset += length;
+                        index_in_chunk += 1;
+                    }
+                    // The first corner in the long form although it is small.
+                    29 if layout == RecordLayout::Lwo2 => length += 2,
+                    // A negative surface: a detail count follows the record.
+                    41 if layout == RecordLayout::LwobFace => length += 2,
+                    _ => {}
+                }
+                let record = Record { offset, index_in_chunk };
+                places.push(pushed.len(), record, layout.record_length(&vertices));
+                pushed.push(record);
+                corners.push(vertices);
+                offset += length;
+                index_in_chunk += 1;
+            }
+        }
+        let found: Vec<_> = (0..pushed.len()).map(|p| places.find(p, |q| &corners[q]).unwrap()).collect();
+        assert_eq!(found, pushed);
+        assert!(places.anchors.len() < pushed.len() / 20, "{} places kept for {} records", places.anchors.len(), pushed.len());
     }
 }
