@@ -34,20 +34,26 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync
 /// commits its item once the items before it are committed, then takes the next: the results are
 /// gathered in one place as they come instead of all held and joined at the end, at the price of a
 /// thread waiting when the item before its own is slow (items of like size, such as polygon ranges,
-/// suit it).
+/// suit it). A thread that will take no more items drops its state as soon as its last result is
+/// made, before waiting to commit it (the last commits, where the results are largest, then do not
+/// also hold the states): that commit gets `None`.
 pub fn parallel_in_order<T: Sync, S, R, A: Send>(
     items: &[T],
     make_state: impl Fn() -> S + Sync,
     into: A,
     work: impl Fn(&mut S, &T) -> R + Sync,
-    commit: impl Fn(&mut A, R, &mut S) + Sync,
+    commit: impl Fn(&mut A, R, Option<&mut S>) + Sync,
 ) -> A {
     let workers = if items.len() > 1 { cores().min(items.len()) } else { 1 };
     if workers == 1 {
-        let (mut state, mut into) = (make_state(), into);
-        for item in items {
-            let result = work(&mut state, item);
-            commit(&mut into, result, &mut state);
+        let (mut state, mut into) = (Some(make_state()), into);
+        for (k, item) in items.iter().enumerate() {
+            let Some(s) = state.as_mut() else { break };
+            let result = work(s, item);
+            if k + 1 == items.len() {
+                state = None;
+            }
+            commit(&mut into, result, state.as_mut());
         }
         return into;
     }
@@ -73,11 +79,15 @@ pub fn parallel_in_order<T: Sync, S, R, A: Send>(
         for _ in 0..workers {
             scope.spawn(|| {
                 let _on_panic = OnPanic(&abandoned, &turn_changed, &turn);
-                let mut state = make_state();
+                let mut state = Some(make_state());
                 loop {
                     let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(k) else { break };
-                    let result = work(&mut state, item);
+                    let (Some(item), Some(s)) = (items.get(k), state.as_mut()) else { break };
+                    let result = work(s, item);
+                    // `next` only grows: once past the end, no thread takes another item.
+                    if next.load(Ordering::Relaxed) >= items.len() {
+                        state = None;
+                    }
                     let mut guard = turn.lock().unwrap_or_else(|e| e.into_inner());
                     while guard.0 != k {
                         if abandoned.load(Ordering::SeqCst) {
@@ -85,7 +95,7 @@ pub fn parallel_in_order<T: Sync, S, R, A: Send>(
                         }
                         guard = turn_changed.wait(guard).unwrap_or_else(|e| e.into_inner());
                     }
-                    commit(&mut guard.1, result, &mut state);
+                    commit(&mut guard.1, result, state.as_mut());
                     guard.0 += 1;
                     drop(guard);
                     turn_changed.notify_all();
@@ -131,20 +141,24 @@ mod tests {
         let items: Vec<u64> = (0..300).collect();
         // Uneven work, so that threads finish items out of order.
         let spin = |n: u64| (0..(n % 7) * 2000).fold(n, |a, b| a.wrapping_mul(31).wrapping_add(b));
-        let (committed, per_thread_counts) = parallel_in_order(
+        let committed = parallel_in_order(
             &items,
             || 0usize,
-            (Vec::new(), Vec::new()),
+            (Vec::new(), Vec::new(), 0),
             |seen, &n| {
                 *seen += 1;
                 (n, spin(n), *seen)
             },
-            |(order, seen): &mut (Vec<u64>, Vec<usize>), (n, _, count), _| {
+            |(order, seen, stateless): &mut (Vec<u64>, Vec<usize>, usize), (n, _, count), state| {
                 order.push(n);
                 seen.push(count);
+                *stateless += usize::from(state.is_none());
             },
         );
+        let (committed, per_thread_counts, stateless) = committed;
         assert_eq!(committed, items);
+        // Only a thread's last commit comes without its state, and the very last one always does.
+        assert!((1..=cores()).contains(&stateless), "{stateless} commits without a state");
         // Each thread's state counted up from 1 through the items it took: one first item per thread.
         let threads = per_thread_counts.iter().filter(|&&c| c == 1).count();
         assert!((1..=cores()).contains(&threads), "{threads} threads");

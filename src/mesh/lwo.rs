@@ -319,7 +319,9 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
         RangeMeshes::empty(&morphs),
         |scratch, range| build_range(&inputs, scratch, range.clone()),
         |layer_meshes, part, scratch| {
-            layer_meshes.append(part, &mut scratch.spare_meshes);
+            // A thread done with its ranges has dropped its scratch: what it hands back is freed.
+            let mut freed = Vec::new();
+            layer_meshes.append(part, scratch.map_or(&mut freed, |s| &mut s.spare_meshes));
             piece_done();
         },
     );
