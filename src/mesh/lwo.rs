@@ -162,7 +162,8 @@ struct MapLookup<'a> {
     vmad: Option<&'a VertexMap>,
     /// (point, polygon, entry), sorted.
     corners: Vec<(u32, u32, u32)>,
-    point_has_corners: Vec<bool>,
+    /// One bit a point: whether `corners` has an entry for it.
+    point_has_corners: Vec<u64>,
     dimension: usize,
 }
 
@@ -187,17 +188,18 @@ impl<'a> MapLookup<'a> {
         // A later entry for the same corner wins, as the file's order says.
         corners.sort_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
         corners.dedup_by_key(|&mut (p, poly, _)| (p, poly));
-        let mut point_has_corners = vec![false; if vmad.is_some() { point_count } else { 0 }];
+        let mut point_has_corners = vec![0u64; if vmad.is_some() { point_count.div_ceil(64) } else { 0 }];
         for &(p, _, _) in &corners {
-            if let Some(flag) = point_has_corners.get_mut(p as usize) {
-                *flag = true;
+            if let Some(word) = point_has_corners.get_mut(p as usize / 64) {
+                *word |= 1 << (p % 64);
             }
         }
         Some(Self { vmap, in_point_order, entry_of_point, vmad, corners, point_has_corners, dimension })
     }
 
     fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
-        if let Some(vmad) = self.vmad.filter(|_| self.point_has_corners.get(point as usize).copied().unwrap_or(false)) {
+        let has_corners = self.point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
+        if let Some(vmad) = self.vmad.filter(|_| has_corners) {
             if let Ok(at) = self.corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)) {
                 return Some(vmad.value(self.corners[at].2 as usize));
             }
@@ -273,7 +275,7 @@ impl<'a> LayerInputs<'a> {
 /// The maps of every surface the layer's polygons use, each map's lookup built once.
 fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups: &mut MapLookups<'a>) -> HashMap<u32, CornerMaps<'a>> {
     // A layer uses a few surfaces over many polygons: a set, not a sorted copy of the polygons' column.
-    let used: std::collections::BTreeSet<u32> = layer.polygons.surface.iter().copied().collect();
+    let used: std::collections::BTreeSet<u32> = layer.polygons.surface.iter().collect();
     used.into_iter()
         .map(|surface_index| {
             let surface = surfaces.get(surface_index as usize);
@@ -467,7 +469,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
     for p in range {
         let vertices = polys.vertices(p);
         let kind = polys.kind[p];
-        let surface_index = polys.surface[p];
+        let surface_index = polys.surface.get(p);
         let n = vertices.len();
         if !kind.is_surface() || n < 3 {
             match (kind, n) {
@@ -643,7 +645,7 @@ fn patch_cages(layer: &Layer, patches: &[u32]) -> Vec<(u32, Cage, HashMap<u32, u
     let polys = &layer.polygons;
     let mut cages: Vec<(u32, Cage, HashMap<u32, u32>)> = Vec::new();
     for &p in patches {
-        let surface_index = polys.surface[p as usize];
+        let surface_index = polys.surface.get(p as usize);
         let slot = match cages.iter().position(|(s, _, _)| *s == surface_index) {
             Some(i) => i,
             None => {
@@ -729,7 +731,7 @@ fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<usize>) -> 
         if !kind.is_surface() || n < 3 || (kind == PolygonKind::Patch && options.subdivision_level > 0) {
             continue;
         }
-        let key = (polys.surface[p], polys.detail_of[p] != NONE);
+        let key = (polys.surface.get(p), polys.detail_of[p] != NONE);
         match &mut run {
             Some((k, corners, triangles)) if *k == key => {
                 *corners += n;

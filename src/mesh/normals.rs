@@ -143,7 +143,7 @@ impl<'a> CornerNormals<'a> {
         }
         let polys = &self.layer.polygons;
         let incident = self.incident(v);
-        let limit = |q: u32| self.cos_limit.get(polys.surface[q as usize] as usize).copied().flatten();
+        let limit = |q: u32| self.cos_limit.get(polys.surface.get(q as usize) as usize).copied().flatten();
         let mut sum = [0.0f32; 3];
         for (i, &a) in incident.iter().enumerate() {
             let (own, own_limit) = (self.face_normals[a as usize], limit(a)?);
@@ -178,7 +178,7 @@ impl<'a> CornerNormals<'a> {
     /// The cosine of polygon `p`'s surface's smoothing angle; `None` when it is shaded flat.
     #[inline]
     fn cos_limit_of(&self, p: usize) -> Option<f32> {
-        self.cos_limit.get(self.layer.polygons.surface[p] as usize).copied().flatten()
+        self.cos_limit.get(self.layer.polygons.surface.get(p) as usize).copied().flatten()
     }
 
     /// Polygon `p`'s normal `own` plus those of the polygons `around` it (each with its normal) that

@@ -151,12 +151,14 @@ impl Scene {
         let layer = object.layers.get(layer_index)?;
         let polygons = &layer.polygons;
         // `polygon` counts polygons in the layer; the origin's record, in their chunk.
-        polygons.kind.get(polygon)?;
+        if polygon >= polygons.len() {
+            return None;
+        }
         let name = if layer.name.is_empty() { String::new() } else { format!(" \"{}\"", layer.name) };
         field("layer", format!("{}{name} (layer {layer_index} of the file)", layer.number));
         field("polygon", format!("{} in {} (bytes {}..{})", origin.record, origin.chunk_path, origin.bytes.start, origin.bytes.end));
         field("type", format!("{:?}, flags 0x{:X}", polygons.kind[polygon], polygons.flags[polygon]));
-        let surface = polygons.surface[polygon];
+        let surface = polygons.surface.get(polygon);
         let surface_name = object.surfaces.get(surface as usize).map_or("(none)", |s| s.name.as_str());
         field("surface", format!("{surface_name} (PTAG SURF tag {surface})"));
         field("smoothing group", polygons.smoothing_group[polygon].to_string());

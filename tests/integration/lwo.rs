@@ -282,7 +282,7 @@ fn lwo3_nested_forms_read_through_the_same_path() {
     assert_eq!(form.children().nth(5).unwrap().first_child().unwrap().id.to_string(), "COLR");
     assert_eq!((object.layers.len(), object.point_count(), object.polygon_count()), (1, 4, 1));
     assert_eq!(object.layers[0].name, "Base");
-    let surface = &object.surfaces[object.layers[0].polygons.surface[0] as usize];
+    let surface = &object.surfaces[object.layers[0].polygons.surface.get(0) as usize];
     assert_eq!(surface.name, "Skin");
     assert_eq!(object.layers[0].chunk, form.children().nth(1).map(|c| c.chunk), "the layer knows its LAYR");
     assert_eq!(surface.chunk, form.children().nth(5).map(|c| c.chunk), "the surface knows its FORM SURF");
@@ -442,7 +442,7 @@ fn every_known_sub_chunk_reads_into_the_model() {
     assert_eq!((layer.number, layer.name.as_str(), layer.parent, layer.pivot), (1, "Hidden one", None, [0.5, 0.0, 0.0]));
     assert_eq!(layer.bounding_box, Some([[0.0; 3], [3.0, 1.0, 0.0]]));
     let p = &layer.polygons;
-    assert_eq!(p.kind, [PolygonKind::Face, PolygonKind::Face, PolygonKind::Bone]);
+    assert_eq!((0..p.len()).map(|i| p.kind[i]).collect::<Vec<_>>(), [PolygonKind::Face, PolygonKind::Face, PolygonKind::Bone]);
     assert_eq!((p.part[0], p.smoothing_group[0]), (1, 5));
     assert_eq!(p.part[2], 2);
     let uv = layer.vertex_map(b"TXUV", "uv", false).unwrap();

@@ -399,7 +399,7 @@ impl ObjectBuilder {
                         })
                     }
                 };
-                layer.polygons.surface[polygon] = resolved;
+                layer.polygons.surface.set(polygon, resolved);
             }
         }
         LwoObject {
