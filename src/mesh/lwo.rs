@@ -10,6 +10,7 @@ use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surf
 
 use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
 use super::normals::{polygon_normal, CornerNormals, PointNormals};
+use super::point_table::PagedPointTable;
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
 use super::triangulate::{Crossing, Triangulator};
@@ -399,9 +400,8 @@ impl RangeMeshes {
 const UNKNOWN_UV: u32 = 0x7FC0_0000;
 
 /// What a thread keeps from one polygon range of a layer to the next: working buffers, and tables by
-/// the layer's point made once per thread instead of once per range (a range's points can span most of
-/// the layer, as when points added later sit at its end). The tables are cleared after each range at
-/// the points it used.
+/// the layer's point, paged so that they hold the pages of the points a range touches (a range's points
+/// can span most of the layer, as when points added later sit at its end), cleared after each range.
 struct RangeScratch {
     triangulator: Triangulator,
     corner_points: Vec<[f32; 3]>,
@@ -409,13 +409,13 @@ struct RangeScratch {
     projected_uvs: Vec<[f32; 2]>,
     corner_vertex: Vec<u32>,
     /// Per point: 1 + the number, among the vertices this range has made, of the one its latest
-    /// corner went to (0: none yet). Four bytes a point, as each thread has a table.
-    last_vertex_of_point: Vec<u32>,
+    /// corner went to (0: none yet).
+    last_vertex_of_point: PagedPointTable<u32>,
     /// The vertices this range has made, by number: their point, mesh slot and index in that mesh.
     vertices_made: Vec<(u32, u32, u32)>,
-    /// Per projecting block: each point's projected UV, as its bits XOR [`UNKNOWN_UV`], so that the
-    /// zeroed table reads as "not made yet" and a large layer's pages are only made where used.
-    projected_points: Vec<(*const Block, Vec<[u32; 2]>)>,
+    /// Per projecting block: each point's projected UV, as its bits XOR [`UNKNOWN_UV`], so that an
+    /// entry never set reads as "not made yet".
+    projected_points: Vec<(*const Block, PagedPointTable<[u32; 2]>)>,
     /// Meshes of earlier ranges, emptied once joined: their memory serves the next ones, instead of
     /// being returned to the system and asked for again page by page.
     spare_meshes: Vec<MeshData>,
@@ -429,21 +429,18 @@ impl RangeScratch {
             tris: Vec::new(),
             projected_uvs: Vec::new(),
             corner_vertex: Vec::new(),
-            // Zeroed, so pages a thread's ranges never touch are never made.
-            last_vertex_of_point: vec![0; point_count],
+            last_vertex_of_point: PagedPointTable::new(point_count),
             vertices_made: Vec::new(),
             projected_points: Vec::new(),
             spare_meshes: Vec::new(),
         }
     }
 
-    /// Forgets what the last range left in the tables: only points it made a vertex for have entries.
+    /// Forgets what the last range left in the tables.
     fn clear(&mut self) {
-        for &(v, _, _) in &self.vertices_made {
-            self.last_vertex_of_point[v as usize] = 0;
-            for (_, known) in &mut self.projected_points {
-                known[v as usize] = [0; 2];
-            }
+        self.last_vertex_of_point.clear();
+        for (_, known) in &mut self.projected_points {
+            known.clear();
         }
         self.vertices_made.clear();
     }
@@ -548,13 +545,13 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                 projected_uvs.extend(vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
             } else {
                 let known = known.unwrap_or_else(|| {
-                    projected_points.push((block, vec![[0; 2]; layer.points.len()]));
+                    projected_points.push((block, PagedPointTable::new(layer.points.len())));
                     projected_points.len() - 1
                 });
                 let known = &mut projected_points[known].1;
                 projected_uvs.extend(vertices.iter().map(|&v| {
                     let made = || project(block, point_at(&layer.points, v), [0.0; 3]).unwrap_or([0.0, 0.0]);
-                    match known.get_mut(v as usize) {
+                    match known.get_mut(v) {
                         // A NaN result stays "unknown" and is made again: rare, and still right.
                         Some(slot) if *slot == [0; 2] => {
                             let uv = made();
@@ -594,7 +591,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                     && second_uv.is_none_or(|uv| mesh.uv_sets[1][i] == uv)
                     && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
             };
-            let last_slot = last_vertex_of_point.get_mut(v as usize);
+            let last_slot = last_vertex_of_point.get_mut(v);
             let previous = last_slot
                 .as_deref()
                 .and_then(|&made| vertices_made.get(made.wrapping_sub(1) as usize))

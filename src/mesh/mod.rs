@@ -6,6 +6,7 @@ pub mod coords;
 pub mod lwo;
 pub mod m2;
 pub mod normals;
+pub mod point_table;
 pub mod projection;
 pub mod subdivide;
 pub mod triangulate;
