@@ -198,6 +198,7 @@ impl<'a> MapLookup<'a> {
         Some(Self { vmap, in_point_order, entry_of_point, vmad, corners, point_has_corners, dimension })
     }
 
+    #[inline]
     fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
         let has_corners = self.point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
         if let Some(vmad) = self.vmad.filter(|_| has_corners) {

@@ -143,19 +143,37 @@ impl<'a> CornerNormals<'a> {
         }
         let polys = &self.layer.polygons;
         let incident = self.incident(v);
-        let limit = |q: u32| self.cos_limit.get(polys.surface.get(q as usize) as usize).copied().flatten();
+        // Each polygon's normal, angle and group looked up once, not once per pair: on the stack for
+        // the usual fans, on the heap for larger ones.
+        #[derive(Clone, Copy, Default)]
+        struct Around {
+            polygon: u32,
+            normal: [f32; 3],
+            cos_limit: f32,
+            group: u32,
+        }
+        let (mut on_stack, mut on_heap) = ([Around::default(); 8], Vec::new());
+        let around: &mut [Around] = match on_stack.get_mut(..incident.len()) {
+            Some(slots) => slots,
+            None => {
+                on_heap.resize(incident.len(), Around::default());
+                &mut on_heap
+            }
+        };
+        for (slot, &q) in around.iter_mut().zip(incident) {
+            let cos_limit = self.cos_limit.get(polys.surface.get(q as usize) as usize).copied().flatten()?;
+            *slot = Around { polygon: q, normal: self.face_normals[q as usize], cos_limit, group: polys.smoothing_group[q as usize] };
+        }
         let mut sum = [0.0f32; 3];
-        for (i, &a) in incident.iter().enumerate() {
-            let (own, own_limit) = (self.face_normals[a as usize], limit(a)?);
-            for &b in &incident[i + 1..] {
-                let other_limit = limit(b)?;
+        for (i, a) in around.iter().enumerate() {
+            for b in &around[i + 1..] {
                 // Written as "not at least" so that a NaN normal also makes the point per corner.
-                let within = dot(own, self.face_normals[b as usize]) >= own_limit.max(other_limit) - 1e-6;
-                if a == b || polys.smoothing_group[a as usize] != polys.smoothing_group[b as usize] || !within {
+                let within = dot(a.normal, b.normal) >= a.cos_limit.max(b.cos_limit) - 1e-6;
+                if a.polygon == b.polygon || a.group != b.group || !within {
                     return None;
                 }
             }
-            sum = [sum[0] + own[0], sum[1] + own[1], sum[2] + own[2]];
+            sum = [sum[0] + a.normal[0], sum[1] + a.normal[1], sum[2] + a.normal[2]];
         }
         normalize(sum)
     }
