@@ -158,6 +158,9 @@ struct MapLookup<'a> {
     /// Entry k of the VMAP is point k, for every entry ([`MapPoints::in_point_order`]): no table is
     /// then needed.
     in_point_order: bool,
+    /// The points a map in point order answers for: its entries, and no point past the layer's (a
+    /// second PNTS can leave fewer points than an earlier map named).
+    ordered_points: usize,
     /// Otherwise the VMAP entry of each point.
     entry_of_point: Vec<u32>,
     vmad: Option<&'a VertexMap>,
@@ -178,6 +181,7 @@ impl<'a> MapLookup<'a> {
         let dimension = usize::from(vmap.or(vmad)?.dimension);
         let point_count = layer.points.len();
         let in_point_order = vmap.is_some_and(|m| m.points.in_point_order());
+        let ordered_points = vmap.map_or(0, |m| m.points.len().min(point_count));
         let mut entry_of_point = vec![NONE; if vmap.is_some() && !in_point_order { point_count } else { 0 }];
         for (i, p) in vmap.iter().filter(|_| !in_point_order).flat_map(|m| m.points.iter()).enumerate() {
             if let Some(slot) = entry_of_point.get_mut(p as usize) {
@@ -190,12 +194,12 @@ impl<'a> MapLookup<'a> {
         corners.sort_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
         corners.dedup_by_key(|&mut (p, poly, _)| (p, poly));
         let mut point_has_corners = vec![0u64; if vmad.is_some() { point_count.div_ceil(64) } else { 0 }];
-        for &(p, _, _) in &corners {
+        for &(p, _, _) in corners.iter().filter(|&&(p, _, _)| (p as usize) < point_count) {
             if let Some(word) = point_has_corners.get_mut(p as usize / 64) {
                 *word |= 1 << (p % 64);
             }
         }
-        Some(Self { vmap, in_point_order, entry_of_point, vmad, corners, point_has_corners, dimension })
+        Some(Self { vmap, in_point_order, ordered_points, entry_of_point, vmad, corners, point_has_corners, dimension })
     }
 
     #[inline]
@@ -208,7 +212,7 @@ impl<'a> MapLookup<'a> {
         }
         let vmap = self.vmap?;
         let entry = if self.in_point_order {
-            Some(point).filter(|&p| (p as usize) < vmap.points.len())?
+            Some(point).filter(|&p| (p as usize) < self.ordered_points)?
         } else {
             *self.entry_of_point.get(point as usize)?
         };
@@ -930,6 +934,11 @@ mod tests {
         let got: Vec<_> = (0..6).map(|p| ordered.get(p, 0).map(|v| v.to_vec())).collect();
         assert_eq!(got, [Some(vec![0.0, 0.0]), Some(vec![1.0, 1.0]), Some(vec![2.0, 2.0]), Some(vec![3.0, 3.0]), None, None]);
         assert_eq!(ordered.get(1, 7), Some(&[1.0, 0.0][..]), "the VMAD entry wins at its corner");
+        // A second PNTS left fewer points than the maps name: past them, nothing, as with a table.
+        let mut shrunk = layer.clone();
+        shrunk.points.truncate(2);
+        let ordered_past_points = MapLookup::new(&shrunk, UV_KINDS, "ordered").unwrap();
+        assert_eq!((ordered_past_points.get(1, 0).is_some(), ordered_past_points.get(2, 0), ordered_past_points.get(3, 0)), (true, None, None));
         let shuffled = MapLookup::new(&layer, UV_KINDS, "shuffled").unwrap();
         assert!(!shuffled.in_point_order);
         let got: Vec<_> = (0..6).map(|p| shuffled.get(p, 0).map(|v| v[1])).collect();

@@ -203,7 +203,8 @@ impl ObjectBuilder {
                 }
             }
             if in_range {
-                // Below 0xFF00 points every corner kept is short: no need to look at them again.
+                // With at most 0xFF00 points every corner kept is below 0xFF00, so short: no need to
+                // look at them again.
                 let usual_length =
                     if point_count <= 0xFF00 { 2 + 2 * count as u32 } else { RecordLayout::Lwo2.record_length(&polygons.indices[start..]) };
                 polygons.push_appended(kind, flags, 0, NONE, record, usual_length);

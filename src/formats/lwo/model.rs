@@ -420,7 +420,8 @@ impl Polygons {
     }
 
     /// Appends a polygon whose corners were just appended to `indices`, after the previous polygon's:
-    /// a reader's loop writes them there itself instead of through a buffer.
+    /// a reader's loop writes them there itself instead of through a buffer, after asking
+    /// [`Self::next_corners_at`] (which starts `starts`).
     /// `usual_length` is the record's length as its chunk's [`RecordLayout`] gives it for these corners.
     #[inline]
     pub fn push_appended(&mut self, kind: PolygonKind, flags: u16, surface: u32, detail_of: u32, record: Record, usual_length: u32) {
