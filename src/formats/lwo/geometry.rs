@@ -335,6 +335,14 @@ impl ObjectBuilder {
         let polygon_count = self.layers[layer].polygons.len();
         let parameters = self.pending_map_parameters.take();
         let mut map = VertexMap { kind, dimension, name, discontinuous, points: MapPoints::default(), polygons: Vec::new(), values: Vec::new(), parameters };
+        // Room for as many entries as the chunk can hold (short indices), so the columns do not grow by
+        // doubling: bounded by the chunk's bytes, and the unused end of a large block is never touched.
+        let entry_bytes = 2 * (1 + usize::from(discontinuous)) + 4 * usize::from(dimension);
+        let most_entries = r.remaining() / entry_bytes;
+        map.values.reserve(most_entries * usize::from(dimension));
+        if discontinuous {
+            map.polygons.reserve(most_entries);
+        }
         let first_offset = r.offset();
         let mut dropped = 0;
         while !r.is_empty() {
@@ -350,7 +358,12 @@ impl ObjectBuilder {
             if let Some(p) = polygon {
                 map.polygons.push(p as u32);
             }
-            map.values.extend(values.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]])));
+            // One and two values (weights, UVs) are most maps: a slice pattern each, no iterator.
+            match *values {
+                [a, b, c, d] => map.values.push(f32::from_be_bytes([a, b, c, d])),
+                [a, b, c, d, e, f, g, h] => map.values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h])]),
+                _ => map.values.extend(values.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
+            }
         }
         self.report_dropped(at, first_offset, dropped, "vertex-map entries name points or polygons out of range and were dropped");
         self.layers[layer].vertex_maps.push(map);
