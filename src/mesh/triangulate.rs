@@ -82,10 +82,12 @@ impl Default for Triangulator {
 }
 
 /// Newell's normal: robust for concave and slightly non-planar polygons; its length is twice the area.
+#[inline(always)]
 pub fn newell_normal(points: &[[f32; 3]]) -> [f32; 3] {
     let mut n = [0.0f64; 3];
-    for (i, a) in points.iter().enumerate() {
-        let b = points[(i + 1) % points.len()];
+    // Each edge (a, b) in order, the closing one last; no division per corner to wrap around.
+    let closing = points.last().zip(points.first());
+    for (a, b) in points.windows(2).map(|w| (&w[0], &w[1])).chain(closing) {
         let (a, b) = (a.map(f64::from), b.map(f64::from));
         n[0] += (a[1] - b[1]) * (a[2] + b[2]);
         n[1] += (a[2] - b[2]) * (a[0] + b[0]);
@@ -117,18 +119,17 @@ impl Triangulator {
             out.push([0, 1, 2]);
             return 1;
         }
-        let area_normal = newell_normal(points);
-        let Some(normal) = normalize(area_normal) else {
-            return 0;
+        // Quads, most polygons of real meshes, take the same steps with the corner count known, so
+        // the compiler unrolls them.
+        let fan = match <&[[f32; 3]; 4]>::try_from(points) {
+            Ok(quad) => fan(quad, out),
+            Err(_) => fan(points, out),
         };
-        if let Some(apex) = fan_apex(points, normal, dot(area_normal, normal)) {
-            // Most polygons of real meshes are convex or have one notch: a fan from the right corner
-            // covers them, in their own winding, without projecting them.
-            let before = out.len();
-            let n = n as u32;
-            out.extend((1..n - 1).map(|j| [apex, (apex + j) % n, (apex + j + 1) % n]));
-            return out.len() - before;
-        }
+        let normal = match fan {
+            Fan::Made(count) => return count,
+            Fan::Degenerate => return 0,
+            Fan::Not { normal } => normal,
+        };
         // An orthonormal basis (u, v) of the plane with u × v = normal, so projected winding matches.
         let helper = if normal[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
         let Some(u) = normalize(cross(helper, normal)) else {
@@ -265,6 +266,35 @@ impl Triangulator {
     }
 }
 
+/// What [`fan`] did with a polygon.
+enum Fan {
+    /// Appended this many triangles.
+    Made(usize),
+    /// Nothing: the polygon has no area.
+    Degenerate,
+    /// Nothing: no fan covers it; its unit normal, for the general path.
+    Not { normal: [f32; 3] },
+}
+
+/// Triangulates a polygon of four or more corners as a fan from [`fan_apex`], when one covers it.
+#[inline(always)]
+fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
+    let area_normal = newell_normal(points);
+    let Some(normal) = normalize(area_normal) else {
+        return Fan::Degenerate;
+    };
+    let Some(apex) = fan_apex(points, normal, dot(area_normal, normal)) else {
+        return Fan::Not { normal };
+    };
+    // Most polygons of real meshes are convex or have one notch: a fan from the right corner covers
+    // them, in their own winding, without projecting them.
+    let before = out.len();
+    let n = points.len() as u32;
+    let wrap = |i: u32| if i >= n { i - n } else { i };
+    out.extend((1..n - 1).map(|j| [apex, wrap(apex + j), wrap(apex + j + 1)]));
+    Fan::Made(out.len() - before)
+}
+
 /// Work allowed for placing crossings that lyon gives no source for (vertices × edges).
 const MAX_CROSSING_SEARCH: usize = 1 << 20;
 
@@ -272,11 +302,14 @@ const MAX_CROSSING_SEARCH: usize = 1 << 20;
 /// there is none. The fan is accepted only when every triangle turns with the polygon and their areas add
 /// up to the polygon's (`double_area`, from Newell's normal): positive triangles that overlap would add
 /// up to more, so equality means they cover the polygon exactly once.
+#[inline(always)]
 fn fan_apex(points: &[[f32; 3]], normal: [f32; 3], double_area: f32) -> Option<u32> {
     let n = points.len();
+    // Indices past the end wrap to the start, without a division per corner.
+    let wrap = |i: usize| if i >= n { i - n } else { i };
     let mut apex = None;
     for k in 0..n {
-        let (a, b, c) = (points[(k + n - 1) % n], points[k], points[(k + 1) % n]);
+        let (a, b, c) = (points[wrap(k + n - 1)], points[k], points[wrap(k + 1)]);
         let turn = dot(cross(sub(b, a), sub(c, b)), normal);
         if turn < 0.0 {
             if apex.is_some() {
@@ -289,7 +322,7 @@ fn fan_apex(points: &[[f32; 3]], normal: [f32; 3], double_area: f32) -> Option<u
     let origin = points[apex];
     let mut sum = 0.0f32;
     for j in 1..n - 1 {
-        let (b, c) = (sub(points[(apex + j) % n], origin), sub(points[(apex + j + 1) % n], origin));
+        let (b, c) = (sub(points[wrap(apex + j)], origin), sub(points[wrap(apex + j + 1)], origin));
         let twice_area = dot(cross(b, c), normal);
         // Written as "not greater" so that NaN also sends the polygon to the general path.
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
