@@ -191,7 +191,8 @@ impl<'a> MapLookup<'a> {
         let mut corners: Vec<(u32, u32, u32)> =
             vmad.iter().flat_map(|m| m.points.iter().zip(&m.polygons)).enumerate().map(|(i, (p, &poly))| (p, poly, i as u32)).collect();
         // A later entry for the same corner wins, as the file's order says.
-        corners.sort_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
+        // Entry numbers are unique, so no two keys are equal and an unstable sort gives the same order.
+        corners.sort_unstable_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
         corners.dedup_by_key(|&mut (p, poly, _)| (p, poly));
         let mut point_has_corners = vec![0u64; if vmad.is_some() { point_count.div_ceil(64) } else { 0 }];
         for &(p, _, _) in corners.iter().filter(|&&(p, _, _)| (p as usize) < point_count) {
@@ -280,8 +281,16 @@ impl<'a> LayerInputs<'a> {
 
 /// The maps of every surface the layer's polygons use, each map's lookup built once.
 fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups: &mut MapLookups<'a>) -> HashMap<u32, CornerMaps<'a>> {
-    // A layer uses a few surfaces over many polygons: a set, not a sorted copy of the polygons' column.
-    let used: std::collections::BTreeSet<u32> = layer.polygons.surface.iter().collect();
+    // A layer uses a few surfaces over many polygons, in runs: a set, not a sorted copy of the polygons'
+    // column, and only the first polygon of a run looked up in it.
+    let mut used = std::collections::BTreeSet::new();
+    let mut previous = None;
+    for surface_index in layer.polygons.surface.iter() {
+        if previous != Some(surface_index) {
+            used.insert(surface_index);
+            previous = Some(surface_index);
+        }
+    }
     used.into_iter()
         .map(|surface_index| {
             let surface = surfaces.get(surface_index as usize);
@@ -617,7 +626,9 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                         mesh.colors.get_or_insert_with(Vec::new).push(c);
                     }
                     // A normal the file stores is kept as it is in every shape.
-                    morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));
+                    if !mesh.morph_targets.is_empty() {
+                        morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));
+                    }
                     if let Some(last) = last_slot {
                         vertices_made.push((v, slot as u32, i));
                         *last = vertices_made.len() as u32;

@@ -307,6 +307,21 @@ impl ObjectBuilder {
         let polygon_count = self.layers[layer].polygons.len();
         let first_offset = r.offset();
         let mut dropped = 0;
+        // The column is the chunk's, named once rather than matched per entry.
+        enum Column {
+            Surface,
+            Part,
+            SmoothingGroup,
+            Other,
+        }
+        let column = match &kind.0 {
+            b"SURF" => Column::Surface,
+            b"PART" => Column::Part,
+            b"SMGP" => Column::SmoothingGroup,
+            _ => Column::Other,
+        };
+        let polygons = &mut self.layers[layer].polygons;
+        let surface_refs = &mut self.surface_refs[layer];
         while !r.is_empty() {
             let polygon = self.pols_start + r.vx()? as usize;
             let tag = u32::from(r.u16()?);
@@ -314,12 +329,11 @@ impl ObjectBuilder {
                 dropped += 1;
                 continue;
             }
-            let polygons = &mut self.layers[layer].polygons;
-            match &kind.0 {
-                b"SURF" => self.surface_refs[layer][polygon] = tag,
-                b"PART" => polygons.part.set(polygon, polygon_count, tag),
-                b"SMGP" => polygons.smoothing_group.set(polygon, polygon_count, tag),
-                _ => {}
+            match column {
+                Column::Surface => surface_refs[polygon] = tag,
+                Column::Part => polygons.part.set(polygon, polygon_count, tag),
+                Column::SmoothingGroup => polygons.smoothing_group.set(polygon, polygon_count, tag),
+                Column::Other => {}
             }
         }
         self.report_dropped(at, first_offset, dropped, "PTAG entries name polygons past the end of POLS and were dropped");
