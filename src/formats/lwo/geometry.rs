@@ -23,6 +23,8 @@ pub(super) struct ObjectBuilder {
     icon: Option<Icon>,
     /// A VMPA waiting for the vertex map it describes.
     pending_map_parameters: Option<[i32; 2]>,
+    /// A POLS chunk read ahead on a helper thread, handed over just before the chunk is reached.
+    pub read_ahead: Option<PolygonsReadAhead>,
     /// The root's path segment: `FORM`, or `FORM LWO3`.
     pub warnings: Vec<Warning>,
 }
@@ -39,6 +41,7 @@ impl ObjectBuilder {
             comments: Vec::new(),
             icon: None,
             pending_map_parameters: None,
+            read_ahead: None,
             warnings: Vec::new(),
         }
     }
@@ -153,73 +156,26 @@ impl ObjectBuilder {
     fn read_polygons(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>, chunk: ChunkId) -> Result<()> {
         let layer = self.layer();
         self.pols_start = self.layers[layer].polygons.len();
-        let layout = if self.kind.is_lightwave5() { RecordLayout::LwobFace } else { RecordLayout::Lwo2 };
-        self.layers[layer].polygons.start_chunk(chunk, layout);
         if self.kind.is_lightwave5() {
+            self.layers[layer].polygons.start_chunk(chunk, RecordLayout::LwobFace);
             return self.read_lwob_polygons(r, at, layer);
         }
-        let kind = PolygonKind::from_id(r.fourcc()?);
         let point_count = self.layers[layer].points.len() as u32;
-        // Most records are quads of two-byte indices (10 bytes): room for that many, the rest by growth.
-        let expected = r.remaining() / 10;
-        self.layers[layer].polygons.reserve(expected, 4 * expected);
-        self.surface_refs[layer].reserve(expected);
-        let mut dropped = 0usize;
-        let first_offset = r.offset();
-        let mut index_in_chunk = 0u32;
-        let polygons = &mut self.layers[layer].polygons;
-        let surface_refs = &mut self.surface_refs[layer];
-        let mut outcome = Ok(());
-        while !r.is_empty() {
-            let record = Record { offset: r.offset() as u32, index_in_chunk };
-            index_in_chunk += 1;
-            let head = match r.u16() {
-                Ok(head) => head,
-                Err(e) => {
-                    outcome = Err(e);
-                    break;
-                }
-            };
-            let mut count = usize::from(head & 0x03FF);
-            let mut flags = head >> 10;
-            if kind == PolygonKind::Curve {
-                count |= usize::from(head >> 12) << 10;
-                flags &= 0x3;
+        // Read ahead against this point count into empty columns, the chunk's polygons are what reading
+        // them here into the layer's (still empty) columns makes.
+        let unread = self.layers[layer].polygons == Polygons::default() && self.surface_refs[layer].is_empty();
+        let ahead = self.read_ahead.take().filter(|ahead| ahead.chunk == chunk && ahead.point_count == point_count && unread);
+        let read = match ahead {
+            Some(ahead) => {
+                self.layers[layer].polygons = ahead.polygons;
+                self.surface_refs[layer] = ahead.surface_refs;
+                ahead.read
             }
-            // The corners go straight into the layer's index column, cut back if the polygon is not kept.
-            let start = polygons.next_corners_at();
-            let mut in_range = true;
-            for _ in 0..count {
-                match r.vx() {
-                    Ok(v) => {
-                        in_range &= v < point_count;
-                        polygons.indices.push(v);
-                    }
-                    Err(e) => {
-                        in_range = false;
-                        outcome = Err(e);
-                        break;
-                    }
-                }
-            }
-            if in_range {
-                // With at most 0xFF00 points every corner kept is below 0xFF00, so short: no need to
-                // look at them again.
-                let usual_length =
-                    if point_count <= 0xFF00 { 2 + 2 * count as u32 } else { RecordLayout::Lwo2.record_length(&polygons.indices[start..]) };
-                polygons.push_appended(kind, flags, 0, NONE, record, usual_length);
-                surface_refs.push(0);
-            } else {
-                polygons.indices.truncate(start);
-                if outcome.is_err() {
-                    break;
-                }
-                dropped += 1;
-            }
-        }
+            None => read_lwo2_polygons(r, chunk, point_count, &mut self.layers[layer].polygons, &mut self.surface_refs[layer]),
+        };
         // A record cut short fails the chunk, as before; the polygons before it are kept.
-        outcome?;
-        self.report_dropped(at, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
+        read.outcome?;
+        self.report_dropped(at, read.first_offset, read.dropped, "polygons refer to points past the end of PNTS and were dropped");
         Ok(())
     }
 
@@ -442,5 +398,122 @@ impl ObjectBuilder {
             icon: self.icon,
             warnings: self.warnings,
         }
+    }
+}
+
+/// How reading an LWO2/LWO3 POLS chunk's records went.
+pub(super) struct PolygonsRead {
+    /// Where the records start (after the polygon type).
+    first_offset: usize,
+    /// Records dropped for naming a point past the layer's.
+    dropped: usize,
+    /// An error ends the chunk at a record cut short; the polygons before it are kept.
+    outcome: Result<()>,
+}
+
+/// Appends an LWO2/LWO3 POLS chunk's records to `polygons`, each with a surface reference of 0 in
+/// `surface_refs` (until a PTAG names one), dropping those that name a point at or past `point_count`.
+fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, polygons: &mut Polygons, surface_refs: &mut Vec<u32>) -> PolygonsRead {
+    polygons.start_chunk(chunk, RecordLayout::Lwo2);
+    let kind = match r.fourcc() {
+        Ok(id) => PolygonKind::from_id(id),
+        Err(error) => return PolygonsRead { first_offset: r.offset(), dropped: 0, outcome: Err(error) },
+    };
+    // Most records are quads of two-byte indices (10 bytes): room for that many, the rest by growth.
+    let expected = r.remaining() / 10;
+    polygons.reserve(expected, 4 * expected);
+    surface_refs.reserve(expected);
+    let mut dropped = 0usize;
+    let first_offset = r.offset();
+    let mut index_in_chunk = 0u32;
+    let mut outcome = Ok(());
+    while !r.is_empty() {
+        let record = Record { offset: r.offset() as u32, index_in_chunk };
+        index_in_chunk += 1;
+        let head = match r.u16() {
+            Ok(head) => head,
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        };
+        let mut count = usize::from(head & 0x03FF);
+        let mut flags = head >> 10;
+        if kind == PolygonKind::Curve {
+            count |= usize::from(head >> 12) << 10;
+            flags &= 0x3;
+        }
+        // The corners go straight into the layer's index column, cut back if the polygon is not kept.
+        let start = polygons.next_corners_at();
+        let mut in_range = true;
+        for _ in 0..count {
+            match r.vx() {
+                Ok(v) => {
+                    in_range &= v < point_count;
+                    polygons.indices.push(v);
+                }
+                Err(e) => {
+                    in_range = false;
+                    outcome = Err(e);
+                    break;
+                }
+            }
+        }
+        if in_range {
+            // With at most 0xFF00 points every corner kept is below 0xFF00, so short: no need to
+            // look at them again.
+            let usual_length = if point_count <= 0xFF00 { 2 + 2 * count as u32 } else { RecordLayout::Lwo2.record_length(&polygons.indices[start..]) };
+            polygons.push_appended(kind, flags, 0, NONE, record, usual_length);
+            surface_refs.push(0);
+        } else {
+            polygons.indices.truncate(start);
+            if outcome.is_err() {
+                break;
+            }
+            dropped += 1;
+        }
+    }
+    PolygonsRead { first_offset, dropped, outcome }
+}
+
+/// A POLS chunk (LWO2, LWO3) read apart from the object, into columns of its own, against the point
+/// count its layer is expected to have when the chunk is reached: how [`super::parse_tree`] reads a
+/// large one on a helper thread while the points and maps before it are read. The builder takes it
+/// only if the layer then has that count and no polygons yet, and otherwise reads the chunk itself.
+pub(super) struct PolygonsReadAhead {
+    chunk: ChunkId,
+    point_count: u32,
+    polygons: Polygons,
+    surface_refs: Vec<u32>,
+    read: PolygonsRead,
+}
+
+impl PolygonsReadAhead {
+    /// POLS chunks smaller than this are read in turn: a thread costs more than it saves.
+    pub const MIN_BYTES: usize = 1 << 20;
+
+    pub fn read(file: &[u8], node: ChunkRef<'_>, point_count: u32) -> Self {
+        let (mut polygons, mut surface_refs) = (Polygons::default(), Vec::new());
+        let mut r = node.reader(file, crate::formats::reader::Endian::Big);
+        let read = read_lwo2_polygons(&mut r, node.chunk, point_count, &mut polygons, &mut surface_refs);
+        Self { chunk: node.chunk, point_count, polygons, surface_refs, read }
+    }
+
+    /// The largest POLS of a LWO2/LWO3 `form` worth reading ahead, with the point count its layer will
+    /// have when it is reached if the file reads as it should: its layer's last PNTS.
+    pub fn candidate<'t>(form: ChunkRef<'t>) -> Option<(ChunkRef<'t>, u32)> {
+        let mut point_count = 0usize;
+        let mut best: Option<(ChunkRef<'t>, u32)> = None;
+        for node in form.children() {
+            match &node.id.0 {
+                b"LAYR" => point_count = 0,
+                b"PNTS" => point_count = node.length / 12,
+                b"POLS" if node.length >= Self::MIN_BYTES && best.is_none_or(|(b, _)| node.length > b.length) => {
+                    best = u32::try_from(point_count).ok().map(|count| (node, count));
+                }
+                _ => {}
+            }
+        }
+        best
     }
 }

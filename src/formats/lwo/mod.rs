@@ -26,6 +26,12 @@ pub fn parse(bytes: &[u8]) -> Result<(ChunkTree, LwoObject)> {
 
 /// Reads the object from an already walked tree.
 pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
+    parse_tree_reading_ahead(bytes, tree, geometry::PolygonsReadAhead::candidate)
+}
+
+/// [`parse_tree`], with `choose` naming the POLS chunk (LWO2, LWO3) to read on a helper thread, and
+/// the point count to read it against.
+fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl FnOnce(ChunkRef<'t>) -> Option<(ChunkRef<'t>, u32)>) -> Result<LwoObject> {
     let form = tree.root_chunks().next().ok_or_else(|| ParseError::invalid(0, "empty file"))?;
     let form_type = form.form_type.unwrap_or(form.id);
     let kind = LwoKind::from_form_type(form_type).ok_or_else(|| {
@@ -38,15 +44,26 @@ pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
     let mut surface_nodes: Vec<ChunkRef<'_>> = Vec::new();
     let mut clip_nodes: Vec<ChunkRef<'_>> = Vec::new();
     let mut envelope_nodes: Vec<ChunkRef<'_>> = Vec::new();
-    for node in form.children() {
-        builder.read_chunk(bytes, node)?;
-        match &node.kind().0 {
-            b"SURF" => surface_nodes.push(node),
-            b"CLIP" => clip_nodes.push(node),
-            b"ENVL" => envelope_nodes.push(node),
-            _ => {}
+    // A large POLS is read on a helper thread while the points and maps before it are read here; the
+    // builder checks that it was read against the right point count, or reads it again itself.
+    let ahead = if kind.is_lightwave5() { None } else { choose(form) };
+    std::thread::scope(|scope| -> Result<()> {
+        let mut helper = ahead.map(|(node, point_count)| (node.chunk, scope.spawn(move || geometry::PolygonsReadAhead::read(bytes, node, point_count))));
+        for node in form.children() {
+            if helper.as_ref().is_some_and(|(chunk, _)| *chunk == node.chunk) {
+                // A helper that panicked leaves the chunk to be read here.
+                builder.read_ahead = helper.take().and_then(|(_, thread)| thread.join().ok());
+            }
+            builder.read_chunk(bytes, node)?;
+            match &node.kind().0 {
+                b"SURF" => surface_nodes.push(node),
+                b"CLIP" => clip_nodes.push(node),
+                b"ENVL" => envelope_nodes.push(node),
+                _ => {}
+            }
         }
-    }
+        Ok(())
+    })?;
     let surfaces = surface_nodes.into_iter().map(|node| surface::parse_surface(bytes, node, dialect, &mut builder.warnings)).collect();
     let clips = clip_nodes.into_iter().map(|node| clip::parse_clip(bytes, node, dialect, &mut builder.warnings)).collect();
     let envelopes = envelope_nodes.into_iter().map(|node| clip::parse_envelope(bytes, node, dialect, &mut builder.warnings)).collect();
@@ -66,3 +83,68 @@ pub(crate) fn warn(warnings: &mut Vec<Warning>, at: ChunkRef<'_>, offset: usize,
     warnings.push(Warning::new(at.path(), offset, message));
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::lwo::{chunk, f32s, form, large_object, s0, vx};
+
+    /// The object (or error) read in turn, read ahead against the right point count, and read ahead
+    /// against a wrong one (which the builder must refuse and read again).
+    fn three_ways(bytes: &[u8]) -> [String; 3] {
+        let tree = read_iff_tree(bytes).expect("a chunk tree");
+        fn pols(form: ChunkRef<'_>) -> Option<ChunkRef<'_>> {
+            form.children().find(|n| n.id.0 == *b"POLS")
+        }
+        let points = |form: ChunkRef<'_>| form.children().filter(|n| n.id.0 == *b"PNTS").last().map_or(0, |n| (n.length / 12) as u32);
+        [
+            parse_tree_reading_ahead(bytes, &tree, |_| None),
+            parse_tree_reading_ahead(bytes, &tree, |form| pols(form).map(|node| (node, points(form)))),
+            parse_tree_reading_ahead(bytes, &tree, |form| pols(form).map(|node| (node, points(form) + 1))),
+        ]
+        .map(|read| format!("{read:?}"))
+    }
+
+    fn object(pols: &[u8]) -> Vec<u8> {
+        let mut body = chunk(b"TAGS", &s0("Default"));
+        body.extend(chunk(b"LAYR", &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
+        body.extend(chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0])));
+        body.extend(chunk(b"POLS", pols));
+        body.extend(chunk(b"PTAG", &[b"SURF".as_slice(), &vx(0), &[0, 0], &vx(1), &[0, 0]].concat()));
+        form(b"LWO2", &body)
+    }
+
+    #[test]
+    fn a_pols_read_ahead_gives_the_object_read_in_turn() {
+        let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
+        let past_the_points = [&[0, 3][..], &vx(0), &vx(1), &vx(9)].concat();
+        let triangle = [&[0, 3][..], &vx(2), &vx(3), &vx(0)].concat();
+        let kept = object(&[b"FACE".as_slice(), &quad, &past_the_points, &triangle].concat());
+        let cut_short = object(&[b"FACE".as_slice(), &quad, &triangle[..5]].concat());
+        let terrain = large_object(120, 90);
+        for (name, bytes) in [("dropped record", kept), ("cut short", cut_short), ("terrain", terrain)] {
+            let [in_turn, ahead, wrong_count] = three_ways(&bytes);
+            match name {
+                "dropped record" => assert!(in_turn.contains("1 polygons refer to points past the end of PNTS"), "{in_turn}"),
+                "cut short" => assert!(in_turn.starts_with("Err"), "{in_turn}"),
+                _ => assert!(in_turn.starts_with("Ok"), "{in_turn}"),
+            }
+            assert_eq!(ahead, in_turn, "{name}");
+            assert_eq!(wrong_count, in_turn, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_largest_pols_is_read_ahead_against_its_layers_points() {
+        // 400 × 400 points need long indices: the POLS is 2.9 MB.
+        let bytes = large_object(400, 400);
+        let tree = read_iff_tree(&bytes).expect("a chunk tree");
+        let form = tree.root_chunks().next().expect("a FORM");
+        let (node, point_count) = geometry::PolygonsReadAhead::candidate(form).expect("a POLS worth reading ahead");
+        assert_eq!(node.id.0, *b"POLS");
+        let object = parse_tree(&bytes, &tree).expect("the object");
+        assert_eq!(point_count as usize, object.layers[0].points.len());
+        // A small object reads its POLS in turn.
+        let small = read_iff_tree(&crate::fixtures::lwo::seed_square_with_detail()).expect("a chunk tree");
+        assert!(geometry::PolygonsReadAhead::candidate(small.root_chunks().next().expect("a FORM")).is_none());
+    }
+}
