@@ -167,6 +167,8 @@ impl ObjectBuilder {
         let ahead = self.read_ahead.take().filter(|ahead| ahead.chunk == chunk && ahead.point_count == point_count && unread);
         let read = match ahead {
             Some(ahead) => {
+                #[cfg(test)]
+                READ_AHEADS_TAKEN.with(|taken| taken.set(taken.get() + 1));
                 self.layers[layer].polygons = ahead.polygons;
                 self.surface_refs[layer] = ahead.surface_refs;
                 ahead.read
@@ -476,6 +478,13 @@ fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, poly
     PolygonsRead { first_offset, dropped, outcome }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many read-aheads the builders on this thread have taken, so tests can tell taking one from
+    /// reading the chunk again.
+    pub(super) static READ_AHEADS_TAKEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// A POLS chunk (LWO2, LWO3) read apart from the object, into columns of its own, against the point
 /// count its layer is expected to have when the chunk is reached: how [`super::parse_tree`] reads a
 /// large one on a helper thread while the points and maps before it are read. The builder takes it
@@ -500,16 +509,20 @@ impl PolygonsReadAhead {
     }
 
     /// The largest POLS of a LWO2/LWO3 `form` worth reading ahead, with the point count its layer will
-    /// have when it is reached if the file reads as it should: its layer's last PNTS.
+    /// have when it is reached if the file reads as it should: its layer's last PNTS. Only a layer's
+    /// first POLS (or CRVS) qualifies: the builder takes a read-ahead only into a layer without polygons.
     pub fn candidate<'t>(form: ChunkRef<'t>) -> Option<(ChunkRef<'t>, u32)> {
-        let mut point_count = 0usize;
+        let (mut point_count, mut layer_has_polygons) = (0usize, false);
         let mut best: Option<(ChunkRef<'t>, u32)> = None;
         for node in form.children() {
             match &node.id.0 {
-                b"LAYR" => point_count = 0,
+                b"LAYR" => (point_count, layer_has_polygons) = (0, false),
                 b"PNTS" => point_count = node.length / 12,
-                b"POLS" if node.length >= Self::MIN_BYTES && best.is_none_or(|(b, _)| node.length > b.length) => {
-                    best = u32::try_from(point_count).ok().map(|count| (node, count));
+                b"POLS" | b"CRVS" => {
+                    let first = !std::mem::replace(&mut layer_has_polygons, true);
+                    if first && node.id.0 == *b"POLS" && node.length >= Self::MIN_BYTES && best.is_none_or(|(b, _)| node.length > b.length) {
+                        best = u32::try_from(point_count).ok().map(|count| (node, count));
+                    }
                 }
                 _ => {}
             }

@@ -46,9 +46,13 @@ fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl 
     let mut envelope_nodes: Vec<ChunkRef<'_>> = Vec::new();
     // A large POLS is read on a helper thread while the points and maps before it are read here; the
     // builder checks that it was read against the right point count, or reads it again itself.
-    let ahead = if kind.is_lightwave5() { None } else { choose(form) };
+    let ahead = if kind.is_lightwave5() || crate::parallel::cores() < 2 { None } else { choose(form) };
     std::thread::scope(|scope| -> Result<()> {
-        let mut helper = ahead.map(|(node, point_count)| (node.chunk, scope.spawn(move || geometry::PolygonsReadAhead::read(bytes, node, point_count))));
+        // A thread the system will not make leaves the chunk to be read in turn.
+        let mut helper = ahead.and_then(|(node, point_count)| {
+            let thread = std::thread::Builder::new().spawn_scoped(scope, move || geometry::PolygonsReadAhead::read(bytes, node, point_count));
+            Some((node.chunk, thread.ok()?))
+        });
         for node in form.children() {
             if helper.as_ref().is_some_and(|(chunk, _)| *chunk == node.chunk) {
                 // A helper that panicked leaves the chunk to be read here.
@@ -90,18 +94,23 @@ mod tests {
 
     /// The object (or error) read in turn, read ahead against the right point count, and read ahead
     /// against a wrong one (which the builder must refuse and read again).
-    fn three_ways(bytes: &[u8]) -> [String; 3] {
+    /// The object (or error) read in turn, read ahead (its `nth` POLS) against the right point count,
+    /// and read ahead against one point fewer (which the builder must refuse and read again); and how
+    /// many of the two read-aheads the builder took.
+    fn three_ways(bytes: &[u8], nth: usize) -> ([String; 3], usize) {
         let tree = read_iff_tree(bytes).expect("a chunk tree");
-        fn pols(form: ChunkRef<'_>) -> Option<ChunkRef<'_>> {
-            form.children().find(|n| n.id.0 == *b"POLS")
+        fn pols(form: ChunkRef<'_>, nth: usize) -> Option<ChunkRef<'_>> {
+            form.children().filter(|n| n.id.0 == *b"POLS").nth(nth)
         }
         let points = |form: ChunkRef<'_>| form.children().filter(|n| n.id.0 == *b"PNTS").last().map_or(0, |n| (n.length / 12) as u32);
-        [
+        let taken_before = geometry::READ_AHEADS_TAKEN.with(|taken| taken.get());
+        let reads = [
             parse_tree_reading_ahead(bytes, &tree, |_| None),
-            parse_tree_reading_ahead(bytes, &tree, |form| pols(form).map(|node| (node, points(form)))),
-            parse_tree_reading_ahead(bytes, &tree, |form| pols(form).map(|node| (node, points(form) + 1))),
+            parse_tree_reading_ahead(bytes, &tree, |form| pols(form, nth).map(|node| (node, points(form)))),
+            parse_tree_reading_ahead(bytes, &tree, |form| pols(form, nth).map(|node| (node, points(form) - 1))),
         ]
-        .map(|read| format!("{read:?}"))
+        .map(|read| format!("{read:?}"));
+        (reads, geometry::READ_AHEADS_TAKEN.with(|taken| taken.get()) - taken_before)
     }
 
     fn object(pols: &[u8]) -> Vec<u8> {
@@ -122,7 +131,7 @@ mod tests {
         let cut_short = object(&[b"FACE".as_slice(), &quad, &triangle[..5]].concat());
         let terrain = large_object(120, 90);
         for (name, bytes) in [("dropped record", kept), ("cut short", cut_short), ("terrain", terrain)] {
-            let [in_turn, ahead, wrong_count] = three_ways(&bytes);
+            let ([in_turn, ahead, wrong_count], taken) = three_ways(&bytes, 0);
             match name {
                 "dropped record" => assert!(in_turn.contains("1 polygons refer to points past the end of PNTS"), "{in_turn}"),
                 "cut short" => assert!(in_turn.starts_with("Err"), "{in_turn}"),
@@ -130,7 +139,33 @@ mod tests {
             }
             assert_eq!(ahead, in_turn, "{name}");
             assert_eq!(wrong_count, in_turn, "{name}");
+            // Taken against the right count only (one point fewer would drop the quad above).
+            assert_eq!(taken, 1, "{name}");
         }
+    }
+
+    #[test]
+    fn a_second_pols_in_a_layer_is_not_taken_from_a_read_ahead() {
+        // Its polygons follow the first POLS's: columns read on their own would number them from 0.
+        let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
+        let mut bytes = object(&[b"FACE".as_slice(), &quad].concat());
+        let second = chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat());
+        let at = bytes.windows(4).position(|w| w == b"PTAG").expect("a PTAG");
+        bytes.splice(at..at, second);
+        let size = (bytes.len() - 8) as u32;
+        bytes[4..8].copy_from_slice(&size.to_be_bytes());
+        let ([in_turn, ahead, wrong_count], taken) = three_ways(&bytes, 1);
+        assert!(in_turn.starts_with("Ok"), "{in_turn}");
+        assert_eq!((ahead, wrong_count), (in_turn.clone(), in_turn));
+        assert_eq!(taken, 0);
+    }
+
+    #[test]
+    fn lightwave_5_objects_are_never_read_ahead() {
+        let bytes = crate::fixtures::lwo::seed_square_with_detail();
+        let tree = read_iff_tree(&bytes).expect("a chunk tree");
+        let object = parse_tree_reading_ahead(&bytes, &tree, |_| panic!("an LWOB's POLS chosen to read ahead"));
+        assert!(object.is_ok());
     }
 
     #[test]
