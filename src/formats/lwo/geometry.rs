@@ -448,10 +448,13 @@ fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, poly
         // The corners go straight into the layer's index column, cut back if the polygon is not kept.
         let start = polygons.next_corners_at();
         let mut in_range = true;
+        // Corners at 0xFF00 and above, which the usual record writes in the long form.
+        let mut long = 0u32;
         for _ in 0..count {
             match r.vx() {
                 Ok(v) => {
                     in_range &= v < point_count;
+                    long += u32::from(v >= 0xFF00);
                     polygons.indices.push(v);
                 }
                 Err(e) => {
@@ -462,9 +465,8 @@ fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, poly
             }
         }
         if in_range {
-            // With at most 0xFF00 points every corner kept is below 0xFF00, so short: no need to
-            // look at them again.
-            let usual_length = if point_count <= 0xFF00 { 2 + 2 * count as u32 } else { RecordLayout::Lwo2.record_length(&polygons.indices[start..]) };
+            // The length `RecordLayout::Lwo2` gives these corners, counted as they were read.
+            let usual_length = 2 + 2 * count as u32 + 2 * long;
             polygons.push_appended(kind, flags, 0, NONE, record, usual_length);
             surface_refs.push(0);
         } else {
