@@ -26,7 +26,9 @@ pub fn parse(bytes: &[u8]) -> Result<(ChunkTree, LwoObject)> {
 
 /// Reads the object from an already walked tree.
 pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
-    parse_tree_reading_ahead(bytes, tree, geometry::PolygonsReadAhead::candidate)
+    // One core gains nothing from a second thread.
+    let choose = |form| if crate::parallel::cores() < 2 { None } else { geometry::PolygonsReadAhead::candidate(form) };
+    parse_tree_reading_ahead(bytes, tree, choose)
 }
 
 /// [`parse_tree`], with `choose` naming the POLS chunk (LWO2, LWO3) to read on a helper thread, and
@@ -46,7 +48,7 @@ fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl 
     let mut envelope_nodes: Vec<ChunkRef<'_>> = Vec::new();
     // A large POLS is read on a helper thread while the points and maps before it are read here; the
     // builder checks that it was read against the right point count, or reads it again itself.
-    let ahead = if kind.is_lightwave5() || crate::parallel::cores() < 2 { None } else { choose(form) };
+    let ahead = if kind.is_lightwave5() { None } else { choose(form) };
     std::thread::scope(|scope| -> Result<()> {
         // A thread the system will not make leaves the chunk to be read in turn.
         let mut helper = ahead.and_then(|(node, point_count)| {
@@ -92,8 +94,6 @@ mod tests {
     use super::*;
     use crate::fixtures::lwo::{chunk, f32s, form, large_object, s0, vx};
 
-    /// The object (or error) read in turn, read ahead against the right point count, and read ahead
-    /// against a wrong one (which the builder must refuse and read again).
     /// The object (or error) read in turn, read ahead (its `nth` POLS) against the right point count,
     /// and read ahead against one point fewer (which the builder must refuse and read again); and how
     /// many of the two read-aheads the builder took.
