@@ -667,7 +667,7 @@ fn patch_cages(layer: &Layer, patches: &[u32]) -> Vec<(u32, Cage, HashMap<u32, u
             }
         };
         let (_, cage, remap) = &mut cages[slot];
-        let face = polys
+        let face: Vec<u32> = polys
             .vertices(p as usize)
             .iter()
             .map(|&v| {
@@ -677,7 +677,7 @@ fn patch_cages(layer: &Layer, patches: &[u32]) -> Vec<(u32, Cage, HashMap<u32, u
                 })
             })
             .collect();
-        cage.faces.push(face);
+        cage.push_face(face);
         cage.face_origins.push(p);
     }
     cages
@@ -699,25 +699,23 @@ fn limit_surface(
     if has_uv || !morphs.is_empty() {
         let mut by_cage_point: Vec<(u32, u32)> = remap.into_iter().map(|(point, slot)| (slot, point)).collect();
         by_cage_point.sort_unstable();
-        cage.extras = by_cage_point
-            .iter()
-            .map(|&(slot, point)| {
-                let p = cage.points[slot as usize];
-                let mut extras = Vec::with_capacity(2 + 3 * morphs.len());
-                if has_uv {
-                    let value = match (uv, projection) {
-                        (Some(map), _) => map.get(point, NONE).map_or([0.0, 0.0], |v| [v.first().copied().unwrap_or(0.0), 1.0 - v.get(1).copied().unwrap_or(0.0)]),
-                        (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
-                        (None, None) => [0.0, 0.0],
-                    };
-                    extras.extend(value);
-                }
-                for offsets in &morphs.offsets {
-                    extras.extend(offsets.get(point as usize).copied().unwrap_or([0.0; 3]));
-                }
-                extras
-            })
-            .collect();
+        cage.extra_width = 2 * usize::from(has_uv) + 3 * morphs.len();
+        let mut extras = Vec::with_capacity(cage.extra_width * by_cage_point.len());
+        for &(slot, point) in &by_cage_point {
+            let p = cage.points[slot as usize];
+            if has_uv {
+                let value = match (uv, projection) {
+                    (Some(map), _) => map.get(point, NONE).map_or([0.0, 0.0], |v| [v.first().copied().unwrap_or(0.0), 1.0 - v.get(1).copied().unwrap_or(0.0)]),
+                    (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
+                    (None, None) => [0.0, 0.0],
+                };
+                extras.extend(value);
+            }
+            for offsets in &morphs.offsets {
+                extras.extend(offsets.get(point as usize).copied().unwrap_or([0.0; 3]));
+            }
+        }
+        cage.extras = extras;
     }
     let smooth = subdivide(&cage, level);
     let local = |p: [f32; 3]| lwo_to_bevy(sub(p, layer.pivot));
@@ -762,9 +760,9 @@ fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<usize>) -> 
 
 /// Smooth normals of a subdivided cage with its points at `points`: each point's normal is the sum of
 /// its quads' normals, in Bevy's frame.
-fn limit_surface_normals(points: &[[f32; 3]], faces: &[Vec<u32>]) -> Vec<[f32; 3]> {
+fn limit_surface_normals(points: &[[f32; 3]], cage: &Cage) -> Vec<[f32; 3]> {
     let mut sums = vec![[0.0f32; 3]; points.len()];
-    for face in faces {
+    for face in cage.faces() {
         let n = polygon_normal(points, face);
         for &v in face {
             let s = &mut sums[v as usize];
@@ -778,11 +776,11 @@ fn limit_surface_normals(points: &[[f32; 3]], faces: &[Vec<u32>]) -> Vec<[f32; 3
 fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f32; 3]) -> MeshData {
     let mut mesh = MeshData::new(Topology::Triangles);
     mesh.positions = cage.points.iter().map(|p| local(*p)).collect();
-    mesh.normals = limit_surface_normals(&cage.points, &cage.faces);
+    mesh.normals = limit_surface_normals(&cage.points, cage);
     if has_uv {
-        mesh.uv_sets.push(cage.extras.iter().map(|e| [e.first().copied().unwrap_or(0.0), e.get(1).copied().unwrap_or(0.0)]).collect());
+        mesh.uv_sets.push((0..cage.points.len()).map(|i| cage.extras_of(i)).map(|e| [e.first().copied().unwrap_or(0.0), e.get(1).copied().unwrap_or(0.0)]).collect());
     }
-    for (f, face) in cage.faces.iter().enumerate() {
+    for (f, face) in cage.faces().enumerate() {
         let origin = cage.face_origins.get(f).copied().unwrap_or(NONE);
         for k in 1..face.len().saturating_sub(1) {
             let [a, b, c] = [face[0], face[k], face[k + 1]];
@@ -872,9 +870,9 @@ impl<'a> LayerMorphs<'a> {
         for (k, target) in mesh.morph_targets.iter_mut().enumerate() {
             let at = skip + 3 * k;
             let offsets: Vec<[f32; 3]> =
-                cage.extras.iter().map(|e| e.get(at..at + 3).map_or([0.0; 3], |o| [o[0], o[1], o[2]])).collect();
+                (0..cage.points.len()).map(|i| cage.extras_of(i).get(at..at + 3).map_or([0.0; 3], |o| [o[0], o[1], o[2]])).collect();
             let shape: Vec<[f32; 3]> = cage.points.iter().zip(&offsets).map(|(&p, &d)| add(p, d)).collect();
-            target.normals = limit_surface_normals(&shape, &cage.faces).iter().zip(&mesh.normals).map(|(&n, &base)| sub(n, base)).collect();
+            target.normals = limit_surface_normals(&shape, cage).iter().zip(&mesh.normals).map(|(&n, &base)| sub(n, base)).collect();
             target.positions = offsets.into_iter().map(lwo_to_bevy).collect();
         }
     }

@@ -1,161 +1,261 @@
 //! Catmull–Clark subdivision of LightWave PTCH/SUBD cages. LightWave's own scheme is undocumented;
 //! Catmull–Clark is what it approximates, and open edges (and edges shared by more than two faces) are
 //! kept sharp with the usual boundary rules, so an open cage does not shrink away from its border.
+//!
+//! A cage is held in flat columns (no vector per face or per point) and its edges are found by
+//! sorting, not hashing: each level makes four times the faces of the last, and allocation and hashing
+//! were most of the cost. Sorting also fixes the order in which each point sums its edges, so the same
+//! cage always gives the same bits.
 
-use std::collections::HashMap;
-
-/// A polygon mesh: points and faces as point-index lists, with one extra value vector per point carried
-/// through the same averaging (UVs, colours).
+/// A polygon mesh: points and faces as point-index lists, with `extra_width` more values per point
+/// carried through the same averaging (UVs, morph offsets).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Cage {
     pub points: Vec<[f32; 3]>,
-    pub extras: Vec<Vec<f32>>,
-    pub faces: Vec<Vec<u32>>,
+    /// `extra_width` values per point, point after point (empty when the width is 0).
+    pub extras: Vec<f32>,
+    pub extra_width: usize,
+    /// `face_starts[f]..face_starts[f + 1]` are face f's entries in `corners`; one longer than the
+    /// face count once a face has been added.
+    face_starts: Vec<u32>,
+    corners: Vec<u32>,
     /// For each face, the record it descends from (the cage polygon's position in its layer), so a
     /// subdivided triangle still names the polygon of the file it came from.
     pub face_origins: Vec<u32>,
 }
 
+impl Cage {
+    /// Appends a face of the given points.
+    pub fn push_face(&mut self, face: impl IntoIterator<Item = u32>) {
+        if self.face_starts.is_empty() {
+            self.face_starts.push(0);
+        }
+        self.corners.extend(face);
+        self.face_starts.push(self.corners.len() as u32);
+    }
+
+    pub fn face_count(&self) -> usize {
+        self.face_starts.len().saturating_sub(1)
+    }
+
+    pub fn face(&self, face: usize) -> &[u32] {
+        match (self.face_starts.get(face), self.face_starts.get(face + 1)) {
+            (Some(&a), Some(&b)) => self.corners.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    pub fn faces(&self) -> impl Iterator<Item = &[u32]> + Clone + '_ {
+        (0..self.face_count()).map(|f| self.face(f))
+    }
+
+    /// Point `point`'s extra values (empty when there are none).
+    pub fn extras_of(&self, point: usize) -> &[f32] {
+        self.extras.get(point * self.extra_width..(point + 1) * self.extra_width).unwrap_or(&[])
+    }
+}
+
 /// The most levels allowed: each level multiplies the face count by about four.
 pub const MAX_LEVEL: u32 = 6;
 
-fn edge_key(a: u32, b: u32) -> (u32, u32) {
-    if a < b { (a, b) } else { (b, a) }
+/// A cage's points as one row of values each (position, then extras), the form every Catmull–Clark
+/// rule averages.
+struct Rows {
+    width: usize,
+    values: Vec<f32>,
 }
 
-fn lerp_into(acc: &mut [f32], value: &[f32], weight: f32) {
+impl Rows {
+    fn of(cage: &Cage) -> Self {
+        let width = 3 + cage.extra_width;
+        let mut values = Vec::with_capacity(width * cage.points.len());
+        for (i, p) in cage.points.iter().enumerate() {
+            values.extend_from_slice(p);
+            let extras = cage.extras_of(i);
+            values.extend_from_slice(extras);
+            // A short extras column reads as zeros, as a point beyond the cage does.
+            values.extend(std::iter::repeat_n(0.0, cage.extra_width - extras.len()));
+        }
+        Self { width, values }
+    }
+
+    fn row(&self, i: u32) -> Option<&[f32]> {
+        self.values.get(i as usize * self.width..(i as usize + 1) * self.width)
+    }
+
+    /// `acc += row i × weight`, element by element; a point beyond the cage adds nothing (it reads
+    /// as zeros).
+    fn add_to(&self, acc: &mut [f32], i: u32, weight: f32) {
+        if let Some(row) = self.row(i) {
+            add_weighted(acc, row, weight);
+        }
+    }
+}
+
+fn add_weighted(acc: &mut [f32], value: &[f32], weight: f32) {
     for (a, v) in acc.iter_mut().zip(value) {
         *a += v * weight;
     }
 }
 
+/// Compressed lists, one per point: `starts[p]..starts[p + 1]` index `items`.
+struct PerPoint<T> {
+    starts: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T: Copy + Default> PerPoint<T> {
+    /// Lists of the `(point, item)` pairs, each list in the pairs' order.
+    fn collect(point_count: usize, pairs: impl Iterator<Item = (u32, T)> + Clone) -> Self {
+        let mut starts = vec![0u32; point_count + 1];
+        for (p, _) in pairs.clone() {
+            starts[p as usize + 1] += 1;
+        }
+        for i in 0..point_count {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut items = vec![T::default(); starts[point_count] as usize];
+        for (p, item) in pairs {
+            items[next[p as usize] as usize] = item;
+            next[p as usize] += 1;
+        }
+        Self { starts, items }
+    }
+
+    fn of(&self, p: usize) -> &[T] {
+        &self.items[self.starts[p] as usize..self.starts[p + 1] as usize]
+    }
+}
+
 /// One Catmull–Clark step: every n-gon becomes n quads.
 pub fn subdivide_once(cage: &Cage) -> Cage {
-    let width = cage.extras.first().map_or(0, Vec::len);
+    let rows = Rows::of(cage);
+    let dim = rows.width;
     let point_count = cage.points.len();
-    // Each point's values as one vector: position then extras, so one averaging serves both.
-    let value = |p: u32| -> Vec<f32> {
-        let i = p as usize;
-        let mut v = cage.points.get(i).map_or(vec![0.0; 3], |p| p.to_vec());
-        v.extend(cage.extras.get(i).cloned().unwrap_or_else(|| vec![0.0; width]));
-        v
-    };
-    let dim = 3 + width;
-    let face_points: Vec<Vec<f32>> = cage
-        .faces
-        .iter()
-        .map(|f| {
-            let mut acc = vec![0.0; dim];
-            for &p in f {
-                lerp_into(&mut acc, &value(p), 1.0 / f.len() as f32);
-            }
-            acc
-        })
-        .collect();
-    let mut edges: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
-    for (fi, f) in cage.faces.iter().enumerate() {
-        for k in 0..f.len() {
-            edges.entry(edge_key(f[k], f[(k + 1) % f.len()])).or_default().push(fi);
+    let face_count = cage.face_count();
+    // Faces name their points; one beyond the cage (never made by this crate) stays out of the
+    // per-point tables and reads as zeros.
+    let in_cage = |p: u32| (p as usize) < point_count;
+
+    let mut face_points = vec![0.0f32; dim * face_count];
+    for (f, face) in cage.faces().enumerate() {
+        let acc = &mut face_points[f * dim..(f + 1) * dim];
+        for &p in face {
+            rows.add_to(acc, p, 1.0 / face.len() as f32);
         }
     }
-    let mut edge_index: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut edge_values: Vec<Vec<f32>> = Vec::with_capacity(edges.len());
-    let mut keys: Vec<&(u32, u32)> = edges.keys().collect();
-    keys.sort();
-    for key in keys {
-        let faces = &edges[key];
-        let mut acc = vec![0.0; dim];
-        if faces.len() == 2 {
-            for v in [value(key.0), value(key.1), face_points[faces[0]].clone(), face_points[faces[1]].clone()] {
-                lerp_into(&mut acc, &v, 0.25);
-            }
+    let face_point = |f: u32| &face_points[f as usize * dim..(f as usize + 1) * dim];
+
+    // Every face side as (edge, face, corner), sorted: a run of one edge lists its faces in face order,
+    // and the edges are numbered in key order.
+    let mut sides: Vec<((u32, u32), u32, u32)> = Vec::with_capacity(cage.corners.len());
+    for f in 0..face_count {
+        let face = cage.face(f);
+        let start = cage.face_starts[f];
+        for (k, &a) in face.iter().enumerate() {
+            let b = face[if k + 1 == face.len() { 0 } else { k + 1 }];
+            sides.push(((a.min(b), a.max(b)), f as u32, start + k as u32));
+        }
+    }
+    sides.sort_unstable();
+    // Per corner: the new point on the edge that leaves it.
+    let mut edge_after_corner = vec![0u32; cage.corners.len()];
+    // Per edge: its points and whether it is sharp (open, or shared by more than two faces).
+    let mut edges: Vec<((u32, u32), bool)> = Vec::new();
+    let mut edge_values: Vec<f32> = Vec::new();
+    for run in sides.chunk_by(|x, y| x.0 == y.0) {
+        let key = run[0].0;
+        let number = (point_count + face_count + edges.len()) as u32;
+        for side in run {
+            edge_after_corner[side.2 as usize] = number;
+        }
+        let mut acc = vec![0.0f32; dim];
+        if let [(_, f0, _), (_, f1, _)] = run {
+            rows.add_to(&mut acc, key.0, 0.25);
+            rows.add_to(&mut acc, key.1, 0.25);
+            add_weighted(&mut acc, face_point(*f0), 0.25);
+            add_weighted(&mut acc, face_point(*f1), 0.25);
         } else {
-            lerp_into(&mut acc, &value(key.0), 0.5);
-            lerp_into(&mut acc, &value(key.1), 0.5);
+            rows.add_to(&mut acc, key.0, 0.5);
+            rows.add_to(&mut acc, key.1, 0.5);
         }
-        edge_index.insert(*key, (point_count + cage.faces.len() + edge_values.len()) as u32);
-        edge_values.push(acc);
+        edge_values.extend_from_slice(&acc);
+        edges.push((key, run.len() != 2));
     }
-    // Per point: adjacent faces, and edges with whether each is sharp.
-    let mut point_faces: Vec<Vec<usize>> = vec![Vec::new(); point_count];
-    for (fi, f) in cage.faces.iter().enumerate() {
-        for &p in f {
-            if let Some(list) = point_faces.get_mut(p as usize) {
-                if !list.contains(&fi) {
-                    list.push(fi);
-                }
-            }
-        }
-    }
-    let mut point_edges: Vec<Vec<((u32, u32), bool)>> = vec![Vec::new(); point_count];
-    for (key, faces) in &edges {
-        let sharp = faces.len() != 2;
-        for p in [key.0, key.1] {
-            if let Some(list) = point_edges.get_mut(p as usize) {
-                list.push((*key, sharp));
-            }
-        }
-    }
-    let mut new_values: Vec<Vec<f32>> = Vec::with_capacity(point_count + face_points.len() + edge_values.len());
+
+    // Per point: its faces (each once, in face order) and its edges (in key order).
+    let point_faces = PerPoint::collect(
+        point_count,
+        cage.faces().enumerate().flat_map(|(f, face)| {
+            // A point named twice by one face counts that face once.
+            face.iter().enumerate().filter(move |&(k, p)| in_cage(*p) && !face[..k].contains(p)).map(move |(_, &p)| (p, f as u32))
+        }),
+    );
+    let point_edges = PerPoint::collect(point_count, edges.iter().flat_map(|&(key, sharp)| [key.0, key.1].into_iter().filter(|&p| in_cage(p)).map(move |p| (p, (key, sharp)))));
+
+    let mut values: Vec<f32> = Vec::with_capacity(dim * (point_count + face_count + edges.len()));
+    let mut f_avg = vec![0.0f32; dim];
+    let mut r_avg = vec![0.0f32; dim];
     for p in 0..point_count as u32 {
-        let original = value(p);
-        let faces = &point_faces[p as usize];
-        let edges_here = &point_edges[p as usize];
-        let sharp: Vec<&(u32, u32)> = edges_here.iter().filter(|(_, s)| *s).map(|(k, _)| k).collect();
-        let mut acc = vec![0.0; dim];
-        if faces.is_empty() {
-            acc = original;
-        } else if sharp.len() >= 2 {
-            if sharp.len() == 2 {
-                // On an open border: 3/4 the point, 1/8 each border neighbour.
-                lerp_into(&mut acc, &original, 0.75);
-                for k in &sharp {
-                    let other = if k.0 == p { k.1 } else { k.0 };
-                    lerp_into(&mut acc, &value(other), 0.125);
-                }
-            } else {
-                acc = original;
+        let original = rows.row(p).unwrap_or(&[]);
+        let faces = point_faces.of(p as usize);
+        let edges_here = point_edges.of(p as usize);
+        let sharp_count = edges_here.iter().filter(|(_, s)| *s).count();
+        let start = values.len();
+        values.resize(start + dim, 0.0);
+        let acc = &mut values[start..];
+        if faces.is_empty() || sharp_count > 2 {
+            acc.copy_from_slice(original);
+        } else if sharp_count == 2 {
+            // On an open border: 3/4 the point, 1/8 each border neighbour.
+            add_weighted(acc, original, 0.75);
+            for &((a, b), _) in edges_here.iter().filter(|(_, s)| *s) {
+                rows.add_to(acc, if a == p { b } else { a }, 0.125);
             }
         } else {
             let n = faces.len() as f32;
-            let mut f_avg = vec![0.0; dim];
-            for &fi in faces {
-                lerp_into(&mut f_avg, &face_points[fi], 1.0 / n);
+            f_avg.fill(0.0);
+            for &f in faces {
+                add_weighted(&mut f_avg, face_point(f), 1.0 / n);
             }
-            let mut r_avg = vec![0.0; dim];
+            r_avg.fill(0.0);
             let m = edges_here.len().max(1) as f32;
-            for (k, _) in edges_here {
-                lerp_into(&mut r_avg, &value(k.0), 0.5 / m);
-                lerp_into(&mut r_avg, &value(k.1), 0.5 / m);
+            for &((a, b), _) in edges_here {
+                rows.add_to(&mut r_avg, a, 0.5 / m);
+                rows.add_to(&mut r_avg, b, 0.5 / m);
             }
-            lerp_into(&mut acc, &f_avg, 1.0 / n);
-            lerp_into(&mut acc, &r_avg, 2.0 / n);
-            lerp_into(&mut acc, &original, (n - 3.0) / n);
+            add_weighted(acc, &f_avg, 1.0 / n);
+            add_weighted(acc, &r_avg, 2.0 / n);
+            add_weighted(acc, original, (n - 3.0) / n);
         }
-        new_values.push(acc);
     }
-    new_values.extend(face_points);
-    new_values.extend(edge_values);
-    let mut faces = Vec::with_capacity(cage.faces.iter().map(Vec::len).sum());
-    let mut face_origins = Vec::with_capacity(if cage.face_origins.is_empty() { 0 } else { faces.capacity() });
-    for (fi, f) in cage.faces.iter().enumerate() {
-        if let Some(&origin) = cage.face_origins.get(fi) {
-            face_origins.extend(std::iter::repeat_n(origin, f.len()));
+    values.extend_from_slice(&face_points);
+    values.extend_from_slice(&edge_values);
+
+    let mut out = Cage {
+        points: values.chunks_exact(dim).map(|v| [v[0], v[1], v[2]]).collect(),
+        extras: if dim > 3 { values.chunks_exact(dim).flat_map(|v| v[3..].iter().copied()).collect() } else { Vec::new() },
+        extra_width: dim - 3,
+        face_starts: Vec::with_capacity(cage.corners.len() + 1),
+        corners: Vec::with_capacity(4 * cage.corners.len()),
+        face_origins: Vec::with_capacity(if cage.face_origins.is_empty() { 0 } else { cage.corners.len() }),
+    };
+    for f in 0..face_count {
+        let face = cage.face(f);
+        let start = cage.face_starts[f] as usize;
+        if let Some(&origin) = cage.face_origins.get(f) {
+            out.face_origins.extend(std::iter::repeat_n(origin, face.len()));
         }
-        let center = (point_count + fi) as u32;
-        let n = f.len();
+        let center = (point_count + f) as u32;
+        let n = face.len();
         for k in 0..n {
-            let prev = edge_index[&edge_key(f[(k + n - 1) % n], f[k])];
-            let next = edge_index[&edge_key(f[k], f[(k + 1) % n])];
-            faces.push(vec![f[k], next, center, prev]);
+            let prev = edge_after_corner[start + if k == 0 { n - 1 } else { k - 1 }];
+            let next = edge_after_corner[start + k];
+            out.push_face([face[k], next, center, prev]);
         }
     }
-    Cage {
-        points: new_values.iter().map(|v| [v[0], v[1], v[2]]).collect(),
-        extras: if width > 0 { new_values.iter().map(|v| v[3..].to_vec()).collect() } else { Vec::new() },
-        faces,
-        face_origins,
-    }
+    out
 }
 
 pub fn subdivide(cage: &Cage, levels: u32) -> Cage {
@@ -170,31 +270,73 @@ pub fn subdivide(cage: &Cage, levels: u32) -> Cage {
 mod tests {
     use super::*;
 
+    fn cage(points: Vec<[f32; 3]>, faces: &[&[u32]], face_origins: Vec<u32>) -> Cage {
+        let mut cage = Cage { points, face_origins, ..Cage::default() };
+        for face in faces {
+            cage.push_face(face.iter().copied());
+        }
+        cage
+    }
+
     fn cube() -> Cage {
         let points = (0..8).map(|i| [(i & 1) as f32 * 2.0 - 1.0, ((i >> 1) & 1) as f32 * 2.0 - 1.0, ((i >> 2) & 1) as f32 * 2.0 - 1.0]).collect();
-        let faces = vec![vec![0, 2, 3, 1], vec![4, 5, 7, 6], vec![0, 1, 5, 4], vec![2, 6, 7, 3], vec![0, 4, 6, 2], vec![1, 3, 7, 5]];
-        Cage { points, extras: Vec::new(), faces, face_origins: Vec::new() }
+        cage(points, &[&[0, 2, 3, 1], &[4, 5, 7, 6], &[0, 1, 5, 4], &[2, 6, 7, 3], &[0, 4, 6, 2], &[1, 3, 7, 5]], Vec::new())
     }
 
     #[test]
     fn a_closed_cube_becomes_rounder_with_four_times_the_faces() {
         let once = subdivide(&cube(), 1);
-        assert_eq!(once.faces.len(), 24);
+        assert_eq!(once.face_count(), 24);
         assert_eq!(once.points.len(), 8 + 6 + 12);
         // Corners move in towards the centre (they were at distance √3).
         let corner = once.points[7];
         let r = (corner[0] * corner[0] + corner[1] * corner[1] + corner[2] * corner[2]).sqrt();
         assert!(r < 3f32.sqrt() - 0.1, "{r}");
         let twice = subdivide(&cube(), 2);
-        assert_eq!(twice.faces.len(), 96);
+        assert_eq!(twice.face_count(), 96);
+        // Every point of a closed cube keeps three or four neighbours: all corners lie on one sphere
+        // by symmetry, and every face is a quad.
+        assert!(twice.faces().all(|f| f.len() == 4));
+        let radius = |p: [f32; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+        let corners: Vec<f32> = (0..8).map(|i| radius(twice.points[i])).collect();
+        assert!(corners.iter().all(|r| (r - corners[0]).abs() < 1e-6), "{corners:?}");
     }
 
     #[test]
     fn an_open_quad_keeps_its_border_corners() {
-        let quad = Cage { points: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], extras: Vec::new(), faces: vec![vec![0, 1, 2, 3]], face_origins: vec![7] };
+        let quad = cage(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], &[&[0, 1, 2, 3]], vec![7]);
         let out = subdivide(&quad, 2);
-        assert_eq!(out.faces.len(), 16);
+        assert_eq!(out.face_count(), 16);
         assert_eq!(out.face_origins, vec![7; 16]);
         assert!(out.points.iter().all(|p| p[2] == 0.0 && (-1e-6..=1.0 + 1e-6).contains(&p[0])));
+    }
+
+    #[test]
+    fn extras_are_averaged_as_the_points_are() {
+        // Extras equal to the position average exactly as the position does.
+        let mut cube = cube();
+        cube.extra_width = 3;
+        cube.extras = cube.points.iter().flatten().copied().collect();
+        let out = subdivide(&cube, 2);
+        for (i, p) in out.points.iter().enumerate() {
+            assert_eq!(out.extras_of(i), p, "point {i}");
+        }
+    }
+
+    #[test]
+    fn the_same_cage_always_gives_the_same_bits() {
+        // Each point sums its edges in key order, not in a hash table's order of the moment.
+        let a = subdivide(&cube(), 3);
+        let b = subdivide(&cube(), 3);
+        let bits = |c: &Cage| c.points.iter().flatten().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&a), bits(&b));
+    }
+
+    #[test]
+    fn faces_naming_points_beyond_the_cage_or_one_point_twice_do_not_panic() {
+        let odd = cage(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]], &[&[0, 1, 2, 9], &[0, 0, 1], &[]], vec![]);
+        let out = subdivide(&odd, 2);
+        assert!(out.points.iter().flatten().all(|v| v.is_finite()));
+        assert_eq!(out.face_count(), 4 * (4 + 3));
     }
 }
