@@ -582,9 +582,15 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             }
         }
         corner_vertex.clear();
+        // A flat-shaded polygon's corners all have its normal: looked up once, not per corner.
+        let flat = normals.flat(p).map(lwo_to_bevy);
         for (k, &v) in vertices.iter().enumerate() {
             let stored = inputs.stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
-            let normal = lwo_to_bevy(stored.unwrap_or_else(|| point_normals.at(normals, p, v)));
+            let normal = match (stored, flat) {
+                (Some(stored), _) => lwo_to_bevy(stored),
+                (None, Some(flat)) => flat,
+                (None, None) => lwo_to_bevy(point_normals.at(normals, p, v)),
+            };
             let to_uv = |value: &[f32]| [value.first().copied().unwrap_or(0.0), 1.0 - value.get(1).copied().unwrap_or(0.0)];
             let uv = match (&maps.uv, projected_uvs.get(k)) {
                 (_, Some(projected)) => Some(*projected),
@@ -614,7 +620,8 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                 Some(&(_, _, i)) => i,
                 None => {
                     let i = mesh.positions.len() as u32;
-                    mesh.positions.push(inputs.local(point_at(&layer.points, v)));
+                    // The corner's point, as the triangulator was given it.
+                    mesh.positions.push(inputs.local(corner_points[k]));
                     mesh.normals.push(normal);
                     if let Some(uv) = uv {
                         mesh.uv_sets[0].push(uv);
@@ -642,10 +649,12 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             corner_vertex.push(mesh.positions.len() as u32);
             push_crossing(mesh, corner_vertex, crossing);
         }
-        for t in tris.iter() {
+        // Rewritten in place to the mesh's vertices, then copied in one go (not pushed index by index).
+        for t in tris.iter_mut() {
             let [a, b, c] = t.map(|i| corner_vertex[i as usize]);
-            mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
+            *t = if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] };
         }
+        mesh.indices.extend_from_slice(tris.as_flattened());
         mesh.triangle_records.extend(std::iter::repeat_n(p as u32, tris.len()));
     }
     scratch.clear();

@@ -177,14 +177,9 @@ impl Bounds {
         // Comparisons rather than `f32::min`: the point is finite, so its NaN handling is not needed,
         // and this runs once per vertex of every mesh.
         if p[0].is_finite() & p[1].is_finite() & p[2].is_finite() {
-            for k in 0..3 {
-                if p[k] < self.min[k] {
-                    self.min[k] = p[k];
-                }
-                if p[k] > self.max[k] {
-                    self.max[k] = p[k];
-                }
-            }
+            // Selects, not branches: they compile to min and max instructions.
+            self.min = std::array::from_fn(|k| if p[k] < self.min[k] { p[k] } else { self.min[k] });
+            self.max = std::array::from_fn(|k| if p[k] > self.max[k] { p[k] } else { self.max[k] });
         }
     }
 

@@ -193,6 +193,20 @@ impl<'a> CornerNormals<'a> {
         self.smoothed(own, p, cos_limit, self.incident(v).iter().map(|&q| (q, face_normals[q as usize])))
     }
 
+    /// Polygon `p`'s own normal when its surface is shaded flat, so that every corner of it has that
+    /// normal (what [`Self::at`] and [`PointNormals::at`] give each); `None` when it is smoothed.
+    #[inline]
+    pub fn flat(&self, p: usize) -> Option<[f32; 3]> {
+        if self.cos_limit_of(p).is_some() {
+            return None;
+        }
+        Some(match self.kept {
+            None => self.face_normals[p],
+            // As `at` makes it once the table is cut.
+            Some(_) => polygon_normal(&self.layer.points, self.layer.polygons.vertices(p)),
+        })
+    }
+
     /// The cosine of polygon `p`'s surface's smoothing angle; `None` when it is shaded flat.
     #[inline]
     fn cos_limit_of(&self, p: usize) -> Option<f32> {

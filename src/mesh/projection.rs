@@ -95,7 +95,8 @@ pub fn project(block: &Block, point: [f32; 3], normal: [f32; 3]) -> Option<[f32;
 /// than half the image, the small ones move up by one (the texture repeats), so the polygon does not
 /// stretch back across the whole image.
 pub fn unwrap_seam(uvs: &mut [[f32; 2]]) {
-    let (min, max) = uvs.iter().fold((f32::MAX, f32::MIN), |(lo, hi), uv| (lo.min(uv[0]), hi.max(uv[0])));
+    // Comparisons rather than `f32::min`/`max`: a NaN is skipped by both, and these need no NaN fix-up.
+    let (min, max) = uvs.iter().fold((f32::MAX, f32::MIN), |(lo, hi), uv| (if uv[0] < lo { uv[0] } else { lo }, if uv[0] > hi { uv[0] } else { hi }));
     if max - min > 0.5 {
         for uv in uvs.iter_mut() {
             if uv[0] < 0.5 {

@@ -112,7 +112,8 @@ impl Triangulator {
     pub fn triangulate(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
         let n = points.len();
         self.crossings.clear();
-        if n < 3 || points.iter().any(|p| p.iter().any(|c| !c.is_finite())) {
+        // Every coordinate tested without an early exit: no branch per corner.
+        if n < 3 || !points.iter().fold(true, |finite, p| finite & p[0].is_finite() & p[1].is_finite() & p[2].is_finite()) {
             return 0;
         }
         if n == 3 {
