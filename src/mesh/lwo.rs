@@ -422,11 +422,9 @@ struct RangeScratch {
     tris: Vec<[u32; 3]>,
     projected_uvs: Vec<[f32; 2]>,
     corner_vertex: Vec<u32>,
-    /// Per point: 1 + the number, among the vertices this range has made, of the one its latest
-    /// corner went to (0: none yet).
-    last_vertex_of_point: PagedPointTable<u32>,
-    /// The vertices this range has made, by number: their point, mesh slot and index in that mesh.
-    vertices_made: Vec<(u32, u32, u32)>,
+    /// Per point: the vertex its latest corner in this range went to, as [1 + its mesh's slot, its
+    /// index in that mesh] ([0, 0]: none yet).
+    last_vertex_of_point: PagedPointTable<[u32; 2]>,
     /// Per projecting block: each point's projected UV, as its bits XOR [`UNKNOWN_UV`], so that an
     /// entry never set reads as "not made yet".
     projected_points: Vec<(*const Block, PagedPointTable<[u32; 2]>)>,
@@ -444,7 +442,6 @@ impl RangeScratch {
             projected_uvs: Vec::new(),
             corner_vertex: Vec::new(),
             last_vertex_of_point: PagedPointTable::new(point_count),
-            vertices_made: Vec::new(),
             projected_points: Vec::new(),
             spare_meshes: Vec::new(),
         }
@@ -456,7 +453,6 @@ impl RangeScratch {
         for (_, known) in &mut self.projected_points {
             known.clear();
         }
-        self.vertices_made.clear();
     }
 }
 
@@ -464,15 +460,12 @@ impl RangeScratch {
 fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>) -> RangeMeshes {
     let LayerInputs { layer, options, normals, point_normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
-    let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, vertices_made, projected_points, spare_meshes } =
+    let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, projected_points, spare_meshes } =
         scratch;
     let mut out = RangeMeshes::empty(morphs);
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
     let mut last_mesh: Option<((u32, bool), usize, &CornerMaps<'_>)> = None;
     let expected = expected_sizes(layer, options, range.clone());
-    let corner_at = |polygon: usize| polys.starts.get(polygon).map_or(0, |&c| c as usize);
-    let corners = polys.indices.get(corner_at(range.start)..corner_at(range.end)).unwrap_or(&[]);
-    vertices_made.reserve(corners.len());
     // A point's projected UV, per projecting block, made once however many corners share the point
     // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
     // polygon's normal and is not kept, and neither are more blocks than a few.
@@ -612,12 +605,9 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                     && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
             };
             let last_slot = last_vertex_of_point.get_mut(v);
-            let previous = last_slot
-                .as_deref()
-                .and_then(|&made| vertices_made.get(made.wrapping_sub(1) as usize))
-                .filter(|&&(_, s, i)| s == slot as u32 && attributes(mesh, i as usize));
+            let previous = last_slot.as_deref().filter(|&&[s, i]| s == slot as u32 + 1 && attributes(mesh, i as usize));
             let index = match previous {
-                Some(&(_, _, i)) => i,
+                Some(&[_, i]) => i,
                 None => {
                     let i = mesh.positions.len() as u32;
                     // The corner's point, as the triangulator was given it.
@@ -637,8 +627,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                         morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));
                     }
                     if let Some(last) = last_slot {
-                        vertices_made.push((v, slot as u32, i));
-                        *last = vertices_made.len() as u32;
+                        *last = [slot as u32 + 1, i];
                     }
                     i
                 }
