@@ -95,11 +95,7 @@ impl MeshData {
     }
 
     pub fn bounds(&self) -> Bounds {
-        let mut b = Bounds::EMPTY;
-        for p in &self.positions {
-            b.include(*p);
-        }
-        b
+        Bounds::of(&self.positions)
     }
 
     /// Empties every buffer but keeps its room (and the morph targets' names), for a mesh of the same
@@ -183,6 +179,25 @@ impl Bounds {
         }
     }
 
+    /// The box of `points`, skipping non-finite ones as [`Self::include`] does.
+    pub fn of(points: &[[f32; 3]]) -> Self {
+        let mut b = Self::EMPTY;
+        // Nearly always every coordinate is finite: tested in one pass without a branch per point,
+        // then the box is taken without the per-point test. The same comparisons in the same order
+        // as including each point, so the same box.
+        if points.as_flattened().iter().fold(true, |finite, c| finite & c.is_finite()) {
+            for p in points {
+                b.min = std::array::from_fn(|k| if p[k] < b.min[k] { p[k] } else { b.min[k] });
+                b.max = std::array::from_fn(|k| if p[k] > b.max[k] { p[k] } else { b.max[k] });
+            }
+        } else {
+            for p in points {
+                b.include(*p);
+            }
+        }
+        b
+    }
+
     pub fn union(&mut self, other: &Bounds) {
         if !other.is_empty() {
             self.include(other.min);
@@ -226,4 +241,25 @@ pub(crate) fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
 pub(crate) fn normalize(v: [f32; 3]) -> Option<[f32; 3]> {
     let len = dot(v, v).sqrt();
     (len > 1e-20 && len.is_finite()).then(|| v.map(|c| c / len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_box_of_points_skips_non_finite_ones_and_matches_including_each() {
+        let finite = [[1.0, -2.0, 3.0], [-0.0, 0.0, 7.5], [0.0, -0.0, -1.0], [4.0, 4.0, 4.0]];
+        let mut poisoned = finite.to_vec();
+        poisoned.insert(1, [f32::NAN, 100.0, 100.0]);
+        poisoned.push([-100.0, f32::INFINITY, 0.0]);
+        for points in [&finite[..], &poisoned[..], &[]] {
+            let mut each = Bounds::EMPTY;
+            points.iter().for_each(|p| each.include(*p));
+            let of = Bounds::of(points);
+            let bits = |b: Bounds| (b.min.map(f32::to_bits), b.max.map(f32::to_bits));
+            assert_eq!(bits(of), bits(each));
+        }
+        assert_eq!(Bounds::of(&poisoned), Bounds { min: [-0.0, -2.0, -1.0], max: [4.0, 4.0, 7.5] });
+    }
 }
