@@ -40,6 +40,10 @@ pub struct CornerNormals<'a> {
     incident_normals: Vec<[f32; 3]>,
     /// Per surface: the cosine of its smoothing angle, or `None` when it is shaded flat.
     cos_limit: Vec<Option<f32>>,
+    /// When every polygon's surface is smoothed with one and the same angle and every polygon is in
+    /// one smoothing group (most objects): that angle's cosine. The smoothing test then needs neither
+    /// a polygon's surface nor its group.
+    uniform_cos_limit: Option<f32>,
 }
 
 impl<'a> CornerNormals<'a> {
@@ -73,7 +77,15 @@ impl<'a> CornerNormals<'a> {
                 }
             }
         }
-        Self { layer, face_normals, first, incident, kept: None, incident_normals: Vec::new(), cos_limit }
+        let uniform_cos_limit = match (polys.surface.max(), cos_limit.first()) {
+            (Some(last_used), Some(&Some(c)))
+                if cos_limit.get(..=last_used as usize).is_some_and(|used| used.iter().all(|&l| l == Some(c))) && polys.smoothing_group.is_all_default() =>
+            {
+                Some(c)
+            }
+            _ => None,
+        };
+        Self { layer, face_normals, first, incident, kept: None, incident_normals: Vec::new(), cos_limit, uniform_cos_limit }
     }
 
     /// Whether any surface is smoothed; if none is, every corner has its polygon's normal.
@@ -143,6 +155,9 @@ impl<'a> CornerNormals<'a> {
         }
         let polys = &self.layer.polygons;
         let incident = self.incident(v);
+        if let Some(cos_limit) = self.uniform_cos_limit {
+            return self.shared_at_uniform(incident, cos_limit);
+        }
         // Each polygon's normal, angle and group looked up once, not once per pair: on the stack for
         // the usual fans, on the heap for larger ones.
         #[derive(Clone, Copy, Default)]
@@ -174,6 +189,26 @@ impl<'a> CornerNormals<'a> {
                 }
             }
             sum = [sum[0] + a.normal[0], sum[1] + a.normal[1], sum[2] + a.normal[2]];
+        }
+        normalize(sum)
+    }
+
+    /// [`Self::shared_at`] when every polygon is smoothed with `cos_limit` in one group: the same
+    /// tests on each pair (the larger of two equal limits is that limit, and the groups always agree)
+    /// and the same sum, in the same order, without looking up surfaces or groups.
+    fn shared_at_uniform(&self, incident: &[u32], cos_limit: f32) -> Option<[f32; 3]> {
+        let limit = cos_limit - 1e-6;
+        let normal = |q: u32| self.face_normals[q as usize];
+        let mut sum = [0.0f32; 3];
+        for (i, &a) in incident.iter().enumerate() {
+            let a_normal = normal(a);
+            for &b in &incident[i + 1..] {
+                // Written as "not at least" so that a NaN normal also makes the point per corner.
+                if a == b || !(dot(a_normal, normal(b)) >= limit) {
+                    return None;
+                }
+            }
+            sum = [sum[0] + a_normal[0], sum[1] + a_normal[1], sum[2] + a_normal[2]];
         }
         normalize(sum)
     }
@@ -272,5 +307,58 @@ impl PointNormals {
             Some(shared) if !shared[0].is_nan() => *shared,
             _ => normals.at(p, v),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::lwo::{self, LwoObject};
+
+    fn object(bytes: &[u8]) -> LwoObject {
+        lwo::parse(bytes).expect("parses").1
+    }
+
+    /// The shortcut for one smoothing angle and one group gives every point the bits the general test
+    /// gives it, on the generated terrain and on smoothed real files (creases, poles, seams).
+    #[test]
+    fn the_one_angle_shortcut_gives_the_general_test_s_bits() {
+        let corpus = |f: &str| object(&std::fs::read(format!("/usr/share/assimp/models/LWO/{f}")).expect("assimp-testmodels is installed"));
+        let objects = [
+            object(&crate::fixtures::lwo::large_object(40, 30)),
+            corpus("LWO2/hierarchy_smoothed.lwo"),
+            corpus("LWO2/sphere_with_gradient.lwo"),
+            corpus("LWO2/UglyVertexColors.lwo"),
+            corpus("LXOB_Modo/CrazyEngine.lxo"),
+        ];
+        let mut shortcuts = 0;
+        for object in &objects {
+            for layer in &object.layers {
+                let normals = CornerNormals::new(layer, &object.surfaces, true);
+                shortcuts += usize::from(normals.uniform_cos_limit.is_some());
+                let mut general = CornerNormals::new(layer, &object.surfaces, true);
+                general.uniform_cos_limit = None;
+                let bits = |n: Option<[f32; 3]>| n.map(|n| n.map(f32::to_bits));
+                for v in 0..layer.points.len() as u32 {
+                    assert_eq!(bits(normals.shared_at(v)), bits(general.shared_at(v)), "point {v}");
+                }
+            }
+        }
+        assert!(shortcuts >= 3, "the shortcut was taken on {shortcuts} layers");
+    }
+
+    #[test]
+    fn the_shortcut_is_not_taken_with_two_angles_or_two_groups() {
+        let terrain = object(&crate::fixtures::lwo::large_object(8, 8));
+        let layer = &terrain.layers[0];
+        assert!(CornerNormals::new(layer, &terrain.surfaces, true).uniform_cos_limit.is_some());
+        let mut surfaces = terrain.surfaces.clone();
+        surfaces[1].max_smoothing_angle *= 0.5;
+        assert_eq!(CornerNormals::new(layer, &surfaces, true).uniform_cos_limit, None);
+        let mut grouped = layer.clone();
+        let count = grouped.polygons.len();
+        grouped.polygons.smoothing_group.set(3, count, 7);
+        assert_eq!(CornerNormals::new(&grouped, &terrain.surfaces, true).uniform_cos_limit, None);
+        assert_eq!(CornerNormals::new(layer, &terrain.surfaces, false).uniform_cos_limit, None);
     }
 }

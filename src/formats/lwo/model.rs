@@ -266,6 +266,15 @@ impl NarrowColumn {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// The largest value; `None` when empty.
+    pub fn max(&self) -> Option<u32> {
+        match self {
+            Self::Bytes(v) => v.iter().max().map(|&x| u32::from(x)),
+            Self::Shorts(v) => v.iter().max().map(|&x| u32::from(x)),
+            Self::Words(v) => v.iter().max().copied(),
+        }
+    }
+
     pub fn reserve(&mut self, additional: usize) {
         match self {
             Self::Bytes(v) => v.reserve(additional),
@@ -335,6 +344,11 @@ impl<T: Copy + PartialEq> MostlyDefault<T> {
         if let Some(slot) = self.values.get_mut(index) {
             *slot = value;
         }
+    }
+
+    /// Whether every polygon has the default value.
+    pub fn is_all_default(&self) -> bool {
+        self.values.iter().all(|v| *v == self.default)
     }
 
     /// Appends the value of the next polygon, `len` being the count before it.
