@@ -495,8 +495,20 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             }
             continue;
         }
-        corner_points.clear();
-        corner_points.extend(vertices.iter().map(|&v| point_at(&layer.points, v)));
+        // A quad's corners on the stack, others' in the scratch buffer: a call to grow it cost more
+        // than reading a quad's four points.
+        let quad_points: [[f32; 3]; 4];
+        let corner_points: &[[f32; 3]] = match *vertices {
+            [a, b, c, d] => {
+                quad_points = [a, b, c, d].map(|v| point_at(&layer.points, v));
+                &quad_points
+            }
+            _ => {
+                corner_points.clear();
+                corner_points.extend(vertices.iter().map(|&v| point_at(&layer.points, v)));
+                corner_points
+            }
+        };
         tris.clear();
         let made = triangulator.triangulate(corner_points, tris);
         out.triangles += made;

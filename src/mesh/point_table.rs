@@ -18,8 +18,9 @@ pub struct PagedPointTable<T> {
     flat: Vec<T>,
     /// Per page of points: 1 + the slot in `pages` holding it, or 0 while no point of it is set.
     slot_of_page: Vec<u32>,
-    /// Page storage, kept from range to range; the first `used` slots hold touched pages.
-    pages: Vec<Box<[T]>>,
+    /// Page storage, kept from range to range; the first `used` slots hold touched pages. Arrays of a
+    /// known length, so that an entry is reached without a bounds check.
+    pages: Vec<Box<[T; PAGE]>>,
     used: usize,
     /// The numbers of the touched pages, in the order they were touched.
     touched: Vec<u32>,
@@ -61,14 +62,14 @@ impl<T: Copy + Default> PagedPointTable<T> {
             0 => self.make_page(page),
             slot => slot as usize - 1,
         };
-        Some(&mut self.pages[slot][point % PAGE])
+        self.pages.get_mut(slot).map(|page| &mut page[point % PAGE])
     }
 
     #[cold]
     fn make_page(&mut self, page: usize) -> usize {
         let slot = self.used;
         if slot == self.pages.len() {
-            self.pages.push(vec![T::default(); PAGE].into_boxed_slice());
+            self.pages.push(Box::new([T::default(); PAGE]));
         }
         self.used += 1;
         self.slot_of_page[page] = slot as u32 + 1;

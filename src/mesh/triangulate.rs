@@ -289,11 +289,13 @@ fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
     };
     // Most polygons of real meshes are convex or have one notch: a fan from the right corner covers
     // them, in their own winding, without projecting them.
-    let before = out.len();
     let n = points.len() as u32;
     let wrap = |i: u32| if i >= n { i - n } else { i };
-    out.extend((1..n - 1).map(|j| [apex, wrap(apex + j), wrap(apex + j + 1)]));
-    Fan::Made(out.len() - before)
+    // Pushed one by one: for a quad the loop unrolls into two pushes, where `extend` was a call.
+    for j in 1..n - 1 {
+        out.push([apex, wrap(apex + j), wrap(apex + j + 1)]);
+    }
+    Fan::Made(n as usize - 2)
 }
 
 /// Work allowed for placing crossings that lyon gives no source for (vertices × edges).
