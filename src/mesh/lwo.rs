@@ -500,7 +500,8 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
         let quad_points: [[f32; 3]; 4];
         let corner_points: &[[f32; 3]] = match *vertices {
             [a, b, c, d] => {
-                quad_points = [a, b, c, d].map(|v| point_at(&layer.points, v));
+                let at = |v| point_at(&layer.points, v);
+                quad_points = [at(a), at(b), at(c), at(d)];
                 &quad_points
             }
             _ => {

@@ -81,6 +81,13 @@ impl Default for Triangulator {
     }
 }
 
+/// Whether every coordinate is finite, without a branch per coordinate: a coordinate times zero is
+/// ±0 when it is finite and NaN when it is infinite or NaN, and one NaN makes the sum NaN.
+#[inline(always)]
+fn all_finite(points: &[[f32; 3]]) -> bool {
+    points.iter().fold(0.0f32, |sum, p| sum + p[0] * 0.0 + p[1] * 0.0 + p[2] * 0.0) == 0.0
+}
+
 /// Newell's normal: robust for concave and slightly non-planar polygons; its length is twice the area.
 #[inline(always)]
 pub fn newell_normal(points: &[[f32; 3]]) -> [f32; 3] {
@@ -112,18 +119,16 @@ impl Triangulator {
     pub fn triangulate(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
         let n = points.len();
         self.crossings.clear();
-        // Every coordinate tested without an early exit: no branch per corner.
-        if n < 3 || !points.iter().fold(true, |finite, p| finite & p[0].is_finite() & p[1].is_finite() & p[2].is_finite()) {
-            return 0;
-        }
-        if n == 3 {
-            out.push([0, 1, 2]);
-            return 1;
-        }
         // Quads, most polygons of real meshes, take the same steps with the corner count known, so
         // the compiler unrolls them.
         let fan = match <&[[f32; 3]; 4]>::try_from(points) {
-            Ok(quad) => fan(quad, out),
+            Ok(quad) if all_finite(quad) => fan(quad, out),
+            Ok(_) => return 0,
+            Err(_) if n < 3 || !all_finite(points) => return 0,
+            Err(_) if n == 3 => {
+                out.push([0, 1, 2]);
+                return 1;
+            }
             Err(_) => fan(points, out),
         };
         let normal = match fan {
@@ -424,5 +429,26 @@ mod tests {
         let bad = [[0.0, 0.0, 0.0], [f32::NAN, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 0.0, 0.0]];
         let mut tris = Vec::new();
         assert_eq!(Triangulator::new().triangulate(&bad, &mut tris), 0);
+        // Every kind of non-finite value in every coordinate of triangles, quads and pentagons.
+        let outline = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.5, 1.5, 0.0], [0.0, 1.0, 0.0]];
+        for n in 3..=5 {
+            let mut good = outline[..n].to_vec();
+            if n == 3 {
+                good[2] = [0.0, 1.0, 0.0];
+            }
+            assert_eq!(Triangulator::new().triangulate(&good, &mut tris), n - 2, "{n} finite corners");
+            for corner in 0..n {
+                for axis in 0..3 {
+                    for value in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                        let mut points = good.clone();
+                        points[corner][axis] = value;
+                        assert_eq!(Triangulator::new().triangulate(&points, &mut tris), 0, "{n} corners, {value} at {corner}.{axis}");
+                    }
+                }
+            }
+        }
+        // The largest finite values are finite.
+        let huge = [[f32::MAX, 0.0, 0.0], [f32::MAX, 1.0, 0.0], [-f32::MAX, 1.0, 0.0]];
+        assert!(all_finite(&huge));
     }
 }
