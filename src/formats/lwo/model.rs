@@ -298,22 +298,39 @@ impl NarrowColumn {
 
     #[inline]
     pub fn push(&mut self, value: u32) {
-        self.widen_for(value);
+        // The usual case, a value that fits, decided here; widening is the rare call.
         match self {
-            Self::Bytes(v) => v.push(value as u8),
-            Self::Shorts(v) => v.push(value as u16),
+            Self::Bytes(v) if value <= u32::from(u8::MAX) => v.push(value as u8),
+            Self::Shorts(v) if value <= u32::from(u16::MAX) => v.push(value as u16),
             Self::Words(v) => v.push(value),
+            _ => self.widen_and_push(value),
         }
+    }
+
+    #[cold]
+    fn widen_and_push(&mut self, value: u32) {
+        self.widen_for(value);
+        self.push(value);
     }
 
     /// Sets value `index`, if there is one.
     pub fn set(&mut self, index: usize, value: u32) {
-        self.widen_for(value);
+        // As in `push`: the fit decided here, widening the rare call.
         match self {
-            Self::Bytes(v) => v.get_mut(index).map(|x| *x = value as u8),
-            Self::Shorts(v) => v.get_mut(index).map(|x| *x = value as u16),
+            Self::Bytes(v) if value <= u32::from(u8::MAX) => v.get_mut(index).map(|x| *x = value as u8),
+            Self::Shorts(v) if value <= u32::from(u16::MAX) => v.get_mut(index).map(|x| *x = value as u16),
             Self::Words(v) => v.get_mut(index).map(|x| *x = value),
+            _ => {
+                self.widen_and_set(index, value);
+                None
+            }
         };
+    }
+
+    #[cold]
+    fn widen_and_set(&mut self, index: usize, value: u32) {
+        self.widen_for(value);
+        self.set(index, value);
     }
 }
 
