@@ -230,9 +230,10 @@ impl<'a> CornerNormals<'a> {
 
     /// Polygon `p`'s own normal when its surface is shaded flat, so that every corner of it has that
     /// normal (what [`Self::at`] and [`PointNormals::at`] give each); `None` when it is smoothed.
+    /// `surface` is the polygon's surface, which the caller has at hand.
     #[inline]
-    pub fn flat(&self, p: usize) -> Option<[f32; 3]> {
-        if self.cos_limit_of(p).is_some() {
+    pub fn flat(&self, p: usize, surface: u32) -> Option<[f32; 3]> {
+        if self.uniform_cos_limit.is_some() || self.cos_limit.get(surface as usize).copied().flatten().is_some() {
             return None;
         }
         Some(match self.kept {
