@@ -82,6 +82,11 @@ impl<'a> Reader<'a> {
         self.bytes(n).map(|_| ())
     }
 
+    /// Everything not yet read, without reading it (see [`Self::skip`]).
+    pub fn peek_rest(&self) -> &'a [u8] {
+        self.data.get(self.pos..).unwrap_or(&[])
+    }
+
     /// Everything not yet read.
     pub fn rest(&mut self) -> &'a [u8] {
         let slice = &self.data[self.pos..];

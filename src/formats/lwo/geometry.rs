@@ -2,7 +2,7 @@
 
 use crate::formats::chunk::{ChunkId, ChunkRef};
 use crate::formats::error::{ParseError, Result, Warning};
-use crate::formats::reader::{entry_count, Reader};
+use crate::formats::reader::{entry_count, Endian, Reader};
 
 use super::model::*;
 use super::warn;
@@ -404,6 +404,7 @@ impl ObjectBuilder {
 }
 
 /// How reading an LWO2/LWO3 POLS chunk's records went.
+#[derive(Debug, PartialEq)]
 pub(super) struct PolygonsRead {
     /// Where the records start (after the polygon type).
     first_offset: usize,
@@ -416,6 +417,12 @@ pub(super) struct PolygonsRead {
 /// Appends an LWO2/LWO3 POLS chunk's records to `polygons`, each with a surface reference of 0 in
 /// `surface_refs` (until a PTAG names one), dropping those that name a point at or past `point_count`.
 fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, polygons: &mut Polygons, surface_refs: &mut Vec<u32>) -> PolygonsRead {
+    read_lwo2_polygons_by(r, chunk, point_count, polygons, surface_refs, true)
+}
+
+/// [`read_lwo2_polygons`]; `by_word` false reads every record through the reader (for the tests that
+/// hold the two ways to the same result).
+fn read_lwo2_polygons_by(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, polygons: &mut Polygons, surface_refs: &mut Vec<u32>, by_word: bool) -> PolygonsRead {
     polygons.start_chunk(chunk, RecordLayout::Lwo2);
     let kind = match r.fourcc() {
         Ok(id) => PolygonKind::from_id(id),
@@ -429,6 +436,54 @@ fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, poly
     let first_offset = r.offset();
     let mut index_in_chunk = 0u32;
     let mut outcome = Ok(());
+    if by_word && r.endian() == Endian::Big {
+        // Records read from the bytes themselves, each corner as one big-endian word (as
+        // `Reader::vx` does), while four bytes remain past every corner: the position stays in a
+        // register instead of going back to the reader each corner. A record within four bytes of
+        // the end is left, from its start, to the reader's loop below, which also makes its errors.
+        let bytes = r.peek_rest();
+        let mut at = 0usize;
+        while let Some(&[high, low]) = bytes.get(at..at + 2) {
+            let head = u16::from_be_bytes([high, low]);
+            let mut count = usize::from(head & 0x03FF);
+            let mut flags = head >> 10;
+            if kind == PolygonKind::Curve {
+                count |= usize::from(head >> 12) << 10;
+                flags &= 0x3;
+            }
+            let start = polygons.next_corners_at();
+            let (mut next, mut in_range, mut long, mut whole) = (at + 2, true, 0u32, true);
+            for _ in 0..count {
+                let Some(&[a, b, c, d]) = bytes.get(next..next + 4) else {
+                    whole = false;
+                    break;
+                };
+                let word = u32::from_be_bytes([a, b, c, d]);
+                let (v, width) = if a == 0xFF { (word & 0x00FF_FFFF, 4) } else { (word >> 16, 2) };
+                next += width;
+                in_range &= v < point_count;
+                long += u32::from(v >= 0xFF00);
+                polygons.indices.push(v);
+            }
+            if !whole {
+                polygons.indices.truncate(start);
+                break;
+            }
+            let record = Record { offset: (first_offset + at) as u32, index_in_chunk };
+            index_in_chunk += 1;
+            if in_range {
+                polygons.push_appended(kind, flags, 0, NONE, record, 2 + 2 * count as u32 + 2 * long);
+                surface_refs.push(0);
+            } else {
+                polygons.indices.truncate(start);
+                dropped += 1;
+            }
+            at = next;
+        }
+        if let Err(error) = r.skip(at) {
+            return PolygonsRead { first_offset, dropped, outcome: Err(error) };
+        }
+    }
     while !r.is_empty() {
         let record = Record { offset: r.offset() as u32, index_in_chunk };
         index_in_chunk += 1;
@@ -530,5 +585,48 @@ impl PolygonsReadAhead {
             }
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::lwo::vx;
+
+    /// Records read by word and records read through the reader give the same polygons, places,
+    /// dropped count and error, for a chunk cut at every length: short and long indices, a record
+    /// naming a point past the layer's, empty, one- and two-corner records, and curves' wider counts.
+    #[test]
+    fn pols_read_by_word_and_through_the_reader_agree_at_every_cut() {
+        let chunk = crate::formats::lwo::read_iff_tree(&crate::fixtures::lwo::large_object(2, 2)).expect("a chunk tree").ids().next().expect("a chunk");
+        let record = |flags: u16, corners: &[u32]| [&((flags << 10) | corners.len() as u16).to_be_bytes()[..], &corners.iter().flat_map(|&v| vx(v)).collect::<Vec<_>>()].concat();
+        let records = [
+            record(0, &[0, 1, 2, 3]),
+            record(1, &[0xFF00, 2, 0x1_2345]),
+            record(0, &[4, 0x2_0000, 1]),
+            record(0, &[]),
+            record(2, &[5]),
+            record(0, &[6, 0xFF01]),
+            record(0, &[1, 2, 3]),
+        ]
+        .concat();
+        // Both flag bits set on a one-corner curve (CURV counts take the bits above them).
+        let curve = [&0x0C01u16.to_be_bytes()[..], &vx(3)].concat();
+        for (kind, body) in [(b"FACE", records.clone()), (b"CURV", [records, curve].concat())] {
+            for cut in 0..=body.len() {
+                let bytes = [&kind[..], &body[..cut]].concat();
+                let read = |by_word: bool| {
+                    let (mut polygons, mut refs) = (Polygons::default(), Vec::new());
+                    let mut r = Reader::big(&bytes, 100);
+                    let read = read_lwo2_polygons_by(&mut r, chunk, 0x1_2346, &mut polygons, &mut refs, by_word);
+                    (polygons, refs, read, r.offset())
+                };
+                let (by_word, by_reader) = (read(true), read(false));
+                assert_eq!(by_word, by_reader, "{} cut at {cut}", String::from_utf8_lossy(kind));
+                if cut == body.len() {
+                    assert_eq!((by_word.2.dropped, by_word.2.outcome.is_ok()), (1, true), "{}", String::from_utf8_lossy(kind));
+                }
+            }
+        }
     }
 }
