@@ -498,7 +498,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
         // A quad's corners on the stack, others' in the scratch buffer: a call to grow it cost more
         // than reading a quad's four points.
         let quad_points: [[f32; 3]; 4];
-        let corner_points: &[[f32; 3]] = match *vertices {
+        let polygon_points: &[[f32; 3]] = match *vertices {
             [a, b, c, d] => {
                 let at = |v| point_at(&layer.points, v);
                 quad_points = [at(a), at(b), at(c), at(d)];
@@ -511,7 +511,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             }
         };
         tris.clear();
-        let made = triangulator.triangulate(corner_points, tris);
+        let made = triangulator.triangulate(polygon_points, tris);
         out.triangles += made;
         if made < n - 2 {
             out.degenerate += 1;
@@ -624,7 +624,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                 None => {
                     let i = mesh.positions.len() as u32;
                     // The corner's point, as the triangulator was given it.
-                    mesh.positions.push(inputs.local(corner_points[k]));
+                    mesh.positions.push(inputs.local(polygon_points[k]));
                     mesh.normals.push(normal);
                     if let Some(uv) = uv {
                         mesh.uv_sets[0].push(uv);
