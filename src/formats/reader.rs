@@ -62,19 +62,26 @@ impl<'a> Reader<'a> {
 
     #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
-        if n > self.remaining() {
-            return Err(self.truncated(n));
+        match self.pos.checked_add(n).and_then(|end| self.data.get(self.pos..end)) {
+            Some(slice) => {
+                self.pos += n;
+                Ok(slice)
+            }
+            None => Err(self.truncated(n)),
         }
-        let slice = &self.data[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(slice)
     }
 
+    /// The next N bytes as an array: one length test, where slicing and copying tested it three times
+    /// (every number read goes through here).
     #[inline]
     pub fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let mut out = [0u8; N];
-        out.copy_from_slice(self.bytes(N)?);
-        Ok(out)
+        match self.data.get(self.pos..).and_then(|rest| rest.first_chunk::<N>()) {
+            Some(&out) => {
+                self.pos += N;
+                Ok(out)
+            }
+            None => Err(self.truncated(N)),
+        }
     }
 
     #[inline]
