@@ -197,12 +197,12 @@ impl<'a> Reader<'a> {
             self.pos += width;
             return Ok(value);
         }
-        self.vx_near_the_end()
+        self.vx_byte_by_byte()
     }
 
-    /// [`Self::vx`] byte by byte, for the last bytes of the data and for little-endian readers.
+    /// [`Self::vx`] a byte at a time: for the last three bytes of the data, and for little-endian readers.
     #[inline]
-    fn vx_near_the_end(&mut self) -> Result<u32> {
+    fn vx_byte_by_byte(&mut self) -> Result<u32> {
         let rest = self.data.get(self.pos..).unwrap_or(&[]);
         let (value, width) = match *rest {
             [0xFF, a, b, c, ..] => (u32::from_be_bytes([0, a, b, c]), 4),
@@ -273,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn vx_by_word_agrees_with_vx_byte_by_byte_everywhere() {
+    fn vx_by_word_agrees_with_vx_a_byte_at_a_time_everywhere() {
         // Every start in a run of short, long and cut-off indices: same value, same next offset, same error.
         let data = [0x00, 0x05, 0xFF, 0x00, 0x00, 0x07, 0xFE, 0xFF, 0xFF, 0x12, 0x34, 0x56, 0xFF, 0x01];
         for start in 0..=data.len() {
@@ -282,7 +282,7 @@ mod tests {
                 by_word.skip(start).unwrap();
                 by_byte.skip(start).unwrap();
                 loop {
-                    let (a, b) = (by_word.vx(), by_byte.vx_near_the_end());
+                    let (a, b) = (by_word.vx(), by_byte.vx_byte_by_byte());
                     assert_eq!(a, b, "from {start} to {end}");
                     assert_eq!(by_word.offset(), by_byte.offset());
                     if a.is_err() || by_word.is_empty() {

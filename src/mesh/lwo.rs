@@ -589,7 +589,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
         }
         corner_vertex.clear();
         // A flat-shaded polygon's corners all have its normal: looked up once, not per corner.
-        let flat = normals.flat(p, surface_index).map(lwo_to_bevy);
+        let flat = normals.flat_normal(p, surface_index).map(lwo_to_bevy);
         for (k, &v) in vertices.iter().enumerate() {
             let stored = inputs.stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
             let normal = match (stored, flat) {

@@ -232,7 +232,7 @@ impl<'a> CornerNormals<'a> {
     /// normal (what [`Self::at`] and [`PointNormals::at`] give each); `None` when it is smoothed.
     /// `surface` is the polygon's surface, which the caller has at hand.
     #[inline]
-    pub fn flat(&self, p: usize, surface: u32) -> Option<[f32; 3]> {
+    pub fn flat_normal(&self, p: usize, surface: u32) -> Option<[f32; 3]> {
         if self.uniform_cos_limit.is_some() || self.cos_limit.get(surface as usize).copied().flatten().is_some() {
             return None;
         }

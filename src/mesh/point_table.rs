@@ -1,9 +1,9 @@
 //! A table by point of a layer that one thread fills for one polygon range at a time.
 
-/// Points per page: 4 KB of four-byte entries.
+/// Points per page: 4 KB of four-byte entries, 8 KB of eight-byte ones (a point's last vertex).
 const PAGE: usize = 1024;
 
-/// Up to this many points, a table is one flat page (256 KB of four-byte entries).
+/// Up to this many points, a table is one flat page (256 KB of four-byte entries, 512 KB of eight-byte ones).
 const FLAT_POINTS: usize = 1 << 16;
 
 /// Values by point, for the points one range touches. A page of [`PAGE`] points is made when the

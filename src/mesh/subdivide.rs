@@ -105,10 +105,10 @@ struct PerPoint<T> {
 }
 
 impl<T: Copy + Default> PerPoint<T> {
-    /// Lists of the `(point, item)` pairs, each list in the pairs' order.
-    fn collect(point_count: usize, pairs: impl Iterator<Item = (u32, T)> + Clone) -> Self {
+    /// Lists of the `(point, item)` pairs (every point below `point_count`), each in the pairs' order.
+    fn collect(point_count: usize, pairs: &[(u32, T)]) -> Self {
         let mut starts = vec![0u32; point_count + 1];
-        for (p, _) in pairs.clone() {
+        for &(p, _) in pairs {
             starts[p as usize + 1] += 1;
         }
         for i in 0..point_count {
@@ -116,7 +116,7 @@ impl<T: Copy + Default> PerPoint<T> {
         }
         let mut next = starts.clone();
         let mut items = vec![T::default(); starts[point_count] as usize];
-        for (p, item) in pairs {
+        for &(p, item) in pairs {
             items[next[p as usize] as usize] = item;
             next[p as usize] += 1;
         }
@@ -185,14 +185,22 @@ pub fn subdivide_once(cage: &Cage) -> Cage {
     }
 
     // Per point: its faces (each once, in face order) and its edges (in key order).
-    let point_faces = PerPoint::collect(
-        point_count,
-        cage.faces().enumerate().flat_map(|(f, face)| {
-            // A point named twice by one face counts that face once.
-            face.iter().enumerate().filter(move |&(k, p)| in_cage(*p) && !face[..k].contains(p)).map(move |(_, &p)| (p, f as u32))
-        }),
-    );
-    let point_edges = PerPoint::collect(point_count, edges.iter().flat_map(|&(key, sharp)| [key.0, key.1].into_iter().filter(|&p| in_cage(p)).map(move |p| (p, (key, sharp)))));
+    let mut face_pairs = Vec::with_capacity(cage.corners.len());
+    // The face each point was last listed with: a point named twice by one face counts that face once
+    // (a look-up, not a search of the face, which can have a thousand corners).
+    let mut listed_with = vec![u32::MAX; point_count];
+    for (f, face) in cage.faces().enumerate() {
+        for &p in face.iter().filter(|&&p| in_cage(p)) {
+            if listed_with[p as usize] != f as u32 {
+                listed_with[p as usize] = f as u32;
+                face_pairs.push((p, f as u32));
+            }
+        }
+    }
+    let point_faces = PerPoint::collect(point_count, &face_pairs);
+    let edge_pairs: Vec<(u32, ((u32, u32), bool))> =
+        edges.iter().flat_map(|&(key, sharp)| [key.0, key.1].into_iter().filter(|&p| in_cage(p)).map(move |p| (p, (key, sharp)))).collect();
+    let point_edges = PerPoint::collect(point_count, &edge_pairs);
 
     let mut values: Vec<f32> = Vec::with_capacity(dim * (point_count + face_count + edges.len()));
     let mut f_avg = vec![0.0f32; dim];
@@ -294,8 +302,7 @@ mod tests {
         assert!(r < 3f32.sqrt() - 0.1, "{r}");
         let twice = subdivide(&cube(), 2);
         assert_eq!(twice.face_count(), 96);
-        // Every point of a closed cube keeps three or four neighbours: all corners lie on one sphere
-        // by symmetry, and every face is a quad.
+        // Every face is a quad, and by symmetry the cube's eight corners stay equally far from its centre.
         assert!(twice.faces().all(|f| f.len() == 4));
         let radius = |p: [f32; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
         let corners: Vec<f32> = (0..8).map(|i| radius(twice.points[i])).collect();

@@ -417,12 +417,19 @@ pub(super) struct PolygonsRead {
 /// Appends an LWO2/LWO3 POLS chunk's records to `polygons`, each with a surface reference of 0 in
 /// `surface_refs` (until a PTAG names one), dropping those that name a point at or past `point_count`.
 fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, polygons: &mut Polygons, surface_refs: &mut Vec<u32>) -> PolygonsRead {
-    read_lwo2_polygons_by(r, chunk, point_count, polygons, surface_refs, true)
+    read_lwo2_polygons_from(r, chunk, point_count, polygons, surface_refs, true)
 }
 
-/// [`read_lwo2_polygons`]; `by_word` false reads every record through the reader (for the tests that
-/// hold the two ways to the same result).
-fn read_lwo2_polygons_by(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, polygons: &mut Polygons, surface_refs: &mut Vec<u32>, by_word: bool) -> PolygonsRead {
+/// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
+/// (for the tests that hold the two ways to the same result).
+fn read_lwo2_polygons_from(
+    r: &mut Reader<'_>,
+    chunk: ChunkId,
+    point_count: u32,
+    polygons: &mut Polygons,
+    surface_refs: &mut Vec<u32>,
+    records_from_bytes: bool,
+) -> PolygonsRead {
     polygons.start_chunk(chunk, RecordLayout::Lwo2);
     let kind = match r.fourcc() {
         Ok(id) => PolygonKind::from_id(id),
@@ -436,9 +443,9 @@ fn read_lwo2_polygons_by(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, p
     let first_offset = r.offset();
     let mut index_in_chunk = 0u32;
     let mut outcome = Ok(());
-    if by_word && r.endian() == Endian::Big {
+    if records_from_bytes && r.endian() == Endian::Big {
         // Records read from the bytes themselves, each corner as one big-endian word (as
-        // `Reader::vx` does), while four bytes remain past every corner: the position stays in a
+        // `Reader::vx` does), while four bytes remain from the start of every corner: the position stays in a
         // register instead of going back to the reader each corner. A record within four bytes of
         // the end is left, from its start, to the reader's loop below, which also makes its errors.
         let bytes = r.peek_rest();
@@ -593,11 +600,11 @@ mod tests {
     use super::*;
     use crate::fixtures::lwo::vx;
 
-    /// Records read by word and records read through the reader give the same polygons, places,
+    /// Records read from the bytes and records read through the reader give the same polygons, places,
     /// dropped count and error, for a chunk cut at every length: short and long indices, a record
     /// naming a point past the layer's, empty, one- and two-corner records, and curves' wider counts.
     #[test]
-    fn pols_read_by_word_and_through_the_reader_agree_at_every_cut() {
+    fn pols_read_from_the_bytes_and_through_the_reader_agree_at_every_cut() {
         let chunk = crate::formats::lwo::read_iff_tree(&crate::fixtures::lwo::large_object(2, 2)).expect("a chunk tree").ids().next().expect("a chunk");
         let record = |flags: u16, corners: &[u32]| [&((flags << 10) | corners.len() as u16).to_be_bytes()[..], &corners.iter().flat_map(|&v| vx(v)).collect::<Vec<_>>()].concat();
         let records = [
@@ -615,16 +622,16 @@ mod tests {
         for (kind, body) in [(b"FACE", records.clone()), (b"CURV", [records, curve].concat())] {
             for cut in 0..=body.len() {
                 let bytes = [&kind[..], &body[..cut]].concat();
-                let read = |by_word: bool| {
+                let read = |from_bytes: bool| {
                     let (mut polygons, mut refs) = (Polygons::default(), Vec::new());
                     let mut r = Reader::big(&bytes, 100);
-                    let read = read_lwo2_polygons_by(&mut r, chunk, 0x1_2346, &mut polygons, &mut refs, by_word);
+                    let read = read_lwo2_polygons_from(&mut r, chunk, 0x1_2346, &mut polygons, &mut refs, from_bytes);
                     (polygons, refs, read, r.offset())
                 };
-                let (by_word, by_reader) = (read(true), read(false));
-                assert_eq!(by_word, by_reader, "{} cut at {cut}", String::from_utf8_lossy(kind));
+                let (from_bytes, by_reader) = (read(true), read(false));
+                assert_eq!(from_bytes, by_reader, "{} cut at {cut}", String::from_utf8_lossy(kind));
                 if cut == body.len() {
-                    assert_eq!((by_word.2.dropped, by_word.2.outcome.is_ok()), (1, true), "{}", String::from_utf8_lossy(kind));
+                    assert_eq!((from_bytes.2.dropped, from_bytes.2.outcome.is_ok()), (1, true), "{}", String::from_utf8_lossy(kind));
                 }
             }
         }
