@@ -420,6 +420,16 @@ fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, poly
     read_lwo2_polygons_from(r, chunk, point_count, polygons, surface_refs, true)
 }
 
+/// A record's corner count and flags from its first two bytes: ten bits of count under six of flags,
+/// except that a curve's count also takes the top two bits.
+fn corners_and_flags(kind: PolygonKind, head: u16) -> (usize, u16) {
+    if kind == PolygonKind::Curve {
+        (usize::from(head & 0x03FF) | usize::from(head >> 12) << 10, (head >> 10) & 0x3)
+    } else {
+        (usize::from(head & 0x03FF), head >> 10)
+    }
+}
+
 /// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
 /// (for the tests that hold the two ways to the same result).
 fn read_lwo2_polygons_from(
@@ -445,19 +455,14 @@ fn read_lwo2_polygons_from(
     let mut outcome = Ok(());
     if records_from_bytes && r.endian() == Endian::Big {
         // Records read from the bytes themselves, each corner as one big-endian word (as
-        // `Reader::vx` does), while four bytes remain from the start of every corner: the position stays in a
-        // register instead of going back to the reader each corner. A record within four bytes of
-        // the end is left, from its start, to the reader's loop below, which also makes its errors.
+        // `Reader::vx` does), while four bytes remain from the start of every corner: the position
+        // stays in a register instead of going back to the reader each corner. A record within four
+        // bytes of the end is left, from its start, to the reader's loop below, which also makes its
+        // errors.
         let bytes = r.peek_rest();
         let mut at = 0usize;
         while let Some(&[high, low]) = bytes.get(at..at + 2) {
-            let head = u16::from_be_bytes([high, low]);
-            let mut count = usize::from(head & 0x03FF);
-            let mut flags = head >> 10;
-            if kind == PolygonKind::Curve {
-                count |= usize::from(head >> 12) << 10;
-                flags &= 0x3;
-            }
+            let (count, flags) = corners_and_flags(kind, u16::from_be_bytes([high, low]));
             let start = polygons.next_corners_at();
             let (mut next, mut in_range, mut long, mut whole) = (at + 2, true, 0u32, true);
             for _ in 0..count {
@@ -501,12 +506,7 @@ fn read_lwo2_polygons_from(
                 break;
             }
         };
-        let mut count = usize::from(head & 0x03FF);
-        let mut flags = head >> 10;
-        if kind == PolygonKind::Curve {
-            count |= usize::from(head >> 12) << 10;
-            flags &= 0x3;
-        }
+        let (count, flags) = corners_and_flags(kind, head);
         // The corners go straight into the layer's index column, cut back if the polygon is not kept.
         let start = polygons.next_corners_at();
         let mut in_range = true;
