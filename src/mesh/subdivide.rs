@@ -170,17 +170,19 @@ pub fn subdivide_once(cage: &Cage) -> Cage {
         for side in run {
             edge_after_corner[side.2 as usize] = number;
         }
-        let mut acc = vec![0.0f32; dim];
+        // Summed in place at the end of the edge values, not in a vector of its own per edge.
+        let start = edge_values.len();
+        edge_values.resize(start + dim, 0.0);
+        let acc = &mut edge_values[start..];
         if let [(_, f0, _), (_, f1, _)] = run {
-            rows.add_to(&mut acc, key.0, 0.25);
-            rows.add_to(&mut acc, key.1, 0.25);
-            add_weighted(&mut acc, face_point(*f0), 0.25);
-            add_weighted(&mut acc, face_point(*f1), 0.25);
+            rows.add_to(acc, key.0, 0.25);
+            rows.add_to(acc, key.1, 0.25);
+            add_weighted(acc, face_point(*f0), 0.25);
+            add_weighted(acc, face_point(*f1), 0.25);
         } else {
-            rows.add_to(&mut acc, key.0, 0.5);
-            rows.add_to(&mut acc, key.1, 0.5);
+            rows.add_to(acc, key.0, 0.5);
+            rows.add_to(acc, key.1, 0.5);
         }
-        edge_values.extend_from_slice(&acc);
         edges.push((key, run.len() != 2));
     }
 
