@@ -45,7 +45,7 @@ impl Cage {
         }
     }
 
-    pub fn faces(&self) -> impl Iterator<Item = &[u32]> + Clone + '_ {
+    pub fn faces(&self) -> impl Iterator<Item = &[u32]> + '_ {
         (0..self.face_count()).map(|f| self.face(f))
     }
 
