@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use lwo_wmo_viewer::{fixtures, formats, mesh};
+use lwo_wmo_viewer::{fixtures, formats, memory, mesh};
 use serde_json::{json, Value};
 
 const CORPUS: &str = "/usr/share/assimp/models/LWO";
@@ -633,6 +633,10 @@ fn viewer_rows(large_lwo: &Path, large_wmo: &Path, inside: bool) -> Vec<String> 
     }
     targets
 }
+
+/// The viewer's allocator (see `memory::HugePageHints`), so that what is measured is what it runs.
+#[global_allocator]
+static ALLOCATOR: memory::HugePageHints = memory::HugePageHints;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -11,7 +11,7 @@
 pub mod export;
 pub mod fixtures;
 pub mod formats;
-pub(crate) mod memory;
+pub mod memory;
 pub mod mesh;
 pub(crate) mod parallel;
 pub mod scene;

@@ -1,7 +1,8 @@
-//! glibc's mmap threshold, fixed. The viewer's crate forbids `unsafe`; this is the one foreign call it
-//! needs, kept here so that the guarantee holds for every line of the parsers.
+//! glibc's mmap threshold, fixed, and huge pages offered for large blocks. The viewer's crate forbids
+//! `unsafe`; these are the foreign calls it needs, kept here so that the guarantee holds for every line
+//! of the parsers.
 //!
-//! Why: glibc serves a block by mmap only above a threshold it raises to the largest block freed so
+//! Why the threshold: glibc serves a block by mmap only above a threshold it raises to the largest block freed so
 //! far, and past that serves large blocks from the heap, where a freed one stays resident and a grown
 //! one is copied. A large LightWave object's meshes are such blocks; the viewer's `src/memory.rs` says
 //! when the viewer fixes the threshold, and what it measured.
@@ -20,5 +21,68 @@ pub fn fix_mmap_threshold(bytes: usize) -> bool {
     {
         let _ = bytes;
         false
+    }
+}
+
+/// Blocks from this size on are offered transparent huge pages by [`HugePageHints`].
+pub const HUGE_PAGE_HINT_FROM: usize = 16 << 20;
+
+/// The system allocator, asking the kernel to back every block of [`HUGE_PAGE_HINT_FROM`] or more with
+/// transparent huge pages (`madvise(MADV_HUGEPAGE)`, which matters where the system's policy is
+/// "madvise", as Debian's and Ubuntu's is). A large file's bytes and the tables parsed from it are
+/// blocks of tens of megabytes written once from start to end: in 4 KiB pages each page costs a fault,
+/// in 2 MiB pages one fault in 512 does. Smaller blocks are left as they are: a block's last huge page
+/// is resident as a whole once touched, and a block reserved for more than it gets (a vector grown by
+/// doubling) would hold up to 2 MiB more than in small pages. The viewer's `src/memory.rs` gives the
+/// measurements. Elsewhere than glibc on Linux it is the system allocator unchanged.
+pub struct HugePageHints;
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn offer_huge_pages(block: *mut u8, size: usize) {
+    if size < HUGE_PAGE_HINT_FROM || block.is_null() {
+        return;
+    }
+    // madvise wants a page-aligned start. The kernel backs with huge pages only the aligned 2 MiB ranges
+    // that lie wholly inside the advised range.
+    let start = block as usize & !4095;
+    let length = block as usize + size - start;
+    // SAFETY: MADV_HUGEPAGE only changes how the kernel backs pages of a block this allocator has just
+    // handed out; their contents and the block's bounds stay as they are. A refusal (a kernel without
+    // transparent huge pages) leaves the block in small pages, as without the call.
+    unsafe {
+        libc::madvise(start as *mut libc::c_void, length, libc::MADV_HUGEPAGE);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn offer_huge_pages(_block: *mut u8, _size: usize) {}
+
+// SAFETY: every block comes from, and goes back to, `System` with the caller's layout; the hint does
+// not touch the block's memory.
+unsafe impl std::alloc::GlobalAlloc for HugePageHints {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        let block = unsafe { std::alloc::System.alloc(layout) };
+        offer_huge_pages(block, layout.size());
+        block
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
+        let block = unsafe { std::alloc::System.alloc_zeroed(layout) };
+        offer_huge_pages(block, layout.size());
+        block
+    }
+
+    unsafe fn dealloc(&self, block: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: the caller's contract for `dealloc`; the block came from `System`.
+        unsafe { std::alloc::System.dealloc(block, layout) }
+    }
+
+    unsafe fn realloc(&self, block: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract for `realloc`; the block came from `System`.
+        let moved = unsafe { std::alloc::System.realloc(block, layout, new_size) };
+        offer_huge_pages(moved, new_size);
+        moved
     }
 }
