@@ -205,9 +205,10 @@ impl<'a> MapLookup<'a> {
 
     #[inline]
     fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
-        let has_corners = self.point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
-        if let Some(vmad) = self.vmad.filter(|_| has_corners) {
-            if let Ok(at) = self.corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)) {
+        // The point's bit is tested only when there is a VMAD: most maps have none.
+        if let Some(vmad) = self.vmad {
+            let has_corners = self.point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
+            if let Some(at) = has_corners.then(|| self.corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)).ok()).flatten() {
                 return Some(vmad.value(self.corners[at].2 as usize));
             }
         }
@@ -218,6 +219,17 @@ impl<'a> MapLookup<'a> {
             *self.entry_of_point.get(point as usize)?
         };
         (entry != NONE).then(|| vmap.value(entry as usize))
+    }
+
+    /// The UV at a corner as meshes take it, v running down the image: the map's first two values, a
+    /// missing one read as 0.
+    #[inline]
+    fn uv(&self, point: u32, polygon: u32) -> Option<[f32; 2]> {
+        let value = self.get(point, polygon)?;
+        Some(match value.first_chunk() {
+            Some(&[u, v]) => [u, 1.0 - v],
+            None => [value.first().copied().unwrap_or(0.0), 1.0],
+        })
     }
 }
 
@@ -597,13 +609,13 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                 (None, Some(flat)) => flat,
                 (None, None) => lwo_to_bevy(point_normals.at(normals, p, v)),
             };
-            let to_uv = |value: &[f32]| [value.first().copied().unwrap_or(0.0), 1.0 - value.get(1).copied().unwrap_or(0.0)];
+            // A corner the map does not name has UV (0, 0), v turned as the map's are.
             let uv = match (&maps.uv, projected_uvs.get(k)) {
                 (_, Some(projected)) => Some(*projected),
-                (Some(uv), None) => Some(to_uv(uv.get(v, p as u32).unwrap_or(&[0.0, 0.0]))),
+                (Some(uv), None) => Some(uv.uv(v, p as u32).unwrap_or([0.0, 1.0])),
                 (None, None) => None,
             };
-            let second_uv = maps.second_uv.as_ref().filter(|_| uv.is_some()).map(|m| to_uv(m.get(v, p as u32).unwrap_or(&[0.0, 0.0])));
+            let second_uv = maps.second_uv.as_ref().filter(|_| uv.is_some()).map(|m| m.uv(v, p as u32).unwrap_or([0.0, 1.0]));
             let color = maps.color.as_ref().map(|color| {
                 let value = color.get(v, p as u32).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
                 let c = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(1.0));
@@ -716,7 +728,7 @@ fn limit_surface(
             let p = cage.points[slot as usize];
             if has_uv {
                 let value = match (uv, projection) {
-                    (Some(map), _) => map.get(point, NONE).map_or([0.0, 0.0], |v| [v.first().copied().unwrap_or(0.0), 1.0 - v.get(1).copied().unwrap_or(0.0)]),
+                    (Some(map), _) => map.uv(point, NONE).unwrap_or([0.0, 0.0]),
                     (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
                     (None, None) => [0.0, 0.0],
                 };
