@@ -37,25 +37,36 @@ pub const HUGE_PAGE_HINT_FROM: usize = 16 << 20;
 /// measurements. Elsewhere than glibc on Linux it is the system allocator unchanged.
 pub struct HugePageHints;
 
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn offer_huge_pages(block: *mut u8, size: usize) {
-    if size < HUGE_PAGE_HINT_FROM || block.is_null() {
-        return;
+/// Asks the kernel to back `bytes` from `block` with transparent huge pages where it can. Only a hint:
+/// the memory's contents and bounds stay as they are, and a range that is not mapped, or a kernel
+/// without transparent huge pages, makes it do nothing. For a block about to be written in full; the
+/// kernel backs with huge pages only the aligned 2 MiB ranges that lie wholly inside the range.
+pub fn offer_huge_pages(block: *const u8, bytes: usize) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        if block.is_null() || bytes == 0 {
+            return;
+        }
+        // madvise wants a page-aligned start.
+        let start = block as usize & !4095;
+        let length = block as usize + bytes - start;
+        // SAFETY: MADV_HUGEPAGE changes only how the kernel backs the pages of the range, never what
+        // they hold; on memory the process has not mapped it fails with ENOMEM and changes nothing.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, length, libc::MADV_HUGEPAGE);
+        }
     }
-    // madvise wants a page-aligned start. The kernel backs with huge pages only the aligned 2 MiB ranges
-    // that lie wholly inside the advised range.
-    let start = block as usize & !4095;
-    let length = block as usize + size - start;
-    // SAFETY: MADV_HUGEPAGE only changes how the kernel backs pages of a block this allocator has just
-    // handed out; their contents and the block's bounds stay as they are. A refusal (a kernel without
-    // transparent huge pages) leaves the block in small pages, as without the call.
-    unsafe {
-        libc::madvise(start as *mut libc::c_void, length, libc::MADV_HUGEPAGE);
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = (block, bytes);
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn offer_huge_pages(_block: *mut u8, _size: usize) {}
+fn offer_if_large(block: *mut u8, size: usize) {
+    if size >= HUGE_PAGE_HINT_FROM {
+        offer_huge_pages(block, size);
+    }
+}
 
 // SAFETY: every block comes from, and goes back to, `System` with the caller's layout; the hint does
 // not touch the block's memory.
@@ -63,14 +74,14 @@ unsafe impl std::alloc::GlobalAlloc for HugePageHints {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         // SAFETY: the caller's contract for `alloc`, passed on.
         let block = unsafe { std::alloc::System.alloc(layout) };
-        offer_huge_pages(block, layout.size());
+        offer_if_large(block, layout.size());
         block
     }
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
         // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
         let block = unsafe { std::alloc::System.alloc_zeroed(layout) };
-        offer_huge_pages(block, layout.size());
+        offer_if_large(block, layout.size());
         block
     }
 
@@ -82,7 +93,7 @@ unsafe impl std::alloc::GlobalAlloc for HugePageHints {
     unsafe fn realloc(&self, block: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller's contract for `realloc`; the block came from `System`.
         let moved = unsafe { std::alloc::System.realloc(block, layout, new_size) };
-        offer_huge_pages(moved, new_size);
+        offer_if_large(moved, new_size);
         moved
     }
 }

@@ -149,6 +149,7 @@ impl ObjectBuilder {
         }
         let be_f32 = |b: &[u8], at: usize| f32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
         points.reserve_exact(count);
+        crate::memory::offer_huge_pages(points);
         points.extend(r.bytes(count * 12)?.chunks_exact(12).map(|p| [be_f32(p, 0), be_f32(p, 4), be_f32(p, 8)]));
         Ok(())
     }
