@@ -131,7 +131,9 @@ impl MeshData {
             target.positions.extend_from_slice(&more.positions);
             target.normals.extend_from_slice(&more.normals);
         }
-        self.indices.extend(piece.indices.iter().map(|&i| i + offset));
+        // Wrapping, as `offset` is a u32 length already: without an overflow test per index the loop
+        // runs four indices an instruction.
+        self.indices.extend(piece.indices.iter().map(|&i| i.wrapping_add(offset)));
         self.triangle_records.extend_from_slice(&piece.triangle_records);
     }
 
