@@ -317,27 +317,8 @@ impl ObjectBuilder {
             map.polygons.reserve(most_entries);
         }
         let first_offset = r.offset();
-        let mut dropped = 0;
-        while !r.is_empty() {
-            let point = r.vx()?;
-            let polygon = if discontinuous { Some(self.pols_start + r.vx()? as usize) } else { None };
-            let values = r.bytes(usize::from(dimension) * 4)?;
-            let polygon_ok = polygon.is_none_or(|p| p < polygon_count);
-            if point >= point_count || !polygon_ok {
-                dropped += 1;
-                continue;
-            }
-            map.points.push(point);
-            if let Some(p) = polygon {
-                map.polygons.push(p as u32);
-            }
-            // One and two values (weights, UVs) are most maps: a slice pattern each, no iterator.
-            match *values {
-                [a, b, c, d] => map.values.push(f32::from_be_bytes([a, b, c, d])),
-                [a, b, c, d, e, f, g, h] => map.values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h])]),
-                _ => map.values.extend(values.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
-            }
-        }
+        let polygons = discontinuous.then_some((self.pols_start, polygon_count));
+        let dropped = read_map_entries(r, &mut map, point_count, polygons, true)?;
         self.report_dropped(at, first_offset, dropped, "vertex-map entries name points or polygons out of range and were dropped");
         self.layers[layer].vertex_maps.push(map);
         Ok(())
@@ -402,6 +383,62 @@ impl ObjectBuilder {
             warnings: self.warnings,
         }
     }
+}
+
+/// Appends a VMAP's or VMAD's entries to `map`, dropping those that name a point at or past
+/// `point_count` or (a VMAD's, `polygons` being the layer's first polygon of this POLS and its polygon
+/// count) a polygon past the layer's. Returns how many were dropped; an entry cut short is an error.
+/// With `entries_from_bytes` false every entry is read through the reader (for the test that holds
+/// the two ways to the same result).
+fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, polygons: Option<(usize, usize)>, entries_from_bytes: bool) -> Result<usize> {
+    let value_bytes = usize::from(map.dimension) * 4;
+    let mut dropped = 0;
+    // One and two values (weights, UVs) are most maps: a slice pattern each, no iterator.
+    let push_values = |values: &mut Vec<f32>, bytes: &[u8]| match *bytes {
+        [a, b, c, d] => values.push(f32::from_be_bytes([a, b, c, d])),
+        [a, b, c, d, e, f, g, h] => values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h])]),
+        _ => values.extend(bytes.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
+    };
+    if entries_from_bytes && polygons.is_none() && r.endian() == Endian::Big {
+        // A VMAP's entries read from the bytes themselves, the point as one big-endian word (as
+        // `Reader::vx` reads it), while four bytes remain at an entry's start and its values are
+        // whole: the position stays in a register. The rest, from an entry's start, is left to the
+        // reader's loop below, which also makes its error.
+        let bytes = r.peek_rest();
+        let mut at = 0usize;
+        while let Some(&[a, b, c, d]) = bytes.get(at..at + 4) {
+            let word = u32::from_be_bytes([a, b, c, d]);
+            let (point, width) = if a == 0xFF { (word & 0x00FF_FFFF, 4) } else { (word >> 16, 2) };
+            let Some(values) = bytes.get(at + width..at + width + value_bytes) else { break };
+            at += width + value_bytes;
+            if point >= point_count {
+                dropped += 1;
+                continue;
+            }
+            map.points.push(point);
+            push_values(&mut map.values, values);
+        }
+        r.skip(at)?;
+    }
+    while !r.is_empty() {
+        let point = r.vx()?;
+        let polygon = match polygons {
+            Some((first, _)) => Some(first + r.vx()? as usize),
+            None => None,
+        };
+        let values = r.bytes(value_bytes)?;
+        let polygon_ok = polygon.is_none_or(|p| polygons.is_some_and(|(_, count)| p < count));
+        if point >= point_count || !polygon_ok {
+            dropped += 1;
+            continue;
+        }
+        map.points.push(point);
+        if let Some(p) = polygon {
+            map.polygons.push(p as u32);
+        }
+        push_values(&mut map.values, values);
+    }
+    Ok(dropped)
 }
 
 /// How reading an LWO2/LWO3 POLS chunk's records went.
@@ -600,6 +637,31 @@ impl PolygonsReadAhead {
 mod tests {
     use super::*;
     use crate::fixtures::lwo::vx;
+
+    /// VMAP entries read from the bytes and entries read through the reader give the same map, dropped
+    /// count, error and place, for a chunk cut at every length: short and long points, one past the
+    /// layer's, and no, one, two and three values an entry.
+    #[test]
+    fn vmap_entries_read_from_the_bytes_and_through_the_reader_agree_at_every_cut() {
+        for dimension in 0u16..=3 {
+            let entry = |point: u32, first: f32| [vx(point), (0..dimension).flat_map(|i| (first + f32::from(i) / 4.0).to_be_bytes()).collect()].concat();
+            let body = [entry(0, 1.0), entry(0xFF00, 2.0), entry(0x1_2345, 3.0), entry(0x1_2346, 4.0), entry(7, 5.0)].concat();
+            for cut in 0..=body.len() {
+                let read = |from_bytes: bool| {
+                    let (points, polygons, values) = (MapPoints::default(), Vec::new(), Vec::new());
+                    let mut map = VertexMap { kind: crate::formats::FourCc(*b"TXUV"), dimension, name: String::new(), discontinuous: false, points, polygons, values, parameters: None };
+                    let mut r = Reader::big(&body[..cut], 100);
+                    let dropped = read_map_entries(&mut r, &mut map, 0x1_2346, None, from_bytes);
+                    (map, dropped, r.offset())
+                };
+                let (from_bytes, by_reader) = (read(true), read(false));
+                assert_eq!(from_bytes, by_reader, "dimension {dimension}, cut at {cut}");
+                if cut == body.len() {
+                    assert_eq!((from_bytes.0.points.len(), from_bytes.1), (4, Ok(1)), "dimension {dimension}");
+                }
+            }
+        }
+    }
 
     /// Records read from the bytes and records read through the reader give the same polygons, places,
     /// dropped count and error, for a chunk cut at every length: short and long indices, a record
