@@ -400,15 +400,13 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
         _ => values.extend(bytes.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
     };
     if entries_from_bytes && polygons.is_none() && r.endian() == Endian::Big {
-        // A VMAP's entries read from the bytes themselves, the point as one big-endian word (as
-        // `Reader::vx` reads it), while four bytes remain at an entry's start and its values are
+        // A VMAP's entries read from the bytes themselves, the point as one big-endian word
+        // ([`corner_at`]), while four bytes remain at an entry's start and its values are
         // whole: the position stays in a register. The rest, from an entry's start, is left to the
         // reader's loop below, which also makes its error.
         let bytes = r.peek_rest();
         let mut at = 0usize;
-        while let Some(&[a, b, c, d]) = bytes.get(at..at + 4) {
-            let word = u32::from_be_bytes([a, b, c, d]);
-            let (point, width) = if a == 0xFF { (word & 0x00FF_FFFF, 4) } else { (word >> 16, 2) };
+        while let Some((point, width)) = corner_at(bytes, at) {
             let Some(values) = bytes.get(at + width..at + width + value_bytes) else { break };
             at += width + value_bytes;
             if point >= point_count {
@@ -468,6 +466,15 @@ fn corners_and_flags(kind: PolygonKind, head: u16) -> (usize, u16) {
     }
 }
 
+/// The point of the corner at `at` in an LWO2 chunk's bytes and the bytes it takes, read as one
+/// big-endian word as `Reader::vx` reads it; `None` when fewer than four bytes are left from `at`.
+#[inline(always)]
+fn corner_at(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
+    let Some(&[a, b, c, d]) = bytes.get(at..at + 4) else { return None };
+    let word = u32::from_be_bytes([a, b, c, d]);
+    Some(if a == 0xFF { (word & 0x00FF_FFFF, 4) } else { (word >> 16, 2) })
+}
+
 /// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
 /// (for the tests that hold the two ways to the same result).
 fn read_lwo2_polygons_from(
@@ -502,19 +509,26 @@ fn read_lwo2_polygons_from(
         while let Some(&[high, low]) = bytes.get(at..at + 2) {
             let (count, flags) = corners_and_flags(kind, u16::from_be_bytes([high, low]));
             let start = polygons.next_corners_at();
-            let (mut next, mut in_range, mut long, mut whole) = (at + 2, true, 0u32, true);
-            for _ in 0..count {
-                let Some(&[a, b, c, d]) = bytes.get(next..next + 4) else {
-                    whole = false;
-                    break;
-                };
-                let word = u32::from_be_bytes([a, b, c, d]);
-                let (v, width) = if a == 0xFF { (word & 0x00FF_FFFF, 4) } else { (word >> 16, 2) };
-                next += width;
+            let (mut next, mut in_range, mut long) = (at + 2, true, 0u32);
+            let mut corner = |next: &mut usize| {
+                let (v, width) = corner_at(bytes, *next)?;
+                *next += width;
                 in_range &= v < point_count;
                 long += u32::from(v >= 0xFF00);
-                polygons.indices.push(v);
-            }
+                Some(v)
+            };
+            let whole = if count == 4 {
+                // A quad, most records: its corners gathered in registers and copied to the column at
+                // once. Pushed one by one, each push stored the column's length back to memory.
+                let mut quad = [0u32; 4];
+                let whole = quad.iter_mut().all(|slot| corner(&mut next).map(|v| *slot = v).is_some());
+                if whole {
+                    polygons.indices.extend_from_slice(&quad);
+                }
+                whole
+            } else {
+                (0..count).all(|_| corner(&mut next).map(|v| polygons.indices.push(v)).is_some())
+            };
             if !whole {
                 polygons.indices.truncate(start);
                 break;
