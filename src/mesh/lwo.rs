@@ -203,13 +203,15 @@ impl<'a> MapLookup<'a> {
         Some(Self { vmap, in_point_order, ordered_points, entry_of_point, vmad, corners, point_has_corners, dimension })
     }
 
+    /// The map and entry that give a corner its value: the VMAD's for the corner, else the VMAP's for
+    /// its point.
     #[inline]
-    fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
+    fn entry(&self, point: u32, polygon: u32) -> Option<(&'a VertexMap, usize)> {
         // The point's bit is tested only when there is a VMAD: most maps have none.
         if let Some(vmad) = self.vmad {
             let has_corners = self.point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
             if let Some(at) = has_corners.then(|| self.corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)).ok()).flatten() {
-                return Some(vmad.value(self.corners[at].2 as usize));
+                return Some((vmad, self.corners[at].2 as usize));
             }
         }
         let vmap = self.vmap?;
@@ -218,14 +220,24 @@ impl<'a> MapLookup<'a> {
         } else {
             *self.entry_of_point.get(point as usize)?
         };
-        (entry != NONE).then(|| vmap.value(entry as usize))
+        (entry != NONE).then_some((vmap, entry as usize))
+    }
+
+    #[inline]
+    fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
+        self.entry(point, polygon).map(|(map, entry)| map.value(entry))
     }
 
     /// The UV at a corner as meshes take it, v running down the image: the map's first two values, a
     /// missing one read as 0.
     #[inline]
     fn uv(&self, point: u32, polygon: u32) -> Option<[f32; 2]> {
-        let value = self.get(point, polygon)?;
+        let (map, entry) = self.entry(point, polygon)?;
+        if map.dimension == 2 {
+            // The usual UV map, its values taken as pairs: one bounds test, no multiplication.
+            return Some(map.values.as_chunks::<2>().0.get(entry).map_or([0.0, 1.0], |&[u, v]| [u, 1.0 - v]));
+        }
+        let value = map.value(entry);
         Some(match value.first_chunk() {
             Some(&[u, v]) => [u, 1.0 - v],
             None => [value.first().copied().unwrap_or(0.0), 1.0],
@@ -568,6 +580,8 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             }
         };
         let mesh = &mut out.surfaces[slot].mesh;
+        // How a point's table entry names this mesh (0 is "no vertex yet").
+        let slot_tag = slot as u32 + 1;
         projected_uvs.clear();
         if let Some(block) = maps.projection {
             let known = projected_points.iter().position(|(b, _)| std::ptr::eq(*b, block));
@@ -630,7 +644,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                     && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
             };
             let last_slot = last_vertex_of_point.get_mut(v);
-            let previous = last_slot.as_deref().filter(|&&[s, i]| s == slot as u32 + 1 && attributes(mesh, i as usize));
+            let previous = last_slot.as_deref().filter(|&&[s, i]| s == slot_tag && attributes(mesh, i as usize));
             let index = match previous {
                 Some(&[_, i]) => i,
                 None => {
@@ -652,7 +666,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                         morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));
                     }
                     if let Some(last) = last_slot {
-                        *last = [slot as u32 + 1, i];
+                        *last = [slot_tag, i];
                     }
                     i
                 }
