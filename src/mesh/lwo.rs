@@ -352,17 +352,26 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
         maps_of_surface: corner_maps_by_surface(layer, surfaces, &mut lookups),
     };
     let ranges: Vec<Range<usize>> = (0..polys.len()).step_by(POLYGONS_PER_RANGE).map(|start| start..(start + POLYGONS_PER_RANGE).min(polys.len())).collect();
+    // What each range's meshes will hold, and so what the layer's will: counted before the ranges are
+    // built, so that the layer's index columns are sized once (see `RangeMeshes::append`).
+    let range_sizes = crate::parallel::parallel_map(&ranges, |range| expected_sizes(layer, options, range.clone()));
+    let mut layer_sizes = MeshSizes::new();
+    for (&key, &(corners, triangles)) in range_sizes.iter().flatten() {
+        let total = layer_sizes.entry(key).or_default();
+        *total = (total.0 + corners, total.1 + triangles);
+    }
+    let ranges: Vec<(Range<usize>, MeshSizes)> = ranges.into_iter().zip(range_sizes).collect();
     // Each range's meshes join the layer's as soon as the ranges before it have, so that only the
     // ranges in flight are held apart.
     let mut built = crate::parallel::parallel_in_order(
         &ranges,
         || RangeScratch::new(layer.points.len()),
         RangeMeshes::empty(&morphs),
-        |scratch, range| build_range(&inputs, scratch, range.clone()),
+        |scratch, (range, sizes)| build_range(&inputs, scratch, range.clone(), sizes),
         |layer_meshes, part, scratch| {
             // A thread done with its ranges has dropped its scratch: what it hands back is freed.
             let mut freed = Vec::new();
-            layer_meshes.append(part, scratch.map_or(&mut freed, |s| &mut s.spare_meshes));
+            layer_meshes.append(part, scratch.map_or(&mut freed, |s| &mut s.spare_meshes), &layer_sizes);
             piece_done();
         },
     );
@@ -415,7 +424,12 @@ impl RangeMeshes {
     /// The next range's meshes after these, in file order: one mesh per (surface, detail) in the
     /// order the layer first meets them, each range's vertices after the previous ones'. A point whose
     /// corners fall in two ranges has a vertex in each. Meshes copied here are emptied into `spare`.
-    fn append(&mut self, next: RangeMeshes, spare: &mut Vec<MeshData>) {
+    /// A mesh the layer meets here first has its index and triangle-record columns sized for the whole
+    /// layer (`layer_sizes`): they will be written to their end, so they take huge pages, one page fault
+    /// per 2 MiB instead of one per 4 KiB, for no more memory. The vertex columns' final lengths are
+    /// not known before the ranges are built, and a huge page at a column's end would be resident
+    /// beyond it, so they grow as they are appended to.
+    fn append(&mut self, next: RangeMeshes, spare: &mut Vec<MeshData>, layer_sizes: &MeshSizes) {
         for mut surface in next.surfaces {
             match self.surfaces.iter_mut().find(|s| (s.surface, s.detail) == (surface.surface, surface.detail)) {
                 Some(joined) => {
@@ -423,7 +437,16 @@ impl RangeMeshes {
                     surface.mesh.clear();
                     spare.push(surface.mesh);
                 }
-                None => self.surfaces.push(surface),
+                None => {
+                    if let Some(&(_, triangles)) = layer_sizes.get(&(surface.surface, surface.detail)) {
+                        let mesh = &mut surface.mesh;
+                        mesh.indices.reserve_exact((3 * triangles).saturating_sub(mesh.indices.len()));
+                        crate::memory::offer_huge_pages(&mesh.indices);
+                        mesh.triangle_records.reserve_exact(triangles.saturating_sub(mesh.triangle_records.len()));
+                        crate::memory::offer_huge_pages(&mesh.triangle_records);
+                    }
+                    self.surfaces.push(surface);
+                }
             }
         }
         self.lines.append(&next.lines);
@@ -481,7 +504,7 @@ impl RangeScratch {
 }
 
 /// Builds the polygons `range` of the layer into meshes of their own.
-fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>) -> RangeMeshes {
+fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
     let LayerInputs { layer, options, normals, point_normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
     let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, projected_points, spare_meshes } =
@@ -489,7 +512,6 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
     let mut out = RangeMeshes::empty(morphs);
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
     let mut last_mesh: Option<((u32, bool), usize, &CornerMaps<'_>)> = None;
-    let expected = expected_sizes(layer, options, range.clone());
     // A point's projected UV, per projecting block, made once however many corners share the point
     // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
     // polygon's normal and is not kept, and neither are more blocks than a few.
@@ -761,10 +783,14 @@ fn limit_surface(
     mesh
 }
 
+/// Per (surface, detail) mesh: how many corners its polygons have and how many triangles they give
+/// when none crosses itself.
+type MeshSizes = HashMap<(u32, bool), (usize, usize)>;
+
 /// Per (surface, detail) mesh: the corners and the triangles its simple polygons will give (n − 2 each).
-fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<usize>) -> HashMap<(u32, bool), (usize, usize)> {
+fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<usize>) -> MeshSizes {
     let polys = &layer.polygons;
-    let mut sizes: HashMap<(u32, bool), (usize, usize)> = HashMap::new();
+    let mut sizes = MeshSizes::new();
     let mut run: Option<((u32, bool), usize, usize)> = None;
     let mut flush = |run: &mut Option<((u32, bool), usize, usize)>| {
         if let Some((key, corners, triangles)) = run.take() {
