@@ -115,7 +115,7 @@ pub fn parallel_collect<T: Send + Default + Clone>(len: usize, alone: usize, mak
     }
     // Zeroed, for the common zero-valued default, comes from the kernel as it is: nothing is written twice.
     let mut out = vec![T::default(); len];
-    crate::memory::offer_huge_pages(&out);
+    crate::memory::offer_huge_pages(&out, len);
     let run = len.div_ceil(workers).max(1);
     std::thread::scope(|scope| {
         for (k, part) in out.chunks_mut(run).enumerate() {

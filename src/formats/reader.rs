@@ -21,6 +21,16 @@ pub struct Reader<'a> {
     endian: Endian,
 }
 
+/// The big-endian VX index at `at` in `bytes` and the bytes it takes, read as one word: the index in
+/// either form with one bounds check and no branch on its width. `None` when fewer than four bytes are
+/// left from `at` (a VX of two bytes there is left to [`Reader::vx`]'s byte-at-a-time reading).
+#[inline(always)]
+pub(crate) fn vx_at(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
+    let Some(&[a, b, c, d]) = bytes.get(at..at.checked_add(4)?) else { return None };
+    let word = u32::from_be_bytes([a, b, c, d]);
+    Some(if a == 0xFF { (word & 0x00FF_FFFF, 4) } else { (word >> 16, 2) })
+}
+
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8], base: usize, endian: Endian) -> Self {
         Self { data, pos: 0, base, endian }
@@ -191,9 +201,7 @@ impl<'a> Reader<'a> {
     pub fn vx(&mut self) -> Result<u32> {
         // With four bytes left (all but a chunk's last index), one big-endian word holds the index in
         // either form: one bounds check and no branch on the width.
-        if let (Endian::Big, Some(&[a, b, c, d])) = (self.endian, self.data.get(self.pos..self.pos + 4)) {
-            let word = u32::from_be_bytes([a, b, c, d]);
-            let (value, width) = if a == 0xFF { (word & 0x00FF_FFFF, 4) } else { (word >> 16, 2) };
+        if let (Endian::Big, Some((value, width))) = (self.endian, vx_at(self.data, self.pos)) {
             self.pos += width;
             return Ok(value);
         }

@@ -425,10 +425,12 @@ impl RangeMeshes {
     /// order the layer first meets them, each range's vertices after the previous ones'. A point whose
     /// corners fall in two ranges has a vertex in each. Meshes copied here are emptied into `spare`.
     /// A mesh the layer meets here first has its index and triangle-record columns sized for the whole
-    /// layer (`layer_sizes`): they will be written to their end, so they take huge pages, one page fault
-    /// per 2 MiB instead of one per 4 KiB, for no more memory. The vertex columns' final lengths are
-    /// not known before the ranges are built, and a huge page at a column's end would be resident
-    /// beyond it, so they grow as they are appended to.
+    /// layer (`layer_sizes`, n − 2 triangles a polygon): nearly always written to their end, so they
+    /// take huge pages, one page fault per 2 MiB instead of one per 4 KiB, for no more memory. (Where
+    /// degenerate polygons give fewer triangles, the last huge page can hold up to 2 MiB unwritten;
+    /// where crossing outlines give more, the columns grow.) The vertex columns' final lengths are not
+    /// known before the ranges are built, and a huge page at a column's end would be resident beyond
+    /// it, so they grow as they are appended to.
     fn append(&mut self, next: RangeMeshes, spare: &mut Vec<MeshData>, layer_sizes: &MeshSizes) {
         for mut surface in next.surfaces {
             match self.surfaces.iter_mut().find(|s| (s.surface, s.detail) == (surface.surface, surface.detail)) {
@@ -441,9 +443,9 @@ impl RangeMeshes {
                     if let Some(&(_, triangles)) = layer_sizes.get(&(surface.surface, surface.detail)) {
                         let mesh = &mut surface.mesh;
                         mesh.indices.reserve_exact((3 * triangles).saturating_sub(mesh.indices.len()));
-                        crate::memory::offer_huge_pages(&mesh.indices);
+                        crate::memory::offer_huge_pages(&mesh.indices, 3 * triangles);
                         mesh.triangle_records.reserve_exact(triangles.saturating_sub(mesh.triangle_records.len()));
-                        crate::memory::offer_huge_pages(&mesh.triangle_records);
+                        crate::memory::offer_huge_pages(&mesh.triangle_records, triangles);
                     }
                     self.surfaces.push(surface);
                 }

@@ -131,8 +131,8 @@ impl MeshData {
             target.positions.extend_from_slice(&more.positions);
             target.normals.extend_from_slice(&more.normals);
         }
-        // Wrapping, as `offset` is a u32 length already: without an overflow test per index the loop
-        // runs four indices an instruction.
+        // Wrapping: `offset` is the vertex count cast to u32, so past 4 G vertices the indices are
+        // wrong either way, and without an overflow test per index the loop runs four at a time.
         self.indices.extend(piece.indices.iter().map(|&i| i.wrapping_add(offset)));
         self.triangle_records.extend_from_slice(&piece.triangle_records);
     }

@@ -56,7 +56,7 @@ impl<'a> CornerNormals<'a> {
             .collect();
         let point_count = layer.points.len();
         let mut first = vec![0u32; point_count + 1];
-        crate::memory::offer_huge_pages(&first);
+        crate::memory::offer_huge_pages(&first, point_count + 1);
         let mut incident = Vec::new();
         if cos_limit.iter().any(Option::is_some) {
             for &v in &polys.indices {

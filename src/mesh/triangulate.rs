@@ -88,8 +88,8 @@ fn all_finite(points: &[[f32; 3]]) -> bool {
     points.iter().fold(0.0f32, |sum, p| sum + p[0] * 0.0 + p[1] * 0.0 + p[2] * 0.0) == 0.0
 }
 
-/// [`all_finite`] for a quad: its twelve coordinates summed as three lanes of four (one chain a lane
-/// instead of one chain of twelve), which the compiler can do four at a time.
+/// [`all_finite`] for a quad: its twelve coordinates summed in four lanes of three (one short chain a
+/// lane instead of one chain of twelve), which the compiler can do four at a time.
 #[inline(always)]
 fn quad_finite(quad: &[[f32; 3]; 4]) -> bool {
     let c = quad.as_flattened();

@@ -37,23 +37,27 @@ pub const HUGE_PAGE_HINT_FROM: usize = 16 << 20;
 /// measurements. Elsewhere than glibc on Linux it is the system allocator unchanged.
 pub struct HugePageHints;
 
-/// Asks the kernel to back `bytes` from `block` with transparent huge pages where it can. Only a hint:
-/// the memory's contents and bounds stay as they are, and a range that is not mapped, or a kernel
-/// without transparent huge pages, makes it do nothing. For a block about to be written in full; the
-/// kernel backs with huge pages only the aligned 2 MiB ranges that lie wholly inside the range.
+/// Asks the kernel to back the memory from `block` to `block + bytes` with transparent huge pages
+/// where it can: the aligned 2 MiB ranges that lie wholly inside it. Only a hint: the memory's
+/// contents and bounds stay as they are, and memory the process has not mapped, or a kernel without
+/// transparent huge pages, leaves it without effect. For memory about to be written in full: a huge
+/// page is resident as a whole once any of it is touched.
 pub fn offer_huge_pages(block: *const u8, bytes: usize) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        if block.is_null() || bytes == 0 {
+        // SAFETY: sysconf only reads a constant of the system.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok().filter(|p| p.is_power_of_two()).unwrap_or(4096);
+        // madvise wants a page-aligned start: the first page boundary inside the memory, so that the
+        // advice never reaches memory before it (a huge page needs a whole aligned range anyway).
+        let (Some(start), Some(end)) = ((block as usize).checked_next_multiple_of(page), (block as usize).checked_add(bytes)) else { return };
+        if block.is_null() || end <= start {
             return;
         }
-        // madvise wants a page-aligned start.
-        let start = block as usize & !4095;
-        let length = block as usize + bytes - start;
         // SAFETY: MADV_HUGEPAGE changes only how the kernel backs the pages of the range, never what
-        // they hold; on memory the process has not mapped it fails with ENOMEM and changes nothing.
+        // they hold or whether they are mapped; where part of the range is not mapped it fails with
+        // ENOMEM, having advised the rest.
         unsafe {
-            libc::madvise(start as *mut libc::c_void, length, libc::MADV_HUGEPAGE);
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
         }
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]

@@ -2,7 +2,7 @@
 
 use crate::formats::chunk::{ChunkId, ChunkRef};
 use crate::formats::error::{ParseError, Result, Warning};
-use crate::formats::reader::{entry_count, Endian, Reader};
+use crate::formats::reader::{entry_count, vx_at, Endian, Reader};
 
 use super::model::*;
 use super::warn;
@@ -149,7 +149,7 @@ impl ObjectBuilder {
         }
         let be_f32 = |b: &[u8], at: usize| f32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
         points.reserve_exact(count);
-        crate::memory::offer_huge_pages(points);
+        crate::memory::offer_huge_pages(points, count);
         points.extend(r.bytes(count * 12)?.chunks_exact(12).map(|p| [be_f32(p, 0), be_f32(p, 4), be_f32(p, 8)]));
         Ok(())
     }
@@ -401,12 +401,12 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
     };
     if entries_from_bytes && polygons.is_none() && r.endian() == Endian::Big {
         // A VMAP's entries read from the bytes themselves, the point as one big-endian word
-        // ([`corner_at`]), while four bytes remain at an entry's start and its values are
+        // ([`vx_at`]), while four bytes remain at an entry's start and its values are
         // whole: the position stays in a register. The rest, from an entry's start, is left to the
         // reader's loop below, which also makes its error.
         let bytes = r.peek_rest();
         let mut at = 0usize;
-        while let Some((point, width)) = corner_at(bytes, at) {
+        while let Some((point, width)) = vx_at(bytes, at) {
             let Some(values) = bytes.get(at + width..at + width + value_bytes) else { break };
             at += width + value_bytes;
             if point >= point_count {
@@ -420,18 +420,21 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
     }
     while !r.is_empty() {
         let point = r.vx()?;
+        // A VMAD entry's polygon, and whether the layer has it.
         let polygon = match polygons {
-            Some((first, _)) => Some(first + r.vx()? as usize),
+            Some((first, count)) => {
+                let p = first + r.vx()? as usize;
+                Some((p, p < count))
+            }
             None => None,
         };
         let values = r.bytes(value_bytes)?;
-        let polygon_ok = polygon.is_none_or(|p| polygons.is_some_and(|(_, count)| p < count));
-        if point >= point_count || !polygon_ok {
+        if point >= point_count || polygon.is_some_and(|(_, known)| !known) {
             dropped += 1;
             continue;
         }
         map.points.push(point);
-        if let Some(p) = polygon {
+        if let Some((p, _)) = polygon {
             map.polygons.push(p as u32);
         }
         push_values(&mut map.values, values);
@@ -464,15 +467,6 @@ fn corners_and_flags(kind: PolygonKind, head: u16) -> (usize, u16) {
     } else {
         (usize::from(head & 0x03FF), head >> 10)
     }
-}
-
-/// The point of the corner at `at` in an LWO2 chunk's bytes and the bytes it takes, read as one
-/// big-endian word as `Reader::vx` reads it; `None` when fewer than four bytes are left from `at`.
-#[inline(always)]
-fn corner_at(bytes: &[u8], at: usize) -> Option<(u32, usize)> {
-    let Some(&[a, b, c, d]) = bytes.get(at..at + 4) else { return None };
-    let word = u32::from_be_bytes([a, b, c, d]);
-    Some(if a == 0xFF { (word & 0x00FF_FFFF, 4) } else { (word >> 16, 2) })
 }
 
 /// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
@@ -511,7 +505,7 @@ fn read_lwo2_polygons_from(
             let start = polygons.next_corners_at();
             let (mut next, mut in_range, mut long) = (at + 2, true, 0u32);
             let mut corner = |next: &mut usize| {
-                let (v, width) = corner_at(bytes, *next)?;
+                let (v, width) = vx_at(bytes, *next)?;
                 *next += width;
                 in_range &= v < point_count;
                 long += u32::from(v >= 0xFF00);
@@ -692,6 +686,10 @@ mod tests {
             record(2, &[5]),
             record(0, &[6, 0xFF01]),
             record(0, &[1, 2, 3]),
+            // Quads, read whole into registers: with long indices, and one naming a point past the layer's.
+            record(0, &[0x1_2345, 0xFF01, 3, 4]),
+            record(0, &[0xFF00, 1, 0x1_2346, 2]),
+            record(3, &[5, 6, 7, 8]),
         ]
         .concat();
         // Both flag bits set on a one-corner curve (CURV counts take the bits above them).
@@ -708,7 +706,7 @@ mod tests {
                 let (from_bytes, by_reader) = (read(true), read(false));
                 assert_eq!(from_bytes, by_reader, "{} cut at {cut}", String::from_utf8_lossy(kind));
                 if cut == body.len() {
-                    assert_eq!((from_bytes.2.dropped, from_bytes.2.outcome.is_ok()), (1, true), "{}", String::from_utf8_lossy(kind));
+                    assert_eq!((from_bytes.2.dropped, from_bytes.2.outcome.is_ok()), (2, true), "{}", String::from_utf8_lossy(kind));
                 }
             }
         }
