@@ -2,10 +2,10 @@
 //! `unsafe`; these are the foreign calls it needs, kept here so that the guarantee holds for every line
 //! of the parsers.
 //!
-//! Why the threshold: glibc serves a block by mmap only above a threshold it raises to the largest block freed so
-//! far, and past that serves large blocks from the heap, where a freed one stays resident and a grown
-//! one is copied. A large LightWave object's meshes are such blocks; the viewer's `src/memory.rs` says
-//! when the viewer fixes the threshold, and what it measured.
+//! Why the threshold: glibc serves a block by mmap only above a threshold it raises to the largest
+//! block freed so far, and past that serves large blocks from the heap, where a freed one stays
+//! resident and a grown one is copied. A large LightWave object's meshes are such blocks; the viewer's
+//! `src/memory.rs` says when the viewer fixes the threshold, and what it measured.
 
 /// Serves allocations of at least `bytes` by mmap from now on, for the whole process, and stops glibc
 /// from moving the threshold. Returns whether it was set (only glibc on Linux has the tunable).
