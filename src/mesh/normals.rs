@@ -59,24 +59,30 @@ impl<'a> CornerNormals<'a> {
         crate::memory::offer_huge_pages(&first, point_count + 1);
         let mut incident = Vec::new();
         if cos_limit.iter().any(Option::is_some) {
+            // A counting sort in place: each point's count, then the running sums (where each point's
+            // polygons end), then the polygons placed from the last back, each point's end stepping
+            // down to its start, so the table is filled without a copy of it (4.5 MB on the benchmark
+            // terrain). Each point's polygons come out in file order.
+            let ends = &mut first[..point_count];
             for &v in &polys.indices {
-                if let Some(c) = first.get_mut(v as usize + 1) {
+                if let Some(c) = ends.get_mut(v as usize) {
                     *c += 1;
                 }
             }
-            for i in 1..first.len() {
-                first[i] += first[i - 1];
+            for i in 1..ends.len() {
+                ends[i] += ends[i - 1];
             }
-            let mut fill = first.clone();
-            incident = vec![0u32; polys.indices.len()];
-            for p in 0..polys.len() {
-                for &v in polys.vertices(p) {
-                    if let Some(slot) = fill.get_mut(v as usize) {
-                        incident[*slot as usize] = p as u32;
-                        *slot += 1;
+            let corners = ends.last().copied().unwrap_or(0);
+            incident = vec![0u32; corners as usize];
+            for p in (0..polys.len()).rev() {
+                for &v in polys.vertices(p).iter().rev() {
+                    if let Some(end) = ends.get_mut(v as usize) {
+                        *end -= 1;
+                        incident[*end as usize] = p as u32;
                     }
                 }
             }
+            first[point_count] = corners;
         }
         let uniform_cos_limit = match (polys.surface.max(), cos_limit.first()) {
             (Some(last_used), Some(&Some(c)))
