@@ -28,6 +28,18 @@ pub struct GroupMeshes {
     pub collision_triangles: usize,
 }
 
+/// A colour byte as the unit fraction meshes take (x / 255, as f32 divides it): looked up, where the
+/// division per channel was the hottest line of building a large zone's meshes.
+const UNIT_OF_BYTE: [f32; 256] = {
+    let mut table = [0.0; 256];
+    let mut x = 0;
+    while x < 256 {
+        table[x] = x as f32 / 255.0;
+        x += 1;
+    }
+    table
+};
+
 /// Vertex colours after the client's MOCV fix (spec: "the vertex-colour fix"), as RGBA bytes.
 pub fn fixed_vertex_colors(group: &WmoGroup, root_header: Option<&RootHeader>) -> Option<Vec<[u8; 4]>> {
     let colors = group.color_sets.first().filter(|c| c.len() == group.positions.len())?;
@@ -45,25 +57,33 @@ pub fn fixed_vertex_colors(group: &WmoGroup, root_header: Option<&RootHeader>) -
         0 => 0,
         n => group.batches.get(n - 1).map_or(0, |b| usize::from(b.last_vertex) + 1),
     };
-    Some(
-        colors
-            .iter()
-            .enumerate()
-            .map(|(i, c)| fix_one(*c, ambient, i < start, exterior_alpha))
-            .collect(),
-    )
+    // The colours of the transparent batches' vertices, then the rest: each part one loop with its
+    // case fixed, which the compiler runs several vertices at a time.
+    let (transparent, opaque) = colors.split_at(start.min(colors.len()));
+    let mut fixed = Vec::with_capacity(colors.len());
+    fixed.extend(transparent.iter().map(|c| fix_one(*c, ambient, true, exterior_alpha)));
+    fixed.extend(opaque.iter().map(|c| fix_one(*c, ambient, false, exterior_alpha)));
+    Some(fixed)
 }
 
+/// One vertex colour through the fix, as the client computes it in signed integers, here in unsigned
+/// ones with the same results: a channel whose value would come out negative is clamped to 0 anyway,
+/// so it is taken as 0 before halving, and every product fits 16 bits. Without a branch or a signed
+/// division, the loop over a group's colours runs several vertices at a time (it was a seventh of
+/// building a large zone's meshes).
+#[inline(always)]
 fn fix_one(color: Bgra, ambient: [u8; 4], in_transparent_batch: bool, exterior_alpha: u8) -> [u8; 4] {
-    let [r, g, b, a] = color.rgba().map(i32::from);
-    let amb = ambient.map(i32::from);
-    let channel = |c: i32, am: i32| -> u8 {
-        let v = if in_transparent_batch { (c - am) * (255 - a) / 255 / 2 } else { (c * a / 64 + c - am) / 2 };
-        v.clamp(0, 255) as u8
+    let [r, g, b, a] = color.rgba().map(u16::from);
+    let channel = |c: u16, am: u8| -> u8 {
+        let am = u16::from(am);
+        // Transparent batches: (c − am)(255 − a) / 255 / 2.
+        let transparent = c.saturating_sub(am) * (255 - a) / 255 / 2;
+        // Opaque ones: (c·a / 64 + c − am) / 2, at most 1271 / 2 before the clamp.
+        let opaque = ((c * a / 64 + c).saturating_sub(am) / 2).min(255);
+        (if in_transparent_batch { transparent } else { opaque }) as u8
     };
-    let rgb = [channel(r, amb[0]), channel(g, amb[1]), channel(b, amb[2])];
     let alpha = if in_transparent_batch { a as u8 } else { exterior_alpha };
-    [rgb[0], rgb[1], rgb[2], alpha]
+    [channel(r, ambient[0]), channel(g, ambient[1]), channel(b, ambient[2]), alpha]
 }
 
 pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
@@ -78,11 +98,14 @@ pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
         let tri = [i[0], i[1], i[2]];
         tri.iter().all(|&v| usize::from(v) < vertex_count).then_some(tri)
     };
+    // Group vertex → batch vertex, shared by the batches (each leaves it as it found it); MOVI indices
+    // are u16, so the table is small and dense.
+    let mut remap = vec![u32::MAX; vertex_count];
     let mut batches = Vec::new();
     let mut rendered = 0;
     let mut bounds = Bounds::EMPTY;
     for (b, batch) in group.batches.iter().enumerate() {
-        let Some(mesh) = batch_mesh(group, batch, &positions, normals.as_deref(), &uv_sets, colors.as_deref(), &triangle_ok) else {
+        let Some(mesh) = batch_mesh(group, batch, &positions, normals.as_deref(), &uv_sets, colors.as_deref(), &triangle_ok, &mut remap) else {
             continue;
         };
         rendered += mesh.triangle_count();
@@ -127,6 +150,7 @@ fn batch_mesh(
     uv_sets: &[&Vec<[f32; 2]>],
     colors: Option<&[[u8; 4]]>,
     triangle_ok: &impl Fn(usize) -> Option<[u16; 3]>,
+    remap: &mut [u32],
 ) -> Option<MeshData> {
     let first = batch.first_index as usize;
     let end = first + usize::from(batch.index_count);
@@ -134,8 +158,6 @@ fn batch_mesh(
         return None;
     }
     let mut mesh = MeshData::new(Topology::Triangles);
-    // Group vertex → batch vertex; MOVI indices are u16, so the table is small and dense.
-    let mut remap = vec![u32::MAX; positions.len()];
     mesh.uv_sets = vec![Vec::new(); uv_sets.len()];
     if colors.is_some() {
         mesh.colors = Some(Vec::new());
@@ -156,10 +178,17 @@ fn batch_mesh(
                     set.push(uvs[i]);
                 }
                 if let (Some(out), Some(c)) = (mesh.colors.as_mut(), colors) {
-                    out.push(c[i].map(|x| f32::from(x) / 255.0));
+                    out.push(c[i].map(|x| UNIT_OF_BYTE[usize::from(x)]));
                 }
             }
             mesh.indices.push(remap[i]);
+        }
+    }
+    // The table goes back to "no vertex" for the next batch, entry by entry: a batch touches only its
+    // own vertices, and filling the whole table for every batch made the work batches × vertices.
+    for &i in &group.indices[first..end] {
+        if let Some(slot) = remap.get_mut(usize::from(i)) {
+            *slot = u32::MAX;
         }
     }
     if normals.is_none() {
@@ -251,4 +280,39 @@ pub fn doodad_placement(doodad: &Doodad) -> Placement {
     let rotation = if len.is_finite() && len > 1e-6 { wmo_quat_to_bevy(q.map(|c| c / len)) } else { [0.0, 0.0, 0.0, 1.0] };
     let scale = if doodad.scale.is_finite() && doodad.scale > 0.0 { doodad.scale } else { 1.0 };
     Placement { translation: wmo_to_bevy(doodad.position), rotation, scale }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fix as the client writes it, in signed integers, for one channel.
+    fn client_channel(c: i32, a: i32, am: i32, in_transparent_batch: bool) -> u8 {
+        let v = if in_transparent_batch { (c - am) * (255 - a) / 255 / 2 } else { (c * a / 64 + c - am) / 2 };
+        v.clamp(0, 255) as u8
+    }
+
+    #[test]
+    fn the_unsigned_colour_fix_gives_the_clients_every_value() {
+        for in_transparent_batch in [false, true] {
+            for am in 0..=255u8 {
+                for a in 0..=255u8 {
+                    for c in 0..=255u8 {
+                        // Blue, green and red channels each meet the value, against ambients of their own.
+                        let fixed = fix_one(Bgra([c, c, c, a]), [am, am / 2, 255 - am, 0], in_transparent_batch, 7);
+                        let expected = [am, am / 2, 255 - am].map(|am| client_channel(i32::from(c), i32::from(a), i32::from(am), in_transparent_batch));
+                        assert_eq!(fixed[..3], expected, "c {c} a {a} ambient {am} transparent {in_transparent_batch}");
+                        assert_eq!(fixed[3], if in_transparent_batch { a } else { 7 });
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn colour_bytes_are_looked_up_as_they_divide() {
+        for x in 0..=255u8 {
+            assert_eq!(UNIT_OF_BYTE[usize::from(x)].to_bits(), (f32::from(x) / 255.0).to_bits());
+        }
+    }
 }
