@@ -61,7 +61,7 @@ impl<'a> CornerNormals<'a> {
         if cos_limit.iter().any(Option::is_some) {
             // A counting sort in place: each point's count, then the running sums (where each point's
             // polygons end), then the polygons placed from the last back, each point's end stepping
-            // down to its start, so the table is filled without a copy of it (4.5 MB on the benchmark
+            // down to its start, so the table is filled without a copy of it (5 MB on the benchmark
             // terrain). Each point's polygons come out in file order.
             let ends = &mut first[..point_count];
             for &v in &polys.indices {

@@ -68,7 +68,8 @@ pub fn fixed_vertex_colors(group: &WmoGroup, root_header: Option<&RootHeader>) -
 
 /// One vertex colour through the fix, as the client computes it in signed integers, here in unsigned
 /// ones with the same results: a channel whose value would come out negative is clamped to 0 anyway,
-/// so it is taken as 0 before halving, and every product fits 16 bits. Without a branch or a signed
+/// so its difference with the ambient is taken as 0 where it would go below, and every product fits
+/// 16 bits. Without a branch or a signed
 /// division, the loop over a group's colours runs several vertices at a time (it was a seventh of
 /// building a large zone's meshes).
 #[inline(always)]
@@ -93,6 +94,7 @@ pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
         (group.normals.len() == vertex_count).then(|| group.normals.iter().map(|n| wmo_to_bevy(*n)).collect());
     let uv_sets: Vec<&Vec<[f32; 2]>> = group.uv_sets.iter().filter(|u| u.len() == vertex_count).collect();
     let colors = fixed_vertex_colors(group, root.map(|r| &r.header));
+    let vertices = GroupVertices { positions: &positions, normals: normals.as_deref(), uv_sets: &uv_sets, colors: colors.as_deref() };
     let triangle_ok = |t: usize| -> Option<[u16; 3]> {
         let i = group.indices.get(t * 3..t * 3 + 3)?;
         let tri = [i[0], i[1], i[2]];
@@ -105,7 +107,7 @@ pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
     let mut rendered = 0;
     let mut bounds = Bounds::EMPTY;
     for (b, batch) in group.batches.iter().enumerate() {
-        let Some(mesh) = batch_mesh(group, batch, &positions, normals.as_deref(), &uv_sets, colors.as_deref(), &triangle_ok, &mut remap) else {
+        let Some(mesh) = batch_mesh(group, batch, &vertices, &triangle_ok, &mut remap) else {
             continue;
         };
         rendered += mesh.triangle_count();
@@ -142,16 +144,23 @@ pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
     }
 }
 
+/// A group's vertex columns as every batch reads them: in Bevy's frame, the colours fixed, each as long
+/// as the positions (columns of another length are left out).
+struct GroupVertices<'a> {
+    positions: &'a [[f32; 3]],
+    normals: Option<&'a [[f32; 3]]>,
+    uv_sets: &'a [&'a Vec<[f32; 2]>],
+    colors: Option<&'a [[u8; 4]]>,
+}
+
 fn batch_mesh(
     group: &WmoGroup,
     batch: &Batch,
-    positions: &[[f32; 3]],
-    normals: Option<&[[f32; 3]]>,
-    uv_sets: &[&Vec<[f32; 2]>],
-    colors: Option<&[[u8; 4]]>,
+    vertices: &GroupVertices<'_>,
     triangle_ok: &impl Fn(usize) -> Option<[u16; 3]>,
     remap: &mut [u32],
 ) -> Option<MeshData> {
+    let GroupVertices { positions, normals, uv_sets, colors } = *vertices;
     let first = batch.first_index as usize;
     let end = first + usize::from(batch.index_count);
     if end > group.indices.len() || first % 3 != 0 {
