@@ -69,9 +69,8 @@ pub fn fixed_vertex_colors(group: &WmoGroup, root_header: Option<&RootHeader>) -
 /// One vertex colour through the fix, as the client computes it in signed integers, here in unsigned
 /// ones with the same results: a channel whose value would come out negative is clamped to 0 anyway,
 /// so its difference with the ambient is taken as 0 where it would go below, and every product fits
-/// 16 bits. Without a branch or a signed
-/// division, the loop over a group's colours runs several vertices at a time (it was a seventh of
-/// building a large zone's meshes).
+/// 16 bits. Without a branch or a signed division, the loop over a group's colours runs several
+/// vertices at a time (it was a seventh of building a large zone's meshes).
 #[inline(always)]
 fn fix_one(color: Bgra, ambient: [u8; 4], in_transparent_batch: bool, exterior_alpha: u8) -> [u8; 4] {
     let [r, g, b, a] = color.rgba().map(u16::from);
