@@ -42,9 +42,8 @@ fn ours_lwo(path: &Path) -> Result<usize, String> {
 }
 
 /// Root and every group, parsed; with `build`, each group's meshes too (with the root), on as many
-/// threads as the machine has, each taking the next group when it is done with one, as the loader's
-/// `parallel_map` hands them out (a fixed half each left one thread idle whenever the other core was
-/// busy).
+/// threads as the machine has, handed out by the loader's `parallel_map` (a fixed half each, as the
+/// bench had, left one thread idle whenever the other core was busy).
 fn ours_wmo(path: &Path, build: bool) -> Result<usize, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let (_, root) = formats::wmo::parse_root(&bytes).map_err(|e| e.to_string())?;
@@ -57,23 +56,8 @@ fn ours_wmo(path: &Path, build: bool) -> Result<usize, String> {
     if !build {
         return groups.iter().map(one).sum();
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(groups.len()).max(1);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let (groups, next, one) = (&groups, &next, &one);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(move || {
-                    let mut triangles = 0;
-                    while let Some(group) = groups.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                        triangles += one(group)?;
-                    }
-                    Ok::<usize, String>(triangles)
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().map_err(|_| "a worker panicked".to_string())?).sum()
-    })
+    // The loader's own scheduling: on every core, each thread taking the next group when done with one.
+    lwo_wmo_viewer::parallel::parallel_map(&groups, one).into_iter().sum()
 }
 
 /// The group files beside a root on disk, found as the loader finds them.

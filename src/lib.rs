@@ -13,7 +13,7 @@ pub mod fixtures;
 pub mod formats;
 pub mod memory;
 pub mod mesh;
-pub(crate) mod parallel;
+pub mod parallel;
 pub mod scene;
 pub mod source;
 #[cfg(feature = "viewer")]
