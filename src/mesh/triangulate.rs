@@ -131,6 +131,11 @@ impl Triangulator {
         // Quads, most polygons of real meshes, take the same steps with the corner count known, so
         // the compiler unrolls them.
         let fan = match <&[[f32; 3]; 4]>::try_from(points) {
+            Ok(quad) if quad_finite(quad) && fans_from_corner_0(quad) => {
+                out.push([0, 1, 2]);
+                out.push([0, 2, 3]);
+                return 2;
+            }
             Ok(quad) if quad_finite(quad) => fan(quad, out),
             Ok(_) => return 0,
             Err(_) if n < 3 || !all_finite(points) => return 0,
@@ -312,6 +317,51 @@ fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
     Fan::Made(n as usize - 2)
 }
 
+/// Whether [`fan`] would fan the quad from corner 0, decided without its root and divisions (the
+/// chain that made the quad test a fifth of a small file's load): true only where every test of
+/// [`fan_apex`] passes with a margin no rounding of its own can cross, false where it might not (the
+/// quad then takes the full test). Its quantities are the full test's own before they are divided by
+/// the normal's length `len`: a turn or twice a triangle's area is measured along Newell's normal `N`
+/// itself, `A ≈ len × (along the unit normal)`, and `N · N = len²`. Each such dot product is at least
+/// half its terms' magnitude (true of every planar or nearly planar convex quad), which bounds its
+/// rounding, and that of the full test's, to a few parts in a million of it; the area and sum tests
+/// are then compared squared or scaled by `len²` in f64 with margins of 1 % and 10 %, far beyond that.
+#[inline(always)]
+fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
+    let n = newell_normal(quad);
+    let nn = dot(n, n);
+    // Inside `normalize`'s range (len > 1e-20, finite) with room: no underflow or overflow below.
+    if !(nn > 1e-30 && nn < 1e30) {
+        return false;
+    }
+    let abs = |v: [f32; 3]| v.map(f32::abs);
+    let abs_n = abs(n);
+    let clearly_positive = |v: [f32; 3]| dot(v, n) > 0.5 * dot(abs(v), abs_n);
+    // Every corner turns with the polygon (the full test's turn, b − a × c − b): no reflex corner.
+    let edges = [sub(quad[0], quad[3]), sub(quad[1], quad[0]), sub(quad[2], quad[1]), sub(quad[3], quad[2])];
+    if !(0..4).all(|k| clearly_positive(cross(edges[k], edges[(k + 1) % 4]))) {
+        return false;
+    }
+    let mut sum = 0.0f64;
+    for j in 1..3 {
+        let (b, c) = (sub(quad[j], quad[0]), sub(quad[j + 1], quad[0]));
+        let twice_area_n = cross(b, c);
+        if !clearly_positive(twice_area_n) {
+            return false;
+        }
+        let along = f64::from(dot(twice_area_n, n));
+        // The full test's `twice_area > 1e-4 × sqrt(b·b × c·c)`, its product as it rounds it.
+        let lengths = dot(b, b) * dot(c, c);
+        if !(lengths.is_finite() && along * along > 1.01e-8 * f64::from(lengths) * f64::from(nn)) {
+            return false;
+        }
+        sum += along;
+    }
+    // The full test's `|sum − double_area| ≤ 1e-4 × double_area`, double_area = len.
+    let nn = f64::from(nn);
+    (sum - nn).abs() <= 0.9e-4 * nn
+}
+
 /// Work allowed for placing crossings that lyon gives no source for (vertices × edges).
 const MAX_CROSSING_SEARCH: usize = 1 << 20;
 
@@ -431,6 +481,71 @@ mod tests {
         tris.clear();
         assert_eq!(t.triangulate(&u, &mut tris), 6);
         assert!((area(&u, &tris) - 5.0).abs() < 1e-5);
+    }
+
+    /// The full quad test's answer: the fan's apex, or none.
+    fn full_test(quad: &[[f32; 3]; 4]) -> Option<u32> {
+        let area_normal = newell_normal(quad);
+        let normal = normalize(area_normal)?;
+        fan_apex(quad, normal, dot(area_normal, normal))
+    }
+
+    #[test]
+    fn the_quick_quad_test_says_fan_only_where_the_full_test_fans_from_corner_0() {
+        // xorshift: the same quads on every run.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let (mut quick, mut well_shaped, mut well_shaped_quick) = (0, 0, 0);
+        for case in 0..400_000 {
+            let family = case % 8;
+            // Where the quad sits and how large it is: far from the origin and tiny, huge, or near.
+            let (origin, size) = match family {
+                0 => ([1e4, -3e3, 7e2], 1e-3),
+                1 => ([0.0; 3], 1e9),
+                2 => ([0.0; 3], 1e-12),
+                _ => ([random() * 10.0, random() * 10.0, random() * 10.0], 0.1 + random() * 5.0),
+            };
+            // A rectangle of random proportions, each corner moved by up to `jitter` of its size, in
+            // and out of the plane (`lift`); family 5 moves corners far enough to make reflex corners,
+            // crossings and slivers; family 6 flattens it towards a line.
+            let (w, h) = (0.05 + random(), if family == 6 { 1e-7 * random() } else { 0.05 + random() });
+            let (jitter, lift) = match family {
+                5 => (1.0, 0.3),
+                4 => (0.05, 0.5),
+                _ => (0.1, 0.01),
+            };
+            let angle = random() * 6.283;
+            let (s, c) = angle.sin_cos();
+            let mut quad = [[0.0f32; 3]; 4];
+            for (k, corner) in [[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]].iter().enumerate() {
+                let x = corner[0] + jitter * (random() - 0.5);
+                let y = corner[1] + jitter * (random() - 0.5);
+                let z = lift * (random() - 0.5) * w.min(h).max(0.05);
+                let (x, y) = (c * x - s * y, s * x + c * y);
+                quad[k] = [origin[0] + size * x, origin[1] + size * z, origin[2] + size * y];
+            }
+            if case % 16 == 3 {
+                quad.reverse();
+            }
+            let fast = fans_from_corner_0(&quad);
+            let full = full_test(&quad);
+            if fast {
+                quick += 1;
+                assert_eq!(full, Some(0), "case {case}: {quad:?}");
+            }
+            if (family == 3 || family == 7) && full == Some(0) {
+                well_shaped += 1;
+                well_shaped_quick += usize::from(fast);
+            }
+        }
+        assert!(quick > 100_000, "{quick} quads decided quickly");
+        // Nearly every ordinary quad the full test fans from corner 0 is decided without it.
+        assert!(well_shaped_quick * 100 >= well_shaped * 99, "{well_shaped_quick} of {well_shaped}");
     }
 
     #[test]
