@@ -706,7 +706,13 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             let [a, b, c] = t.map(|i| corner_vertex[i as usize]);
             *t = if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] };
         }
-        mesh.indices.extend_from_slice(tris.as_flattened());
+        // A triangle's or a quad's indices as a copy of known length, which compiles to a few moves
+        // where a copy of any length was a call to `memcpy` per polygon (3 % of a small file's load).
+        match tris.as_slice() {
+            [t] => mesh.indices.extend_from_slice(t),
+            [t, u] => mesh.indices.extend_from_slice(&[t[0], t[1], t[2], u[0], u[1], u[2]]),
+            _ => mesh.indices.extend_from_slice(tris.as_flattened()),
+        }
         mesh.triangle_records.extend(std::iter::repeat_n(p as u32, tris.len()));
     }
     scratch.clear();

@@ -261,6 +261,12 @@ impl ObjectBuilder {
     }
 
     fn read_polygon_tags(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>) -> Result<()> {
+        self.read_polygon_tags_from(r, at, true)
+    }
+
+    /// [`Self::read_polygon_tags`]; with `entries_from_bytes` false every entry is read through the
+    /// reader (for the test that holds the two ways to the same result).
+    fn read_polygon_tags_from(&mut self, r: &mut Reader<'_>, at: ChunkRef<'_>, entries_from_bytes: bool) -> Result<()> {
         let kind = r.fourcc()?;
         let layer = self.layer();
         let polygon_count = self.layers[layer].polygons.len();
@@ -281,19 +287,48 @@ impl ObjectBuilder {
         };
         let polygons = &mut self.layers[layer].polygons;
         let surface_refs = &mut self.surface_refs[layer];
-        while !r.is_empty() {
-            let polygon = self.pols_start + r.vx()? as usize;
-            let tag = u32::from(r.u16()?);
+        let pols_start = self.pols_start;
+        let mut record = |index: u32, tag: u16| {
+            let polygon = pols_start + index as usize;
             if polygon >= polygon_count {
                 dropped += 1;
-                continue;
+                return;
             }
+            let tag = u32::from(tag);
             match column {
                 Column::Surface => surface_refs[polygon] = tag,
                 Column::Part => polygons.part.set(polygon, polygon_count, tag),
                 Column::SmoothingGroup => polygons.smoothing_group.set(polygon, polygon_count, tag),
                 Column::Other => {}
             }
+        };
+        if entries_from_bytes && r.endian() == Endian::Big {
+            // Entries read from the bytes themselves, as POLS records are, while an entry's index word
+            // and tag are whole: the reader's checks per entry were most of a small file's PTAG time.
+            // The last entries, and a truncated one with its error, are left to the loop below.
+            let bytes = r.peek_rest();
+            let mut at = 0usize;
+            // Entries with short indices (all of them below 65 280 polygons) are four bytes each: read
+            // at that stride while they last, so that no entry's place waits on the width of the one
+            // before it, which made the loop below a chain of dependent loads.
+            for entry in bytes.chunks_exact(4) {
+                let &[a, b, c, d] = entry else { break };
+                if a == 0xFF {
+                    break;
+                }
+                record(u32::from(u16::from_be_bytes([a, b])), u16::from_be_bytes([c, d]));
+                at += 4;
+            }
+            while let Some((index, width)) = vx_at(bytes, at) {
+                let Some(&[high, low]) = bytes.get(at + width..at + width + 2) else { break };
+                at += width + 2;
+                record(index, u16::from_be_bytes([high, low]));
+            }
+            r.skip(at)?;
+        }
+        while !r.is_empty() {
+            let index = r.vx()?;
+            record(index, r.u16()?);
         }
         self.report_dropped(at, first_offset, dropped, "PTAG entries name polygons past the end of POLS and were dropped");
         Ok(())
@@ -666,6 +701,42 @@ mod tests {
                 assert_eq!(from_bytes, by_reader, "dimension {dimension}, cut at {cut}");
                 if cut == body.len() {
                     assert_eq!((from_bytes.0.points.len(), from_bytes.1), (4, Ok(1)), "dimension {dimension}");
+                }
+            }
+        }
+    }
+
+    /// PTAG entries read from the bytes and entries read through the reader give the same columns,
+    /// warnings, error and place, for a chunk cut at every length: short and long polygon indices, ones
+    /// past the layer's polygons, in surface, part and smoothing-group chunks.
+    #[test]
+    fn ptag_entries_read_from_the_bytes_and_through_the_reader_agree_at_every_cut() {
+        let file = crate::fixtures::lwo::large_object(3, 3);
+        let tree = crate::formats::lwo::read_iff_tree(&file).expect("a chunk tree");
+        let form = tree.root_chunks().next().expect("a FORM");
+        let geometry: Vec<_> = form.children().filter(|n| matches!(&n.id.0, b"TAGS" | b"LAYR" | b"PNTS" | b"POLS")).collect();
+        let ptag = form.children().find(|n| &n.id.0 == b"PTAG").expect("a PTAG");
+        let entry = |polygon: u32, tag: u16| [vx(polygon), tag.to_be_bytes().to_vec()].concat();
+        let entries = [entry(0, 1), entry(8, 2), entry(9, 3), entry(0xFF00, 4), entry(3, 0xFFFF), entry(0x1_2345, 5), entry(4, 6)].concat();
+        for kind in [b"SURF", b"PART", b"SMGP", b"COLR"] {
+            for cut in 0..=entries.len() {
+                let bytes = [&kind[..], &entries[..cut]].concat();
+                let read = |from_bytes: bool| {
+                    let mut builder = ObjectBuilder::new(LwoKind::Lwo2);
+                    for &node in &geometry {
+                        builder.read_chunk(&file, node).expect("the fixture's geometry");
+                    }
+                    let mut r = Reader::big(&bytes, 100);
+                    let result = builder.read_polygon_tags_from(&mut r, ptag, from_bytes);
+                    let layer = &builder.layers[0].polygons;
+                    let columns = (builder.surface_refs.clone(), layer.part.clone(), layer.smoothing_group.clone());
+                    (columns, builder.warnings, result, r.offset())
+                };
+                let (from_bytes, by_reader) = (read(true), read(false));
+                assert_eq!(from_bytes, by_reader, "{} cut at {cut}", String::from_utf8_lossy(kind));
+                if cut == entries.len() {
+                    assert!(from_bytes.2.is_ok());
+                    assert_eq!(from_bytes.1.len(), 1, "one warning for the three entries past the polygons");
                 }
             }
         }
