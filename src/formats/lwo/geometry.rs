@@ -304,8 +304,8 @@ impl ObjectBuilder {
         };
         if entries_from_bytes && r.endian() == Endian::Big {
             // Entries read from the bytes themselves, as POLS records are, while an entry's index word
-            // and tag are whole: the reader's checks per entry were most of a small file's PTAG time.
-            // The last entries, and a truncated one with its error, are left to the loop below.
+            // and tag are whole. The last entries, and a truncated one with its error, are left to the
+            // reader's loop below.
             let bytes = r.peek_rest();
             let mut at = 0usize;
             // Entries with short indices (all of them below 65 280 polygons) are four bytes each: read
