@@ -151,8 +151,8 @@ struct CornerMaps<'a> {
     color: Option<Arc<MapLookup<'a>>>,
 }
 
-/// A VMAP by point, with the VMAD of the same name overriding it by (point, polygon): a dense table by
-/// point, and the VMAD's entries sorted for a binary search on the points that have any.
+/// A VMAP by point, with the VMAD of the same name overriding it by corner: a dense table by point,
+/// and the VMAD's entries by corner ([`VmadEntries`]).
 struct MapLookup<'a> {
     vmap: Option<&'a VertexMap>,
     /// Entry k of the VMAP is point k, for every entry ([`MapPoints::in_point_order`]): no table is
@@ -164,11 +164,82 @@ struct MapLookup<'a> {
     /// Otherwise the VMAP entry of each point.
     entry_of_point: Vec<u32>,
     vmad: Option<&'a VertexMap>,
-    /// (point, polygon, entry), sorted.
-    corners: Vec<(u32, u32, u32)>,
-    /// One bit a point: whether `corners` has an entry for it.
-    point_has_corners: Vec<u64>,
+    vmad_entries: VmadEntries,
     dimension: usize,
+}
+
+/// Where a VMAD's entries are found, in the form that costs less memory for how many corners it names.
+enum VmadEntries {
+    /// A VMAD that names few corners (UV seams, the usual kind): (point, polygon, entry), sorted for a
+    /// binary search, with one bit a point for whether the point has any.
+    Sorted { corners: Vec<(u32, u32, u32)>, point_has_corners: Vec<u64> },
+    /// A VMAD that names a third of the corners or more (modo writes its normals as one naming every
+    /// corner): the entry of each corner of the layer, by its place in the polygons' index column
+    /// (`NONE`: none). Filled in the file's order, with no sort, and read with no search.
+    ByCorner(Vec<u32>),
+}
+
+impl VmadEntries {
+    fn new(layer: &Layer, vmad: &VertexMap) -> Self {
+        // Four bytes a corner against twelve an entry: the table is the smaller from a third on.
+        if 3 * vmad.len() >= layer.polygons.indices.len() { Self::by_corner(layer, vmad) } else { Self::sorted(layer, vmad) }
+    }
+
+    fn by_corner(layer: &Layer, vmad: &VertexMap) -> Self {
+        let polys = &layer.polygons;
+        let mut entry_of_corner = vec![NONE; polys.indices.len()];
+        // A later entry for the same corner wins, as the file's order says. An entry names each corner
+        // of its polygon at its point (a point a polygon lists twice has two).
+        for (entry, (point, &polygon)) in vmad.points.iter().zip(&vmad.polygons).enumerate() {
+            let (Some(&start), Some(&end)) = (polys.starts.get(polygon as usize), polys.starts.get(polygon as usize + 1)) else { continue };
+            for at in start as usize..end as usize {
+                if polys.indices.get(at) == Some(&point) {
+                    entry_of_corner[at] = entry as u32;
+                }
+            }
+        }
+        Self::ByCorner(entry_of_corner)
+    }
+
+    fn sorted(layer: &Layer, vmad: &VertexMap) -> Self {
+        let point_count = layer.points.len();
+        let mut corners: Vec<(u32, u32, u32)> = vmad.points.iter().zip(&vmad.polygons).enumerate().map(|(i, (p, &poly))| (p, poly, i as u32)).collect();
+        // A later entry for the same corner wins, as the file's order says.
+        // Entry numbers are unique, so no two keys are equal and an unstable sort gives the same order.
+        corners.sort_unstable_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
+        corners.dedup_by_key(|&mut (p, poly, _)| (p, poly));
+        let mut point_has_corners = vec![0u64; point_count.div_ceil(64)];
+        for &(p, _, _) in corners.iter().filter(|&&(p, _, _)| (p as usize) < point_count) {
+            if let Some(word) = point_has_corners.get_mut(p as usize / 64) {
+                *word |= 1 << (p % 64);
+            }
+        }
+        Self::Sorted { corners, point_has_corners }
+    }
+
+    /// The entry for a corner, if the VMAD names it.
+    #[inline]
+    fn at(&self, corner: Corner) -> Option<usize> {
+        match self {
+            Self::ByCorner(entry_of_corner) => entry_of_corner.get(corner.at).filter(|&&e| e != NONE).map(|&e| e as usize),
+            Self::Sorted { corners, point_has_corners } => {
+                let Corner { point, polygon, .. } = corner;
+                // The point's bit first: most points have no entry.
+                let has_corners = point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
+                let at = has_corners.then(|| corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)).ok()).flatten()?;
+                Some(corners[at].2 as usize)
+            }
+        }
+    }
+}
+
+/// One corner of a polygon: its point, its polygon, and its place in the layer's index column
+/// (`Polygons::indices`).
+#[derive(Clone, Copy)]
+struct Corner {
+    point: u32,
+    polygon: u32,
+    at: usize,
 }
 
 impl<'a> MapLookup<'a> {
@@ -188,32 +259,29 @@ impl<'a> MapLookup<'a> {
                 *slot = i as u32;
             }
         }
-        let mut corners: Vec<(u32, u32, u32)> =
-            vmad.iter().flat_map(|m| m.points.iter().zip(&m.polygons)).enumerate().map(|(i, (p, &poly))| (p, poly, i as u32)).collect();
-        // A later entry for the same corner wins, as the file's order says.
-        // Entry numbers are unique, so no two keys are equal and an unstable sort gives the same order.
-        corners.sort_unstable_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
-        corners.dedup_by_key(|&mut (p, poly, _)| (p, poly));
-        let mut point_has_corners = vec![0u64; if vmad.is_some() { point_count.div_ceil(64) } else { 0 }];
-        for &(p, _, _) in corners.iter().filter(|&&(p, _, _)| (p as usize) < point_count) {
-            if let Some(word) = point_has_corners.get_mut(p as usize / 64) {
-                *word |= 1 << (p % 64);
-            }
-        }
-        Some(Self { vmap, in_point_order, ordered_points, entry_of_point, vmad, corners, point_has_corners, dimension })
+        let vmad_entries = match vmad {
+            Some(vmad) => VmadEntries::new(layer, vmad),
+            None => VmadEntries::ByCorner(Vec::new()),
+        };
+        Some(Self { vmap, in_point_order, ordered_points, entry_of_point, vmad, vmad_entries, dimension })
     }
 
     /// The map and entry that give a corner its value: the VMAD's for the corner, else the VMAP's for
     /// its point.
     #[inline]
-    fn entry(&self, point: u32, polygon: u32) -> Option<(&'a VertexMap, usize)> {
-        // The point's bit is tested only when there is a VMAD: most maps have none.
+    fn entry(&self, corner: Corner) -> Option<(&'a VertexMap, usize)> {
+        // The VMAD is asked only when there is one: most maps have none.
         if let Some(vmad) = self.vmad {
-            let has_corners = self.point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
-            if let Some(at) = has_corners.then(|| self.corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)).ok()).flatten() {
-                return Some((vmad, self.corners[at].2 as usize));
+            if let Some(entry) = self.vmad_entries.at(corner) {
+                return Some((vmad, entry));
             }
         }
+        self.point_entry(corner.point)
+    }
+
+    /// The VMAP's entry for a point, whatever the VMAD says at its corners.
+    #[inline]
+    fn point_entry(&self, point: u32) -> Option<(&'a VertexMap, usize)> {
         let vmap = self.vmap?;
         let entry = if self.in_point_order {
             Some(point).filter(|&p| (p as usize) < self.ordered_points)?
@@ -224,15 +292,24 @@ impl<'a> MapLookup<'a> {
     }
 
     #[inline]
-    fn get(&self, point: u32, polygon: u32) -> Option<&'a [f32]> {
-        self.entry(point, polygon).map(|(map, entry)| map.value(entry))
+    fn get(&self, corner: Corner) -> Option<&'a [f32]> {
+        self.entry(corner).map(|(map, entry)| map.value(entry))
     }
 
     /// The UV at a corner as meshes take it, v running down the image: the map's first two values, a
     /// missing one read as 0.
     #[inline]
-    fn uv(&self, point: u32, polygon: u32) -> Option<[f32; 2]> {
-        let (map, entry) = self.entry(point, polygon)?;
+    fn uv(&self, corner: Corner) -> Option<[f32; 2]> {
+        Self::uv_of(self.entry(corner)?)
+    }
+
+    /// The VMAP's UV for a point, as [`Self::uv`] gives it.
+    fn point_uv(&self, point: u32) -> Option<[f32; 2]> {
+        Self::uv_of(self.point_entry(point)?)
+    }
+
+    #[inline]
+    fn uv_of((map, entry): (&VertexMap, usize)) -> Option<[f32; 2]> {
         if map.dimension == 2 {
             // The usual UV map, its values taken as pairs: one bounds test, no multiplication.
             return Some(map.values.as_chunks::<2>().0.get(entry).map_or([0.0, 1.0], |&[u, v]| [u, 1.0 - v]));
@@ -640,8 +717,11 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
         corner_vertex.clear();
         // A flat-shaded polygon's corners all have its normal: looked up once, not per corner.
         let flat = normals.flat_normal(p, surface_index).map(lwo_to_bevy);
+        // The polygon's first corner in the layer's index column, where per-corner tables are read.
+        let first_corner = polys.starts.get(p).map_or(0, |&s| s as usize);
         for (k, &v) in vertices.iter().enumerate() {
-            let stored = inputs.stored_normals.as_ref().and_then(|m| m.get(v, p as u32)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
+            let corner = Corner { point: v, polygon: p as u32, at: first_corner + k };
+            let stored = inputs.stored_normals.as_ref().and_then(|m| m.get(corner)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
             let normal = match (stored, flat) {
                 (Some(stored), _) => lwo_to_bevy(stored),
                 (None, Some(flat)) => flat,
@@ -650,12 +730,12 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
             // A corner the map does not name has UV (0, 0), v turned as the map's are.
             let uv = match (&maps.uv, projected_uvs.get(k)) {
                 (_, Some(projected)) => Some(*projected),
-                (Some(uv), None) => Some(uv.uv(v, p as u32).unwrap_or([0.0, 1.0])),
+                (Some(uv), None) => Some(uv.uv(corner).unwrap_or([0.0, 1.0])),
                 (None, None) => None,
             };
-            let second_uv = maps.second_uv.as_ref().filter(|_| uv.is_some()).map(|m| m.uv(v, p as u32).unwrap_or([0.0, 1.0]));
+            let second_uv = maps.second_uv.as_ref().filter(|_| uv.is_some()).map(|m| m.uv(corner).unwrap_or([0.0, 1.0]));
             let color = maps.color.as_ref().map(|color| {
-                let value = color.get(v, p as u32).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
+                let value = color.get(corner).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
                 let c = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(1.0));
                 if color.dimension < 4 { [c[0], c[1], c[2], 1.0] } else { c }
             });
@@ -772,7 +852,7 @@ fn limit_surface(
             let p = cage.points[slot as usize];
             if has_uv {
                 let value = match (uv, projection) {
-                    (Some(map), _) => map.uv(point, NONE).unwrap_or([0.0, 0.0]),
+                    (Some(map), _) => map.point_uv(point).unwrap_or([0.0, 0.0]),
                     (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
                     (None, None) => [0.0, 0.0],
                 };
@@ -999,10 +1079,27 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_map_lookup_finds_each_points_entry_in_order_or_not() {
+    /// The corner of `polygon` at `point` (its first, if the polygon lists the point twice).
+    fn corner_of(layer: &Layer, point: u32, polygon: u32) -> Corner {
+        let start = layer.polygons.starts[polygon as usize] as usize;
+        let k = layer.polygons.vertices(polygon as usize).iter().position(|&v| v == point).expect("the polygon has the point");
+        Corner { point, polygon, at: start + k }
+    }
+
+    /// Eight triangles over six points: polygon q is (q, q + 1, q + 2), each modulo 6.
+    fn layer_of_triangles() -> Layer {
         let mut layer = Layer::new(0);
         layer.points = vec![[0.0; 3]; 6];
+        for q in 0..8u32 {
+            let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: q };
+            layer.polygons.push(PolygonKind::Face, 0, &[q % 6, (q + 1) % 6, (q + 2) % 6], 0, NONE, record);
+        }
+        layer
+    }
+
+    #[test]
+    fn a_map_lookup_finds_each_points_entry_in_order_or_not() {
+        let mut layer = layer_of_triangles();
         // Entry k is point k (the first four points): no table.
         layer.vertex_maps.push(uv_map("ordered", false, &[0, 1, 2, 3], &[]));
         // Out of order, point 2 twice (the later entry wins), a point past the layer's end.
@@ -1011,17 +1108,55 @@ mod tests {
         layer.vertex_maps.push(uv_map("ordered", true, &[1], &[7]));
         let ordered = MapLookup::new(&layer, UV_KINDS, "ordered").unwrap();
         assert!(ordered.in_point_order && ordered.entry_of_point.is_empty());
-        let got: Vec<_> = (0..6).map(|p| ordered.get(p, 0).map(|v| v.to_vec())).collect();
+        let got: Vec<_> = (0..6).map(|p| ordered.point_entry(p).map(|(m, e)| m.value(e).to_vec())).collect();
         assert_eq!(got, [Some(vec![0.0, 0.0]), Some(vec![1.0, 1.0]), Some(vec![2.0, 2.0]), Some(vec![3.0, 3.0]), None, None]);
-        assert_eq!(ordered.get(1, 7), Some(&[1.0, 0.0][..]), "the VMAD entry wins at its corner");
+        assert_eq!(ordered.get(corner_of(&layer, 1, 7)), Some(&[1.0, 0.0][..]), "the VMAD entry wins at its corner");
+        assert_eq!(ordered.get(corner_of(&layer, 1, 0)), Some(&[1.0, 1.0][..]), "and only there");
         // A second PNTS left fewer points than the maps name: past them, nothing, as with a table.
         let mut shrunk = layer.clone();
         shrunk.points.truncate(2);
         let ordered_past_points = MapLookup::new(&shrunk, UV_KINDS, "ordered").unwrap();
-        assert_eq!((ordered_past_points.get(1, 0).is_some(), ordered_past_points.get(2, 0), ordered_past_points.get(3, 0)), (true, None, None));
+        let at_point = |p| ordered_past_points.point_entry(p).map(|(m, e)| m.value(e));
+        assert_eq!((at_point(1).is_some(), at_point(2), at_point(3)), (true, None, None));
         let shuffled = MapLookup::new(&layer, UV_KINDS, "shuffled").unwrap();
         assert!(!shuffled.in_point_order);
-        let got: Vec<_> = (0..6).map(|p| shuffled.get(p, 0).map(|v| v[1])).collect();
+        let got: Vec<_> = (0..6).map(|p| shuffled.point_entry(p).map(|(m, e)| m.value(e)[1])).collect();
         assert_eq!(got, [Some(2.0), None, Some(3.0), None, Some(0.0), None]);
+    }
+
+    /// A VMAD read through its per-corner table and through its sorted entries names the same entry
+    /// at every corner: a dense map with corners named twice (the later wins), a polygon listing a
+    /// point twice, an entry for a point its polygon lacks and one for a polygon past the layer's.
+    #[test]
+    fn a_vmad_by_corner_and_sorted_agree_at_every_corner() {
+        let mut layer = layer_of_triangles();
+        let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: 8 };
+        layer.polygons.push(PolygonKind::Face, 0, &[3, 4, 3, 5], 0, NONE, record);
+        let mut points = Vec::new();
+        let mut polygons = Vec::new();
+        for q in (0..9u32).rev() {
+            for &v in layer.polygons.vertices(q as usize) {
+                points.push(v);
+                polygons.push(q);
+            }
+        }
+        // Named again later (this entry wins), a point polygon 2 lacks, a polygon the layer lacks.
+        points.extend([3, 5, 1]);
+        polygons.extend([2, 2, 40]);
+        let vmad = uv_map("seams", true, &points, &polygons);
+        let (table, sorted) = (VmadEntries::by_corner(&layer, &vmad), VmadEntries::sorted(&layer, &vmad));
+        assert!(matches!(VmadEntries::new(&layer, &vmad), VmadEntries::ByCorner(_)), "a map naming every corner takes the table");
+        for q in 0..9u32 {
+            let start = layer.polygons.starts[q as usize] as usize;
+            for (k, &point) in layer.polygons.vertices(q as usize).iter().enumerate() {
+                let corner = Corner { point, polygon: q, at: start + k };
+                assert_eq!(table.at(corner), sorted.at(corner), "polygon {q}, corner {k}");
+                assert!(table.at(corner).is_some());
+            }
+        }
+        assert_eq!(table.at(corner_of(&layer, 3, 2)), Some(points.len() - 3), "the later entry wins");
+        // Few entries: the sorted list.
+        let seam = uv_map("seams", true, &[1], &[7]);
+        assert!(matches!(VmadEntries::new(&layer, &seam), VmadEntries::Sorted { .. }));
     }
 }
