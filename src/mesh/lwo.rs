@@ -182,23 +182,42 @@ enum VmadEntries {
 impl VmadEntries {
     fn new(layer: &Layer, vmad: &VertexMap) -> Self {
         // Four bytes a corner against twelve an entry: the table is the smaller from a third on.
-        if 3 * vmad.len() >= layer.polygons.indices.len() { Self::by_corner(layer, vmad) } else { Self::sorted(layer, vmad) }
+        let corners = layer.polygons.indices.len();
+        if 3 * vmad.len() >= corners {
+            // Each entry looks for its point among its polygon's corners: a few for real polygons,
+            // but a crafted file can name one polygon of thousands of corners over and over.
+            if let Some(table) = Self::by_corner(layer, vmad, 64 * corners + (1 << 20)) {
+                return table;
+            }
+        }
+        Self::sorted(layer, vmad)
     }
 
-    fn by_corner(layer: &Layer, vmad: &VertexMap) -> Self {
+    /// The table, or `None` once more than `scan_budget` corners have been looked at.
+    fn by_corner(layer: &Layer, vmad: &VertexMap, scan_budget: usize) -> Option<Self> {
         let polys = &layer.polygons;
+        let point_count = layer.points.len();
         let mut entry_of_corner = vec![NONE; polys.indices.len()];
+        let mut scanned = 0usize;
         // A later entry for the same corner wins, as the file's order says. An entry names each corner
-        // of its polygon at its point (a point a polygon lists twice has two).
+        // of its polygon at its point (a point a polygon lists twice has two); an entry for a point
+        // past the layer's (a second PNTS left fewer) names none, as the VMAP's do not.
         for (entry, (point, &polygon)) in vmad.points.iter().zip(&vmad.polygons).enumerate() {
-            let (Some(&start), Some(&end)) = (polys.starts.get(polygon as usize), polys.starts.get(polygon as usize + 1)) else { continue };
+            let Some(&[start, end]) = polys.starts.get(polygon as usize..).and_then(|s| s.first_chunk::<2>()) else { continue };
+            if point as usize >= point_count {
+                continue;
+            }
+            scanned += (end - start) as usize;
+            if scanned > scan_budget {
+                return None;
+            }
             for at in start as usize..end as usize {
                 if polys.indices.get(at) == Some(&point) {
                     entry_of_corner[at] = entry as u32;
                 }
             }
         }
-        Self::ByCorner(entry_of_corner)
+        Some(Self::ByCorner(entry_of_corner))
     }
 
     fn sorted(layer: &Layer, vmad: &VertexMap) -> Self {
@@ -1144,17 +1163,26 @@ mod tests {
         points.extend([3, 5, 1]);
         polygons.extend([2, 2, 40]);
         let vmad = uv_map("seams", true, &points, &polygons);
-        let (table, sorted) = (VmadEntries::by_corner(&layer, &vmad), VmadEntries::sorted(&layer, &vmad));
-        assert!(matches!(VmadEntries::new(&layer, &vmad), VmadEntries::ByCorner(_)), "a map naming every corner takes the table");
-        for q in 0..9u32 {
-            let start = layer.polygons.starts[q as usize] as usize;
-            for (k, &point) in layer.polygons.vertices(q as usize).iter().enumerate() {
-                let corner = Corner { point, polygon: q, at: start + k };
-                assert_eq!(table.at(corner), sorted.at(corner), "polygon {q}, corner {k}");
-                assert!(table.at(corner).is_some());
+        // A second PNTS left five points: point 5's corners stay, and no entry names them.
+        let mut fewer_points = layer.clone();
+        fewer_points.points.truncate(5);
+        for layer in [&layer, &fewer_points] {
+            let table = VmadEntries::by_corner(layer, &vmad, usize::MAX).expect("no budget");
+            let sorted = VmadEntries::sorted(layer, &vmad);
+            assert!(matches!(VmadEntries::new(layer, &vmad), VmadEntries::ByCorner(_)), "a map naming every corner takes the table");
+            for q in 0..9u32 {
+                let start = layer.polygons.starts[q as usize] as usize;
+                for (k, &point) in layer.polygons.vertices(q as usize).iter().enumerate() {
+                    let corner = Corner { point, polygon: q, at: start + k };
+                    assert_eq!(table.at(corner), sorted.at(corner), "polygon {q}, corner {k}");
+                    assert_eq!(table.at(corner).is_some(), (point as usize) < layer.points.len());
+                }
             }
+            assert_eq!(table.at(corner_of(layer, 3, 2)), Some(points.len() - 3), "the later entry wins");
         }
-        assert_eq!(table.at(corner_of(&layer, 3, 2)), Some(points.len() - 3), "the later entry wins");
+        // Past its budget of corners looked at, the table gives way to the sorted list.
+        let corners = layer.polygons.indices.len();
+        assert!(VmadEntries::by_corner(&layer, &vmad, corners).is_none());
         // Few entries: the sorted list.
         let seam = uv_map("seams", true, &[1], &[7]);
         assert!(matches!(VmadEntries::new(&layer, &seam), VmadEntries::Sorted { .. }));
