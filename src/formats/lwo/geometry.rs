@@ -504,6 +504,22 @@ fn corners_and_flags(kind: PolygonKind, head: u16) -> (usize, u16) {
     }
 }
 
+/// A plain quad's record: its head (four corners, no flags) and four two-byte indices.
+const PLAIN_QUAD_BYTES: usize = 10;
+
+/// The corners of the record at `at` if it is a plain quad whose points are all below `point_count`,
+/// with the two bytes after it there too (as the record loop asks four bytes from each corner on).
+#[inline(always)]
+fn plain_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
+    let record: &[u8; PLAIN_QUAD_BYTES + 2] = bytes.get(at..at + PLAIN_QUAD_BYTES + 2)?.try_into().ok()?;
+    if record[..2] != [0, 4] {
+        return None;
+    }
+    let corners = [2, 4, 6, 8].map(|k| u32::from(u16::from_be_bytes([record[k], record[k + 1]])));
+    // An index from 0xFF00 up is the first half of a four-byte one.
+    corners.iter().all(|&v| v < 0xFF00 && v < point_count).then_some(corners)
+}
+
 /// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
 /// (for the tests that hold the two ways to the same result).
 fn read_lwo2_polygons_from(
@@ -535,7 +551,18 @@ fn read_lwo2_polygons_from(
         // errors.
         let bytes = r.peek_rest();
         let mut at = 0usize;
-        while let Some(&[high, low]) = bytes.get(at..at + 2) {
+        loop {
+            // Runs of plain quads, most records of real meshes, at a fixed stride: where the next
+            // record starts does not wait on this one's corners being decoded.
+            while let Some(quad) = plain_quad_at(bytes, at, point_count) {
+                polygons.next_corners_at();
+                polygons.indices.extend_from_slice(&quad);
+                polygons.push_appended(kind, 0, 0, NONE, Record { offset: (first_offset + at) as u32, index_in_chunk }, PLAIN_QUAD_BYTES as u32);
+                surface_refs.push(0);
+                index_in_chunk += 1;
+                at += PLAIN_QUAD_BYTES;
+            }
+            let Some(&[high, low]) = bytes.get(at..at + 2) else { break };
             let (count, flags) = corners_and_flags(kind, u16::from_be_bytes([high, low]));
             let start = polygons.next_corners_at();
             let (mut next, mut in_range, mut long) = (at + 2, true, 0u32);
@@ -761,23 +788,35 @@ mod tests {
             record(0, &[0x1_2345, 0xFF01, 3, 4]),
             record(0, &[0xFF00, 1, 0x1_2346, 2]),
             record(3, &[5, 6, 7, 8]),
+            // A run of plain quads, read at a fixed stride; with five points, three of them name a
+            // point past the layer's, each at another corner.
+            record(0, &[0, 1, 2, 3]),
+            record(0, &[4, 3, 2, 1]),
+            record(0, &[1, 2, 3, 4]),
+            record(0, &[5, 0, 1, 2]),
+            record(0, &[0, 1, 9, 2]),
+            record(0, &[0, 1, 2, 0xFE00]),
+            record(0, &[2, 3, 4, 0]),
         ]
         .concat();
         // Both flag bits set on a one-corner curve (CURV counts take the bits above them).
         let curve = [&0x0C01u16.to_be_bytes()[..], &vx(3)].concat();
         for (kind, body) in [(b"FACE", records.clone()), (b"CURV", [records, curve].concat())] {
-            for cut in 0..=body.len() {
-                let bytes = [&kind[..], &body[..cut]].concat();
-                let read = |from_bytes: bool| {
-                    let (mut polygons, mut refs) = (Polygons::default(), Vec::new());
-                    let mut r = Reader::big(&bytes, 100);
-                    let read = read_lwo2_polygons_from(&mut r, chunk, 0x1_2346, &mut polygons, &mut refs, from_bytes);
-                    (polygons, refs, read, r.offset())
-                };
-                let (from_bytes, by_reader) = (read(true), read(false));
-                assert_eq!(from_bytes, by_reader, "{} cut at {cut}", String::from_utf8_lossy(kind));
-                if cut == body.len() {
-                    assert_eq!((from_bytes.2.dropped, from_bytes.2.outcome.is_ok()), (2, true), "{}", String::from_utf8_lossy(kind));
+            for (point_count, dropped) in [(0x1_2346, 2), (5, 10)] {
+                for cut in 0..=body.len() {
+                    let bytes = [&kind[..], &body[..cut]].concat();
+                    let read = |from_bytes: bool| {
+                        let (mut polygons, mut refs) = (Polygons::default(), Vec::new());
+                        let mut r = Reader::big(&bytes, 100);
+                        let read = read_lwo2_polygons_from(&mut r, chunk, point_count, &mut polygons, &mut refs, from_bytes);
+                        (polygons, refs, read, r.offset())
+                    };
+                    let (from_bytes, by_reader) = (read(true), read(false));
+                    assert_eq!(from_bytes, by_reader, "{} with {point_count} points, cut at {cut}", String::from_utf8_lossy(kind));
+                    if cut == body.len() {
+                        let outcome = (from_bytes.2.dropped, from_bytes.2.outcome.is_ok());
+                        assert_eq!(outcome, (dropped, true), "{} with {point_count} points", String::from_utf8_lossy(kind));
+                    }
                 }
             }
         }
