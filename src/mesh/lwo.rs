@@ -163,8 +163,8 @@ struct MapLookup<'a> {
     ordered_points: usize,
     /// Otherwise the VMAP entry of each point.
     entry_of_point: Vec<u32>,
-    vmad: Option<&'a VertexMap>,
-    vmad_entries: VmadEntries,
+    /// The VMAD of the same name, with where its entries are found.
+    vmad: Option<(&'a VertexMap, VmadEntries)>,
     dimension: usize,
 }
 
@@ -278,11 +278,8 @@ impl<'a> MapLookup<'a> {
                 *slot = i as u32;
             }
         }
-        let vmad_entries = match vmad {
-            Some(vmad) => VmadEntries::new(layer, vmad),
-            None => VmadEntries::ByCorner(Vec::new()),
-        };
-        Some(Self { vmap, in_point_order, ordered_points, entry_of_point, vmad, vmad_entries, dimension })
+        let vmad = vmad.map(|vmad| (vmad, VmadEntries::new(layer, vmad)));
+        Some(Self { vmap, in_point_order, ordered_points, entry_of_point, vmad, dimension })
     }
 
     /// The map and entry that give a corner its value: the VMAD's for the corner, else the VMAP's for
@@ -290,8 +287,8 @@ impl<'a> MapLookup<'a> {
     #[inline]
     fn entry(&self, corner: Corner) -> Option<(&'a VertexMap, usize)> {
         // The VMAD is asked only when there is one: most maps have none.
-        if let Some(vmad) = self.vmad {
-            if let Some(entry) = self.vmad_entries.at(corner) {
+        if let Some((vmad, entries)) = &self.vmad {
+            if let Some(entry) = entries.at(corner) {
                 return Some((vmad, entry));
             }
         }
