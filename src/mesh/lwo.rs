@@ -2,7 +2,6 @@
 //! can be drawn over their base), a line list for curves, bones and two-point polygons, and a point
 //! list for one-point polygons and metaballs.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -15,6 +14,11 @@ use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
 use super::triangulate::{Crossing, Triangulator};
 use super::{add, sub, Bounds, MeshData, MorphTarget, Topology};
+
+/// Hash tables keyed by surface indices and points: foldhash's fast hasher, where std's SipHash cost
+/// several percent of a load of files whose polygons switch surface often. Seeded per process as std's
+/// tables are, so a crafted file cannot aim its keys at one bucket.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BuildOptions {
@@ -448,7 +452,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
     // What each range's meshes will hold, and so what the layer's will: counted before the ranges are
     // built, so that the layer's index columns are sized once (see `RangeMeshes::append`).
     let range_sizes = crate::parallel::parallel_map(&ranges, |range| expected_sizes(layer, options, range.clone()));
-    let mut layer_sizes = MeshSizes::new();
+    let mut layer_sizes = MeshSizes::default();
     for (&key, &(corners, triangles)) in range_sizes.iter().flatten() {
         let total = layer_sizes.entry(key).or_default();
         *total = (total.0 + corners, total.1 + triangles);
@@ -605,7 +609,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
     let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, projected_points, spare_meshes } =
         scratch;
     let mut out = RangeMeshes::empty(morphs);
-    let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::new();
+    let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::default();
     let mut last_mesh: Option<((u32, bool), usize, &CornerMaps<'_>)> = None;
     // A point's projected UV, per projecting block, made once however many corners share the point
     // (a sphere's point has four; each costs two arc tangents). Cubic projection depends on the
@@ -825,7 +829,7 @@ fn patch_cages(layer: &Layer, patches: &[u32]) -> Vec<(u32, Cage, HashMap<u32, u
         let slot = match cages.iter().position(|(s, _, _)| *s == surface_index) {
             Some(i) => i,
             None => {
-                cages.push((surface_index, Cage::default(), HashMap::new()));
+                cages.push((surface_index, Cage::default(), HashMap::default()));
                 cages.len() - 1
             }
         };
@@ -894,7 +898,7 @@ type MeshSizes = HashMap<(u32, bool), (usize, usize)>;
 /// Per (surface, detail) mesh: the corners and the triangles its simple polygons will give (n − 2 each).
 fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<usize>) -> MeshSizes {
     let polys = &layer.polygons;
-    let mut sizes = MeshSizes::new();
+    let mut sizes = MeshSizes::default();
     let mut run: Option<((u32, bool), usize, usize)> = None;
     let mut flush = |run: &mut Option<((u32, bool), usize, usize)>| {
         if let Some((key, corners, triangles)) = run.take() {
