@@ -515,7 +515,9 @@ fn plain_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> 
     if record[..2] != [0, 4] {
         return None;
     }
-    let corners = [2, 4, 6, 8].map(|k| u32::from(u16::from_be_bytes([record[k], record[k + 1]])));
+    // Each corner read on its own: through `array::map` the reads were a call per record.
+    let corner = |k: usize| u32::from(u16::from_be_bytes([record[k], record[k + 1]]));
+    let corners = [corner(2), corner(4), corner(6), corner(8)];
     // An index from 0xFF00 up is the first half of a four-byte one.
     corners.iter().all(|&v| v < 0xFF00 && v < point_count).then_some(corners)
 }
