@@ -434,21 +434,36 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
         [a, b, c, d, e, f, g, h] => values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h])]),
         _ => values.extend(bytes.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
     };
-    if entries_from_bytes && polygons.is_none() && r.endian() == Endian::Big {
-        // A VMAP's entries read from the bytes themselves, the point as one big-endian word
-        // ([`vx_at`]), while four bytes remain at an entry's start and its values are
-        // whole: the position stays in a register. The rest, from an entry's start, is left to the
-        // reader's loop below, which also makes its error.
+    if entries_from_bytes && r.endian() == Endian::Big {
+        // Entries read from the bytes themselves, each index as one big-endian word ([`vx_at`]),
+        // while four bytes remain at each index and the values are whole: the position stays in a
+        // register (through the reader a VMAD entry took 140 instructions, and modo's normals are a
+        // VMAD naming every corner). The rest, from an entry's start, is left to the reader's loop
+        // below, which also makes its error.
         let bytes = r.peek_rest();
         let mut at = 0usize;
         while let Some((point, width)) = vx_at(bytes, at) {
-            let Some(values) = bytes.get(at + width..at + width + value_bytes) else { break };
-            at += width + value_bytes;
-            if point >= point_count {
+            let mut next = at + width;
+            // A VMAD entry's polygon, and whether the layer has it.
+            let polygon = match polygons {
+                Some((first, count)) => {
+                    let Some((index, width)) = vx_at(bytes, next) else { break };
+                    next += width;
+                    let p = first + index as usize;
+                    Some((p, p < count))
+                }
+                None => None,
+            };
+            let Some(values) = bytes.get(next..next + value_bytes) else { break };
+            at = next + value_bytes;
+            if point >= point_count || polygon.is_some_and(|(_, known)| !known) {
                 dropped += 1;
                 continue;
             }
             map.points.push(point);
+            if let Some((p, _)) = polygon {
+                map.polygons.push(p as u32);
+            }
             push_values(&mut map.values, values);
         }
         r.skip(at)?;
@@ -710,26 +725,44 @@ mod tests {
     use super::*;
     use crate::fixtures::lwo::vx;
 
-    /// VMAP entries read from the bytes and entries read through the reader give the same map, dropped
-    /// count, error and place, for a chunk cut at every length: short and long points, one past the
-    /// layer's, and no, one, two and three values an entry.
+    /// VMAP and VMAD entries read from the bytes and entries read through the reader give the same
+    /// map, dropped count, error and place, for a chunk cut at every length: short and long points and
+    /// polygons, a point past the layer's and a polygon past its polygons, and no, one, two and three
+    /// values an entry.
     #[test]
-    fn vmap_entries_read_from_the_bytes_and_through_the_reader_agree_at_every_cut() {
-        for dimension in 0u16..=3 {
-            let entry = |point: u32, first: f32| [vx(point), (0..dimension).flat_map(|i| (first + f32::from(i) / 4.0).to_be_bytes()).collect()].concat();
-            let body = [entry(0, 1.0), entry(0xFF00, 2.0), entry(0x1_2345, 3.0), entry(0x1_2346, 4.0), entry(7, 5.0)].concat();
-            for cut in 0..=body.len() {
-                let read = |from_bytes: bool| {
-                    let (points, polygons, values) = (MapPoints::default(), Vec::new(), Vec::new());
-                    let mut map = VertexMap { kind: crate::formats::FourCc(*b"TXUV"), dimension, name: String::new(), discontinuous: false, points, polygons, values, parameters: None };
-                    let mut r = Reader::big(&body[..cut], 100);
-                    let dropped = read_map_entries(&mut r, &mut map, 0x1_2346, None, from_bytes);
-                    (map, dropped, r.offset())
+    fn vertex_map_entries_read_from_the_bytes_and_through_the_reader_agree_at_every_cut() {
+        for discontinuous in [false, true] {
+            for dimension in 0u16..=3 {
+                // A VMAD's polygons are numbered from the chunk's first (10 here), of 0x1_2350 in all.
+                let entry = |point: u32, polygon: u32, first: f32| {
+                    let polygon = if discontinuous { vx(polygon) } else { Vec::new() };
+                    [vx(point), polygon, (0..dimension).flat_map(|i| (first + f32::from(i) / 4.0).to_be_bytes()).collect()].concat()
                 };
-                let (from_bytes, by_reader) = (read(true), read(false));
-                assert_eq!(from_bytes, by_reader, "dimension {dimension}, cut at {cut}");
-                if cut == body.len() {
-                    assert_eq!((from_bytes.0.points.len(), from_bytes.1), (4, Ok(1)), "dimension {dimension}");
+                let body = [
+                    entry(0, 3, 1.0),
+                    entry(0xFF00, 0xFF00, 2.0),
+                    entry(0x1_2345, 0x1_2345, 3.0),
+                    entry(0x1_2346, 0, 4.0),
+                    entry(7, 0x1_2346, 5.0),
+                    entry(8, 1, 6.0),
+                ]
+                .concat();
+                for cut in 0..=body.len() {
+                    let read = |from_bytes: bool| {
+                        let (points, polygons, values) = (MapPoints::default(), Vec::new(), Vec::new());
+                        let kind = crate::formats::FourCc(*b"TXUV");
+                        let mut map = VertexMap { kind, dimension, name: String::new(), discontinuous, points, polygons, values, parameters: None };
+                        let mut r = Reader::big(&body[..cut], 100);
+                        let polygons = discontinuous.then_some((10, 0x1_2350));
+                        let dropped = read_map_entries(&mut r, &mut map, 0x1_2346, polygons, from_bytes);
+                        (map, dropped, r.offset())
+                    };
+                    let (from_bytes, by_reader) = (read(true), read(false));
+                    assert_eq!(from_bytes, by_reader, "discontinuous {discontinuous}, dimension {dimension}, cut at {cut}");
+                    if cut == body.len() {
+                        let kept = if discontinuous { 4 } else { 5 };
+                        assert_eq!((from_bytes.0.points.len(), from_bytes.1), (kept, Ok(6 - kept)), "discontinuous {discontinuous}, dimension {dimension}");
+                    }
                 }
             }
         }
