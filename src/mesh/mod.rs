@@ -302,7 +302,7 @@ mod tests {
         assert_eq!(Bounds::of(&poisoned), Bounds { min: [-0.0, -2.0, -1.0], max: [4.0, 4.0, 7.5] });
     }
 
-    /// The box taken in four lanes is the one-by-one box to the bit, also where ties between zeros
+    /// The box taken in lanes (four points at a time) is the one-by-one box to the bit, also where ties between zeros
     /// of either sign and repeated values are common, at every length around the lanes' width.
     #[test]
     fn the_box_in_lanes_is_the_box_point_by_point() {
