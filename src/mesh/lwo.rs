@@ -94,7 +94,7 @@ pub fn build_reporting(object: &LwoObject, options: BuildOptions, piece_done: &(
     for (index, layer) in object.layers.iter().enumerate() {
         let parent = resolve_parent(object, index);
         let parent_pivot = parent.map_or([0.0; 3], |p| object.layers[p].pivot);
-        let built = build_layer(layer, &object.surfaces, options, piece_done);
+        let built = build_layer(layer, &object.surfaces, options, piece_done, VertexSearch::ByPointWherePossible);
         triangle_count += built.triangles;
         degenerate_polygons += built.degenerate;
         let mut bounds = Bounds::EMPTY;
@@ -153,6 +153,46 @@ struct CornerMaps<'a> {
     /// Another TXUV map of the layer, kept as the second UV set.
     second_uv: Option<Arc<MapLookup<'a>>>,
     color: Option<Arc<MapLookup<'a>>>,
+    /// At which points all corners get the same values from these maps.
+    point_values: PointValues<'a>,
+}
+
+/// Where a surface's maps give every corner of a point the same values. There a corner whose point
+/// already has a vertex in the mesh, made by such a corner, can take that vertex without its values
+/// being made and compared: most corners of a smooth object (three of a grid point's four).
+enum PointValues<'a> {
+    /// At no point: a cubic projection follows each polygon's normal, or a VMAD names most corners.
+    PerCorner,
+    /// At every point but those a VMAD of these maps names at some corner.
+    ExceptNamed(Vec<Arc<MapLookup<'a>>>),
+}
+
+impl<'a> PointValues<'a> {
+    fn of(projection: Option<&Block>, maps: [&Option<Arc<MapLookup<'a>>>; 3]) -> Self {
+        if projection.is_some_and(|b| b.projection == Projection::Cubic) {
+            return Self::PerCorner;
+        }
+        let mut naming = Vec::new();
+        for map in maps.into_iter().flatten() {
+            match map.vmad {
+                None => {}
+                Some((_, VmadEntries::Sorted { .. })) => naming.push(Arc::clone(map)),
+                Some((_, VmadEntries::ByCorner(_))) => return Self::PerCorner,
+            }
+        }
+        Self::ExceptNamed(naming)
+    }
+
+    #[inline]
+    fn hold_at(&self, point: u32) -> bool {
+        match self {
+            Self::PerCorner => false,
+            Self::ExceptNamed(naming) => naming.iter().all(|map| match &map.vmad {
+                Some((_, VmadEntries::Sorted { point_has_corners, .. })) => point_has_corners.get(point as usize / 64).is_none_or(|word| word & (1 << (point % 64)) == 0),
+                _ => true,
+            }),
+        }
+    }
 }
 
 /// A VMAP by point, with the VMAD of the same name overriding it by corner: a dense table by point,
@@ -240,8 +280,9 @@ impl VmadEntries {
         Self::Sorted { corners, point_has_corners }
     }
 
-    /// The entry for a corner, if the VMAD names it.
-    #[inline]
+    /// The entry for a corner, if the VMAD names it. Always inlined, as [`MapLookup::entry`] is; no
+    /// `bool::then` closure, which stayed a call.
+    #[inline(always)]
     fn at(&self, corner: Corner) -> Option<usize> {
         match self {
             Self::ByCorner(entry_of_corner) => entry_of_corner.get(corner.at).filter(|&&e| e != NONE).map(|&e| e as usize),
@@ -249,7 +290,10 @@ impl VmadEntries {
                 let Corner { point, polygon, .. } = corner;
                 // The point's bit first: most points have no entry.
                 let has_corners = point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
-                let at = has_corners.then(|| corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)).ok()).flatten()?;
+                if !has_corners {
+                    return None;
+                }
+                let at = corners.binary_search_by_key(&(point, polygon), |&(p, poly, _)| (p, poly)).ok()?;
                 Some(corners[at].2 as usize)
             }
         }
@@ -287,8 +331,9 @@ impl<'a> MapLookup<'a> {
     }
 
     /// The map and entry that give a corner its value: the VMAD's for the corner, else the VMAP's for
-    /// its point.
-    #[inline]
+    /// its point. The per-corner lookups are always inlined: with `build_range` compiled twice, the
+    /// compiler made them calls, a call per corner (4 % of a modo object's load).
+    #[inline(always)]
     fn entry(&self, corner: Corner) -> Option<(&'a VertexMap, usize)> {
         // The VMAD is asked only when there is one: most maps have none.
         if let Some((vmad, entries)) = &self.vmad {
@@ -300,7 +345,7 @@ impl<'a> MapLookup<'a> {
     }
 
     /// The VMAP's entry for a point, whatever the VMAD says at its corners.
-    #[inline]
+    #[inline(always)]
     fn point_entry(&self, point: u32) -> Option<(&'a VertexMap, usize)> {
         let vmap = self.vmap?;
         let entry = if self.in_point_order {
@@ -311,14 +356,14 @@ impl<'a> MapLookup<'a> {
         (entry != NONE).then_some((vmap, entry as usize))
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, corner: Corner) -> Option<&'a [f32]> {
         self.entry(corner).map(|(map, entry)| map.value(entry))
     }
 
     /// The UV at a corner as meshes take it, v running down the image: the map's first two values, a
     /// missing one read as 0.
-    #[inline]
+    #[inline(always)]
     fn uv(&self, corner: Corner) -> Option<[f32; 2]> {
         Self::uv_of(self.entry(corner)?)
     }
@@ -328,7 +373,7 @@ impl<'a> MapLookup<'a> {
         Self::uv_of(self.point_entry(point)?)
     }
 
-    #[inline]
+    #[inline(always)]
     fn uv_of((map, entry): (&VertexMap, usize)) -> Option<[f32; 2]> {
         if map.dimension == 2 {
             // The usual UV map, its values taken as pairs: one bounds test, no multiplication.
@@ -420,12 +465,24 @@ fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups
             let color = surface.and_then(|s| s.vertex_color.as_ref()).and_then(|vc| lookups.get(layer, COLOR_KINDS, &vc.map_name));
             let second_uv =
                 layer.vertex_maps.iter().find(|m| m.is_uv() && Some(m.name.as_str()) != primary).and_then(|m| lookups.get(layer, UV_KINDS, &m.name));
-            (surface_index, CornerMaps { uv, projection: projecting_block(surface), second_uv, color })
+            let projection = projecting_block(surface);
+            let point_values = PointValues::of(projection, [&uv, &second_uv, &color]);
+            (surface_index, CornerMaps { uv, projection, second_uv, color, point_values })
         })
         .collect()
 }
 
-fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece_done: &(dyn Fn() + Sync)) -> BuiltLayer {
+/// How a corner's vertex is found in `build_range`.
+#[derive(Clone, Copy, PartialEq)]
+enum VertexSearch {
+    /// Where a corner's values are its point's alone, the point's vertex is taken unexamined.
+    ByPointWherePossible,
+    /// Every corner's values made and compared (what the shortcut must equal; its tests ask for it).
+    #[cfg(test)]
+    EveryCorner,
+}
+
+fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece_done: &(dyn Fn() + Sync), search: VertexSearch) -> BuiltLayer {
     let polys = &layer.polygons;
     let mut normals = CornerNormals::new(layer, surfaces, options.smoothing);
     let morphs = LayerMorphs::new(layer, &normals);
@@ -458,13 +515,21 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
         *total = (total.0 + corners, total.1 + triangles);
     }
     let ranges: Vec<(Range<usize>, MeshSizes)> = ranges.into_iter().zip(range_sizes).collect();
+    // Where corners may take their points' vertices unexamined (see `build_range`).
+    let by_point = search == VertexSearch::ByPointWherePossible && point_normals.covers_points() && inputs.stored_normals.is_none();
     // Each range's meshes join the layer's as soon as the ranges before it have, so that only the
     // ranges in flight are held apart.
     let mut built = crate::parallel::parallel_in_order(
         &ranges,
         || RangeScratch::new(layer.points.len()),
         RangeMeshes::empty(&morphs),
-        |scratch, (range, sizes)| build_range(&inputs, scratch, range.clone(), sizes),
+        |scratch, (range, sizes)| {
+            if by_point {
+                build_range::<true>(&inputs, scratch, range.clone(), sizes)
+            } else {
+                build_range::<false>(&inputs, scratch, range.clone(), sizes)
+            }
+        },
         |layer_meshes, part, scratch| {
             // A thread done with its ranges has dropped its scratch: what it hands back is freed.
             let mut freed = Vec::new();
@@ -556,6 +621,10 @@ impl RangeMeshes {
     }
 }
 
+/// Set in a point's table entry beside its mesh's slot when its vertex there was made by a corner whose
+/// values are not its point's alone (see [`PointValues`]), or are NaN: no corner takes it unexamined.
+const PER_CORNER_VERTEX: u32 = 1 << 31;
+
 /// The bits of a NaN: a projected UV is kept XOR these, so zeroed memory means "not made yet".
 const UNKNOWN_UV: u32 = 0x7FC0_0000;
 
@@ -602,8 +671,13 @@ impl RangeScratch {
     }
 }
 
-/// Builds the polygons `range` of the layer into meshes of their own.
-fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
+/// Builds the polygons `range` of the layer into meshes of their own. With `BY_POINT` (the layer's
+/// normals are shared by point where its corners agree, and the file stores none), a corner whose values
+/// are its point's alone ([`PointNormals::shares`], [`PointValues`]) takes the vertex its point already
+/// has in the mesh, when one was made by such a corner, without making and comparing its values. The
+/// two ways are compiled apart, so that a layer where the shortcut cannot be taken does not pay for
+/// it (in one loop, the compiler kept fewer values in registers on every corner).
+fn build_range<const BY_POINT: bool>(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
     let LayerInputs { layer, options, normals, point_normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
     let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, projected_points, spare_meshes } =
@@ -704,6 +778,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
         // How a point's table entry names this mesh (0 is "no vertex yet").
         let slot_tag = slot as u32 + 1;
         projected_uvs.clear();
+        let mut at_the_seam = false;
         if let Some(block) = maps.projection {
             let known = projected_points.iter().position(|(b, _)| std::ptr::eq(*b, block));
             let keep = block.projection != Projection::Cubic && (known.is_some() || projected_points.len() < KEPT_PROJECTIONS);
@@ -731,7 +806,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                 }));
             }
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
-                unwrap_seam(projected_uvs);
+                at_the_seam = unwrap_seam(projected_uvs);
             }
         }
         corner_vertex.clear();
@@ -739,7 +814,13 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
         let flat = normals.flat_normal(p, surface_index).map(lwo_to_bevy);
         // The polygon's first corner in the layer's index column, where per-corner tables are read.
         let first_corner = polys.starts.get(p).map_or(0, |&s| s as usize);
+        let values_by_point = BY_POINT && !at_the_seam && !matches!(maps.point_values, PointValues::PerCorner);
         for (k, &v) in vertices.iter().enumerate() {
+            let by_point = values_by_point && point_normals.shares(v) && maps.point_values.hold_at(v);
+            if by_point && let [tag, i] = last_vertex_of_point.get(v) && tag == slot_tag {
+                corner_vertex.push(i);
+                continue;
+            }
             let corner = Corner { point: v, polygon: p as u32, at: first_corner + k };
             let stored = inputs.stored_normals.as_ref().and_then(|m| m.get(corner)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
             let normal = match (stored, flat) {
@@ -768,7 +849,7 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                     && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
             };
             let last_slot = last_vertex_of_point.get_mut(v);
-            let previous = last_slot.as_deref().filter(|&&[s, i]| s == slot_tag && attributes(mesh, i as usize));
+            let previous = last_slot.as_deref().filter(|&&[tag, i]| tag & !PER_CORNER_VERTEX == slot_tag && attributes(mesh, i as usize));
             let index = match previous {
                 Some(&[_, i]) => i,
                 None => {
@@ -790,7 +871,14 @@ fn build_range(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Rang
                         morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));
                     }
                     if let Some(last) = last_slot {
-                        *last = [slot_tag, i];
+                        // A NaN value equals nothing: its vertex is taken by no other corner.
+                        let no_nan = |values: &[f32]| !values.iter().any(|x| x.is_nan());
+                        let own_values = by_point
+                            && no_nan(&normal)
+                            && uv.is_none_or(|uv| no_nan(&uv))
+                            && second_uv.is_none_or(|uv| no_nan(&uv))
+                            && color.is_none_or(|c| no_nan(&c));
+                        *last = [if own_values { slot_tag } else { slot_tag | PER_CORNER_VERTEX }, i];
                     }
                     i
                 }
@@ -1146,6 +1234,81 @@ mod tests {
         assert!(!shuffled.in_point_order);
         let got: Vec<_> = (0..6).map(|p| shuffled.point_entry(p).map(|(m, e)| m.value(e)[1])).collect();
         assert_eq!(got, [Some(2.0), None, Some(3.0), None, Some(0.0), None]);
+    }
+
+    /// A 5 × 5 grid of points in 16 quads, smoothed; the left half of surface 0, the right of surface 1
+    /// (the middle column's points are in both meshes). Its UV map gives point 11 (inside the left half)
+    /// NaN, and a VMAD gives point 6 its own UV in polygon 0 only.
+    fn grid_with_nan_and_a_named_corner() -> (Layer, Vec<Surface>) {
+        let mut layer = Layer::new(0);
+        layer.points = (0..25).map(|i| [(i % 5) as f32, ((i / 5) as f32 * 0.7).sin(), (i / 5) as f32]).collect();
+        for q in 0..16u32 {
+            let (i, j) = (q % 4, q / 4);
+            let a = j * 5 + i;
+            let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: q };
+            layer.polygons.push(PolygonKind::Face, 0, &[a, a + 1, a + 6, a + 5], u32::from(i >= 2), NONE, record);
+        }
+        let mut uv = uv_map("UV", false, &(0..25).collect::<Vec<_>>(), &[]);
+        uv.values[2 * 11] = f32::NAN;
+        layer.vertex_maps.push(uv);
+        layer.vertex_maps.push(uv_map("UV", true, &[6], &[0]));
+        let smooth = |name: &str| Surface { max_smoothing_angle: 1.5, ..Surface::new(name) };
+        (layer, vec![smooth("left"), smooth("right")])
+    }
+
+    /// Corners that take their point's vertex unexamined give every layer the meshes that making and
+    /// comparing every corner's values gives, to the bit: the assimp corpus (flat and smooth, seams of
+    /// cylindrical and spherical projections, vertex colours, modo's stored normals), the LightWave 2018
+    /// objects (morphs), the generated terrain (two surfaces, a UV seam), and a grid with a NaN UV, a
+    /// corner a VMAD names, and points in two surfaces' meshes.
+    #[test]
+    fn corners_taking_their_points_vertex_get_what_comparing_every_corner_gets() {
+        let mut objects: Vec<(String, Vec<Layer>, Vec<Surface>)> = Vec::new();
+        let mut folders = vec![std::path::PathBuf::from("/usr/share/assimp/models/LWO"), std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018")];
+        while let Some(folder) = folders.pop() {
+            for path in std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())).map(|e| e.expect("a folder entry").path()) {
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("lwo") || e.eq_ignore_ascii_case("lxo")) {
+                    let object = crate::formats::lwo::parse(&std::fs::read(&path).expect("readable")).expect("parses").1;
+                    objects.push((path.display().to_string(), object.layers, object.surfaces));
+                }
+            }
+        }
+        assert!(objects.len() >= 49, "the 41 corpus files and the 8 LightWave 2018 objects, found {}", objects.len());
+        // Each also smoothed (most of the corpus is flat: its projections' seams would not be met), and
+        // where a surface projects its UVs, cubically too.
+        for (name, layers, surfaces) in objects.clone() {
+            let smoothed: Vec<Surface> = surfaces.iter().map(|s| Surface { max_smoothing_angle: 1.5, ..s.clone() }).collect();
+            if smoothed.iter().any(|s| projecting_block(Some(s)).is_some()) {
+                let mut cubic = smoothed.clone();
+                cubic.iter_mut().flat_map(|s| &mut s.blocks).for_each(|b| b.projection = Projection::Cubic);
+                objects.push((format!("{name}, smoothed, cubic"), layers.clone(), cubic));
+            }
+            objects.push((format!("{name}, smoothed"), layers, smoothed));
+        }
+        let terrain = crate::formats::lwo::parse(&crate::fixtures::lwo::large_object(40, 30)).expect("parses").1;
+        objects.push(("terrain".into(), terrain.layers, terrain.surfaces));
+        let (grid, grid_surfaces) = grid_with_nan_and_a_named_corner();
+        objects.push(("grid".into(), vec![grid], grid_surfaces));
+        for (name, layers, surfaces) in &objects {
+            for (index, layer) in layers.iter().enumerate() {
+                let [shortcut, compared] = [VertexSearch::ByPointWherePossible, VertexSearch::EveryCorner].map(|search| {
+                    let built = build_layer(layer, surfaces, BuildOptions::default(), &|| {}, search);
+                    // Debug's text, where NaN equals NaN.
+                    format!("{:?}", (built.surfaces, built.lines, built.points, built.triangles, built.degenerate))
+                });
+                assert!(shortcut == compared, "{name}, layer {index}");
+            }
+        }
+        // Each half has its 15 points' vertices, and one more for each of the middle column's points 7,
+        // 12 and 17, whose corners go left, right, left, right (a point's vertex is looked for in the
+        // mesh of its latest corner). The left half also has a vertex for each of the NaN point's
+        // three other corners, and for point 6's named corner.
+        let (grid, grid_surfaces) = grid_with_nan_and_a_named_corner();
+        let built = build_layer(&grid, &grid_surfaces, BuildOptions::default(), &|| {}, VertexSearch::ByPointWherePossible);
+        let vertices: Vec<usize> = built.surfaces.iter().map(|s| s.mesh.positions.len()).collect();
+        assert_eq!(vertices, [15 + 3 + 3 + 1, 15 + 3]);
     }
 
     /// A VMAD read through its per-corner table and through its sorted entries names the same entry

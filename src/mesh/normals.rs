@@ -297,6 +297,12 @@ impl PointNormals {
         Self { by_point: Vec::new() }
     }
 
+    /// Whether the table has an entry for each point (it has none from [`Self::none`]).
+    #[inline]
+    pub fn covers_points(&self) -> bool {
+        !self.by_point.is_empty()
+    }
+
     /// How many points' corners share a normal.
     pub fn shared_count(&self) -> usize {
         self.by_point.iter().filter(|n| !n[0].is_nan()).count()
@@ -308,8 +314,9 @@ impl PointNormals {
         self.by_point.get(v as usize).is_some_and(|n| !n[0].is_nan())
     }
 
-    /// The normal at point `v` of polygon `p`, as [`CornerNormals::at`] gives it.
-    #[inline]
+    /// The normal at point `v` of polygon `p`, as [`CornerNormals::at`] gives it. Always inlined: asked
+    /// per corner from both of `build_range`'s compilations, it became a call.
+    #[inline(always)]
     pub fn at(&self, normals: &CornerNormals<'_>, p: usize, v: u32) -> [f32; 3] {
         match self.by_point.get(v as usize) {
             Some(shared) if !shared[0].is_nan() => *shared,

@@ -93,17 +93,21 @@ pub fn project(block: &Block, point: [f32; 3], normal: [f32; 3]) -> Option<[f32;
 
 /// Keeps a polygon on one side of a cylindrical or spherical seam: where its corners' s values span more
 /// than half the image, the small ones move up by one (the texture repeats), so the polygon does not
-/// stretch back across the whole image.
-pub fn unwrap_seam(uvs: &mut [[f32; 2]]) {
+/// stretch back across the whole image. Returns whether it moved any (a polygon at the seam, whose
+/// corners then differ from other polygons' at the same points).
+pub fn unwrap_seam(uvs: &mut [[f32; 2]]) -> bool {
     // Comparisons rather than `f32::min`/`max`: a NaN is skipped by both, and these need no NaN fix-up.
     let (min, max) = uvs.iter().fold((f32::MAX, f32::MIN), |(lo, hi), uv| (if uv[0] < lo { uv[0] } else { lo }, if uv[0] > hi { uv[0] } else { hi }));
+    let mut moved = false;
     if max - min > 0.5 {
         for uv in uvs.iter_mut() {
             if uv[0] < 0.5 {
                 uv[0] += 1.0;
+                moved = true;
             }
         }
     }
+    moved
 }
 
 #[cfg(test)]
@@ -147,7 +151,10 @@ mod tests {
     #[test]
     fn seam_unwrapping_keeps_a_polygon_narrow() {
         let mut uvs = [[0.95, 0.0], [0.02, 0.0], [0.05, 1.0]];
-        unwrap_seam(&mut uvs);
+        assert!(unwrap_seam(&mut uvs), "the polygon crosses the seam");
         assert!(uvs.iter().all(|uv| uv[0] > 0.9 && uv[0] < 1.1));
+        let mut away_from_the_seam = [[0.45, 0.0], [0.55, 0.0], [0.5, 1.0]];
+        assert!(!unwrap_seam(&mut away_from_the_seam));
+        assert_eq!(away_from_the_seam, [[0.45, 0.0], [0.55, 0.0], [0.5, 1.0]]);
     }
 }
