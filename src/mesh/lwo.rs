@@ -154,43 +154,44 @@ struct CornerMaps<'a> {
     second_uv: Option<Arc<MapLookup<'a>>>,
     color: Option<Arc<MapLookup<'a>>>,
     /// At which points all corners get the same values from these maps.
-    point_values: PointValues<'a>,
+    point_values: PointValues,
 }
 
 /// Where a surface's maps give every corner of a point the same values. There a corner whose point
 /// already has a vertex in the mesh, made by such a corner, can take that vertex without its values
 /// being made and compared: most corners of a smooth object (three of a grid point's four).
-enum PointValues<'a> {
+enum PointValues {
     /// At no point: a cubic projection follows each polygon's normal, or a VMAD names most corners.
     PerCorner,
-    /// At every point but those a VMAD of these maps names at some corner.
-    ExceptNamed(Vec<Arc<MapLookup<'a>>>),
+    /// At every point but those a VMAD of these maps names at some corner: a bit set per point, in
+    /// the maps' tables joined into one (empty where no map has a VMAD).
+    ExceptNamed(Vec<u64>),
 }
 
-impl<'a> PointValues<'a> {
-    fn of(projection: Option<&Block>, maps: [&Option<Arc<MapLookup<'a>>>; 3]) -> Self {
+impl PointValues {
+    fn of(projection: Option<&Block>, maps: [&Option<Arc<MapLookup<'_>>>; 3]) -> Self {
         if projection.is_some_and(|b| b.projection == Projection::Cubic) {
             return Self::PerCorner;
         }
-        let mut naming = Vec::new();
+        let mut named: Vec<u64> = Vec::new();
         for map in maps.into_iter().flatten() {
-            match map.vmad {
+            match &map.vmad {
                 None => {}
-                Some((_, VmadEntries::Sorted { .. })) => naming.push(Arc::clone(map)),
+                Some((_, VmadEntries::Sorted { point_has_corners, .. })) => {
+                    named.resize(named.len().max(point_has_corners.len()), 0);
+                    named.iter_mut().zip(point_has_corners).for_each(|(word, bits)| *word |= bits);
+                }
                 Some((_, VmadEntries::ByCorner(_))) => return Self::PerCorner,
             }
         }
-        Self::ExceptNamed(naming)
+        Self::ExceptNamed(named)
     }
 
     #[inline]
     fn hold_at(&self, point: u32) -> bool {
         match self {
             Self::PerCorner => false,
-            Self::ExceptNamed(naming) => naming.iter().all(|map| match &map.vmad {
-                Some((_, VmadEntries::Sorted { point_has_corners, .. })) => point_has_corners.get(point as usize / 64).is_none_or(|word| word & (1 << (point % 64)) == 0),
-                _ => true,
-            }),
+            Self::ExceptNamed(named) => named.get(point as usize / 64).is_none_or(|word| word & (1 << (point % 64)) == 0),
         }
     }
 }
