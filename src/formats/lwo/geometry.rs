@@ -519,11 +519,14 @@ fn corners_and_flags(kind: PolygonKind, head: u16) -> (usize, u16) {
     }
 }
 
-/// A plain quad's record: its head (four corners, no flags) and four two-byte indices.
+/// A plain quad's record: its head (four corners, no flags) and four indices of two bytes each, or
+/// of four, the form of every index from 0xFF00 up (most corners of an object of more points).
 const PLAIN_QUAD_BYTES: usize = 10;
+const LONG_QUAD_BYTES: usize = 18;
 
-/// The corners of the record at `at` if it is a plain quad whose points are all below `point_count`,
-/// with the two bytes after it there too (as the record loop asks four bytes from each corner on).
+/// The corners of the record at `at` if it is a plain quad of two-byte indices whose points are all
+/// below `point_count`, with the two bytes after it there too (as the record loop asks four bytes from
+/// each corner on).
 #[inline(always)]
 fn plain_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
     let record: &[u8; PLAIN_QUAD_BYTES + 2] = bytes.get(at..at + PLAIN_QUAD_BYTES + 2)?.try_into().ok()?;
@@ -535,6 +538,21 @@ fn plain_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> 
     let corners = [corner(2), corner(4), corner(6), corner(8)];
     // An index from 0xFF00 up is the first half of a four-byte one.
     corners.iter().all(|&v| v < 0xFF00 && v < point_count).then_some(corners)
+}
+
+/// [`plain_quad_at`] for a quad of four-byte indices, each of a value that needs the form.
+#[inline(always)]
+fn long_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
+    let record: &[u8; LONG_QUAD_BYTES] = bytes.get(at..at + LONG_QUAD_BYTES)?.try_into().ok()?;
+    if record[..2] != [0, 4] {
+        return None;
+    }
+    let word = |k: usize| u32::from_be_bytes([record[k], record[k + 1], record[k + 2], record[k + 3]]);
+    let words = [word(2), word(6), word(10), word(14)];
+    let corners = [words[0] & 0x00FF_FFFF, words[1] & 0x00FF_FFFF, words[2] & 0x00FF_FFFF, words[3] & 0x00FF_FFFF];
+    // Each a four-byte index (its first byte 0xFF) of a value that needs it: a small value written
+    // long makes a record of another length than its values give, which the record loop keeps.
+    words.iter().zip(&corners).all(|(&w, &v)| w >> 24 == 0xFF && v >= 0xFF00 && v < point_count).then_some(corners)
 }
 
 /// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
@@ -578,6 +596,15 @@ fn read_lwo2_polygons_from(
                 surface_refs.push(0);
                 index_in_chunk += 1;
                 at += PLAIN_QUAD_BYTES;
+            }
+            // And of four-byte indices, in a loop of its own so that the two-byte one is as it was.
+            while let Some(quad) = long_quad_at(bytes, at, point_count) {
+                polygons.next_corners_at();
+                polygons.indices.extend_from_slice(&quad);
+                polygons.push_appended(kind, 0, 0, NONE, Record { offset: (first_offset + at) as u32, index_in_chunk }, LONG_QUAD_BYTES as u32);
+                surface_refs.push(0);
+                index_in_chunk += 1;
+                at += LONG_QUAD_BYTES;
             }
             let Some(&[high, low]) = bytes.get(at..at + 2) else { break };
             let (count, flags) = corners_and_flags(kind, u16::from_be_bytes([high, low]));
@@ -832,12 +859,20 @@ mod tests {
             record(0, &[0, 1, 9, 2]),
             record(0, &[0, 1, 2, 0xFE00]),
             record(0, &[2, 3, 4, 0]),
+            // Plain quads of four-byte indices, as a file of more than 65 280 points writes them: a
+            // run of two, one naming a point past the layer's, one with a small value written long
+            // (a record longer than its values need), and a plain quad of two-byte ones after them.
+            record(0, &[0xFF00, 0xFF01, 0x1_2345, 0x1_0000]),
+            record(0, &[0x1_2345, 0x1_2344, 0xFF02, 0xFF03]),
+            record(0, &[0xFF00, 0x1_2346, 0xFF01, 0xFF02]),
+            [&[0, 4, 0xFF, 0, 0, 1][..], &vx(0xFF00), &vx(0xFF01), &vx(0xFF02)].concat(),
+            record(0, &[2, 3, 4, 0]),
         ]
         .concat();
         // Both flag bits set on a one-corner curve (CURV counts take the bits above them).
         let curve = [&0x0C01u16.to_be_bytes()[..], &vx(3)].concat();
         for (kind, body) in [(b"FACE", records.clone()), (b"CURV", [records, curve].concat())] {
-            for (point_count, dropped) in [(0x1_2346, 2), (5, 10)] {
+            for (point_count, dropped) in [(0x1_2346, 3), (5, 14)] {
                 for cut in 0..=body.len() {
                     let bytes = [&kind[..], &body[..cut]].concat();
                     let read = |from_bytes: bool| {
