@@ -555,6 +555,15 @@ fn long_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
     words.iter().zip(&corners).all(|(&w, &v)| w >> 24 == 0xFF && v >= 0xFF00 && v < point_count).then_some(corners)
 }
 
+/// A plain quad read by a fixed-stride loop: its corners, its record of `length` bytes, no surface yet.
+#[inline(always)]
+fn push_plain_quad(polygons: &mut Polygons, surface_refs: &mut Vec<u32>, kind: PolygonKind, corners: [u32; 4], record: Record, length: usize) {
+    polygons.next_corners_at();
+    polygons.indices.extend_from_slice(&corners);
+    polygons.push_appended(kind, 0, 0, NONE, record, length as u32);
+    surface_refs.push(0);
+}
+
 /// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
 /// (for the tests that hold the two ways to the same result).
 fn read_lwo2_polygons_from(
@@ -590,21 +599,15 @@ fn read_lwo2_polygons_from(
             // Runs of plain quads, most records of real meshes, at a fixed stride: where the next
             // record starts does not wait on this one's corners being decoded.
             while let Some(quad) = plain_quad_at(bytes, at, point_count) {
-                polygons.next_corners_at();
-                polygons.indices.extend_from_slice(&quad);
-                polygons.push_appended(kind, 0, 0, NONE, Record { offset: (first_offset + at) as u32, index_in_chunk }, PLAIN_QUAD_BYTES as u32);
-                surface_refs.push(0);
-                index_in_chunk += 1;
-                at += PLAIN_QUAD_BYTES;
+                let record = Record { offset: (first_offset + at) as u32, index_in_chunk };
+                push_plain_quad(polygons, surface_refs, kind, quad, record, PLAIN_QUAD_BYTES);
+                (index_in_chunk, at) = (index_in_chunk + 1, at + PLAIN_QUAD_BYTES);
             }
             // And of four-byte indices, in a loop of its own so that the two-byte one is as it was.
             while let Some(quad) = long_quad_at(bytes, at, point_count) {
-                polygons.next_corners_at();
-                polygons.indices.extend_from_slice(&quad);
-                polygons.push_appended(kind, 0, 0, NONE, Record { offset: (first_offset + at) as u32, index_in_chunk }, LONG_QUAD_BYTES as u32);
-                surface_refs.push(0);
-                index_in_chunk += 1;
-                at += LONG_QUAD_BYTES;
+                let record = Record { offset: (first_offset + at) as u32, index_in_chunk };
+                push_plain_quad(polygons, surface_refs, kind, quad, record, LONG_QUAD_BYTES);
+                (index_in_chunk, at) = (index_in_chunk + 1, at + LONG_QUAD_BYTES);
             }
             let Some(&[high, low]) = bytes.get(at..at + 2) else { break };
             let (count, flags) = corners_and_flags(kind, u16::from_be_bytes([high, low]));
