@@ -161,7 +161,8 @@ struct CornerMaps<'a> {
 /// already has a vertex in the mesh, made by such a corner, can take that vertex without its values
 /// being made and compared: most corners of a smooth object (three of a grid point's four).
 enum PointValues {
-    /// At no point: a cubic projection follows each polygon's normal, or a VMAD names most corners.
+    /// At no point: a cubic projection follows each polygon's normal, or a VMAD names a third of the
+    /// corners or more (and is kept as a table by corner).
     PerCorner,
     /// At every point but those a VMAD of these maps names at some corner: a bit set per point, in
     /// the maps' tables joined into one (empty where no map has a VMAD).
@@ -638,8 +639,9 @@ struct RangeScratch {
     tris: Vec<[u32; 3]>,
     projected_uvs: Vec<[f32; 2]>,
     corner_vertex: Vec<u32>,
-    /// Per point: the vertex its latest corner in this range went to, as [1 + its mesh's slot, its
-    /// index in that mesh] ([0, 0]: none yet).
+    /// Per point: the latest vertex made for it in this range, as [1 + its mesh's slot, its index in
+    /// that mesh] ([0, 0]: none yet), the slot with [`PER_CORNER_VERTEX`] set when the corner that made
+    /// it had values of its own.
     last_vertex_of_point: PagedPointTable<[u32; 2]>,
     /// Per projecting block: each point's projected UV, as its bits XOR [`UNKNOWN_UV`], so that an
     /// entry never set reads as "not made yet".
@@ -1259,9 +1261,11 @@ mod tests {
 
     /// Corners that take their point's vertex unexamined give every layer the meshes that making and
     /// comparing every corner's values gives, to the bit: the assimp corpus (flat and smooth, seams of
-    /// cylindrical and spherical projections, vertex colours, modo's stored normals), the LightWave 2018
-    /// objects (morphs), the generated terrain (two surfaces, a UV seam), and a grid with a NaN UV, a
-    /// corner a VMAD names, and points in two surfaces' meshes.
+    /// cylindrical and spherical projections, vertex colours), the LightWave 2018 objects, the generated
+    /// terrain (four surfaces, a UV seam; once over two polygon ranges), and a grid with a NaN UV, a
+    /// corner a VMAD names and points in two surfaces' meshes, and again with a VMAD naming most
+    /// corners. Where the shortcut is off (modo's stored normals, the morphs of the LightWave 2018
+    /// objects), only that it is off is checked.
     #[test]
     fn corners_taking_their_points_vertex_get_what_comparing_every_corner_gets() {
         let mut objects: Vec<(String, Vec<Layer>, Vec<Surface>)> = Vec::new();
@@ -1288,10 +1292,18 @@ mod tests {
             }
             objects.push((format!("{name}, smoothed"), layers, smoothed));
         }
-        let terrain = crate::formats::lwo::parse(&crate::fixtures::lwo::large_object(40, 30)).expect("parses").1;
-        objects.push(("terrain".into(), terrain.layers, terrain.surfaces));
+        for (columns, rows) in [(40, 30), (300, 240)] {
+            let terrain = crate::formats::lwo::parse(&crate::fixtures::lwo::large_object(columns, rows)).expect("parses").1;
+            objects.push((format!("terrain {columns} × {rows}"), terrain.layers, terrain.surfaces));
+        }
         let (grid, grid_surfaces) = grid_with_nan_and_a_named_corner();
-        objects.push(("grid".into(), vec![grid], grid_surfaces));
+        // A VMAD naming every corner of the first eight polygons, each its own UV: kept by corner.
+        let mut dense = grid.clone();
+        let named: Vec<(u32, u32)> = (0..8u32).flat_map(|q| dense.polygons.vertices(q as usize).iter().map(move |&v| (v, q)).collect::<Vec<_>>()).collect();
+        let (points, polygons): (Vec<u32>, Vec<u32>) = named.into_iter().unzip();
+        dense.vertex_maps[1] = uv_map("UV", true, &points, &polygons);
+        objects.push(("grid".into(), vec![grid], grid_surfaces.clone()));
+        objects.push(("grid, a VMAD naming most corners".into(), vec![dense], grid_surfaces));
         for (name, layers, surfaces) in &objects {
             for (index, layer) in layers.iter().enumerate() {
                 let [shortcut, compared] = [VertexSearch::ByPointWherePossible, VertexSearch::EveryCorner].map(|search| {

@@ -519,9 +519,9 @@ fn corners_and_flags(kind: PolygonKind, head: u16) -> (usize, u16) {
     }
 }
 
-/// A plain quad's record: its head (four corners, no flags) and four indices of two bytes each, or
-/// of four, the form of every index from 0xFF00 up (most corners of an object of more points).
+/// A plain quad's record: its head (four corners, no flags) and four two-byte indices.
 const PLAIN_QUAD_BYTES: usize = 10;
+/// A plain quad's record of four-byte indices, the form of every index from 0xFF00 up.
 const LONG_QUAD_BYTES: usize = 18;
 
 /// The corners of the record at `at` if it is a plain quad of two-byte indices whose points are all
