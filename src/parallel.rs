@@ -109,21 +109,29 @@ pub fn parallel_in_order<T: Sync, S, R, A: Send>(
 /// `make(i)` for every i below `len`, in order, the range cut into one run per core; below `alone`
 /// items, on this thread.
 pub fn parallel_collect<T: Send + Default + Clone>(len: usize, alone: usize, make: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let workers = if len >= alone { cores() } else { 1 };
-    if workers == 1 {
+    if len < alone || cores() == 1 {
         return (0..len).map(make).collect();
     }
     // Zeroed, for the common zero-valued default, comes from the kernel as it is: nothing is written twice.
     let mut out = vec![T::default(); len];
     crate::memory::offer_huge_pages(&out, len);
-    let run = len.div_ceil(workers).max(1);
+    let run = len.div_ceil(cores()).max(1);
+    parallel_each(out.chunks_mut(run).enumerate().collect(), |(k, part)| part.iter_mut().enumerate().for_each(|(i, slot)| *slot = make(k * run + i)));
+    out
+}
+
+/// `work` on each item, each on a thread of its own: the caller cuts its work into about one item per
+/// core ([`cores`]). One item is worked on this thread.
+pub fn parallel_each<I: Send>(items: Vec<I>, work: impl Fn(I) + Sync) {
+    if items.len() <= 1 {
+        return items.into_iter().for_each(work);
+    }
     std::thread::scope(|scope| {
-        for (k, part) in out.chunks_mut(run).enumerate() {
-            let make = &make;
-            scope.spawn(move || part.iter_mut().enumerate().for_each(|(i, slot)| *slot = make(k * run + i)));
+        for item in items {
+            let work = &work;
+            scope.spawn(move || work(item));
         }
     });
-    out
 }
 
 /// The cores this process may use, asked once: the standard library reads the cgroup files on every

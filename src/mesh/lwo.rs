@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
 
 use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
-use super::normals::{polygon_normal, CornerNormals, PointNormals};
+use super::normals::{face_normals_for, polygon_normal, CornerNormals, PointNormals};
 use super::point_table::PagedPointTable;
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
@@ -486,17 +486,9 @@ enum VertexSearch {
 
 fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece_done: &(dyn Fn() + Sync), search: VertexSearch) -> BuiltLayer {
     let polys = &layer.polygons;
-    let mut normals = CornerNormals::new(layer, surfaces, options.smoothing);
-    let morphs = LayerMorphs::new(layer, &normals);
+    let morphs = LayerMorphs::new(layer);
     // With morphs each corner keeps its own sum: a morph can crease a point that is smooth at rest.
-    let share = morphs.is_empty() && normals.smooths_any();
-    let point_normals = if share { PointNormals::new(&normals) } else { PointNormals::none() };
-    if share && layer.points.len() >= 1 << 16 && point_normals.shared_count() * 4 >= layer.points.len() * 3 {
-        // The corner rule is now asked only where a point's corners do not share a normal: a large,
-        // mostly smooth layer frees the rest of its table (a small one would spend more than it
-        // frees, and a mostly creased one would keep nearly all of it, twice, while cutting it).
-        normals.retain_points(|v| !point_normals.shares(v));
-    }
+    let (normals, point_normals) = CornerNormals::with_shared(layer, surfaces, options.smoothing, morphs.is_empty());
     let mut lookups = MapLookups::default();
     let inputs = LayerInputs {
         layer,
@@ -1090,14 +1082,14 @@ struct LayerMorphs<'a> {
 }
 
 impl<'a> LayerMorphs<'a> {
-    fn new(layer: &'a Layer, corner_normals: &CornerNormals<'_>) -> Self {
+    fn new(layer: &'a Layer) -> Self {
         let morphs = layer.morphs();
         let offsets: Vec<Vec<[f32; 3]>> = morphs.iter().map(|m| m.offsets(&layer.points)).collect();
         let face_normals = offsets
             .iter()
             .map(|offsets| {
                 let shape: Vec<[f32; 3]> = layer.points.iter().zip(offsets).map(|(&p, &d)| add(p, d)).collect();
-                corner_normals.face_normals_for(&shape)
+                face_normals_for(layer, &shape)
             })
             .collect();
         Self { names: morphs.iter().map(|m| m.name).collect(), offsets, face_normals }

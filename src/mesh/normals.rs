@@ -23,6 +23,12 @@ pub fn polygon_normal(points: &[[f32; 3]], vertices: &[u32]) -> [f32; 3] {
     normalize(super::triangulate::newell_normal(&corners)).unwrap_or([0.0, 0.0, 0.0])
 }
 
+/// Every polygon's normal with the layer's points moved to `points` (a morph target's shape).
+pub fn face_normals_for(layer: &Layer, points: &[[f32; 3]]) -> Vec<[f32; 3]> {
+    let polys = &layer.polygons;
+    (0..polys.len()).map(|p| polygon_normal(points, polys.vertices(p))).collect()
+}
+
 /// Corner normals computed when asked, from each polygon's normal and the polygons around each point,
 /// in the file's frame; `smooth` false gives flat shading everywhere. Asking per corner, rather than
 /// storing a normal for every corner up front, keeps large objects' peak memory down.
@@ -47,43 +53,62 @@ pub struct CornerNormals<'a> {
 }
 
 impl<'a> CornerNormals<'a> {
+    /// Every point's polygons listed, so that every corner can be asked.
     pub fn new(layer: &'a Layer, surfaces: &[Surface], smooth: bool) -> Self {
+        let mut normals = Self::unindexed(layer, surfaces, smooth);
+        normals.index_points(|_| true);
+        normals
+    }
+
+    /// The corner normals of a layer and, when `share` (a layer without morphs), the normal each point's
+    /// corners share. Where every polygon is smoothed with one angle in one group, the shared normals
+    /// are summed polygon by polygon ([`PointNormals::gathered`]) and only the points that test cannot
+    /// settle have their polygons listed; otherwise every point's are, and each point is tested on them.
+    pub fn with_shared(layer: &'a Layer, surfaces: &[Surface], smooth: bool, share: bool) -> (Self, PointNormals) {
+        let mut normals = Self::unindexed(layer, surfaces, smooth);
+        if !share || !normals.smooths_any() {
+            normals.index_points(|_| true);
+            return (normals, PointNormals::none());
+        }
+        let point_normals = match normals.uniform_cos_limit {
+            Some(cos_limit) => {
+                let (mut by_point, unsettled) = PointNormals::gathered(&normals, cos_limit);
+                // A point settled without a normal to share (one polygon without a normal of its own,
+                // or none) needs no list: its corner's normal is its polygon's alone.
+                if unsettled > 0 {
+                    // The points left unsettled (NaN) have their polygons listed and take the full test.
+                    normals.index_points(|v| by_point.get(v as usize).is_some_and(|n| n[0].is_nan()));
+                    for (v, shared) in by_point.iter_mut().enumerate() {
+                        if shared[0].is_nan() && !normals.incident(v as u32).is_empty() {
+                            *shared = normals.shared_at_uniform(normals.incident(v as u32), cos_limit).unwrap_or([f32::NAN; 3]);
+                        }
+                    }
+                }
+                PointNormals { by_point }
+            }
+            None => {
+                normals.index_points(|_| true);
+                PointNormals::new(&normals)
+            }
+        };
+        if layer.points.len() >= 1 << 16 && point_normals.shared_count() * 4 >= layer.points.len() * 3 {
+            // The corner rule is now asked only where a point's corners do not share a normal: a large,
+            // mostly smooth layer frees the rest of its table (a small one would spend more than it
+            // frees, and a mostly creased one would keep nearly all of it, twice, while cutting it).
+            normals.retain_points(|v| !point_normals.shares(v));
+        }
+        (normals, point_normals)
+    }
+
+    /// Each polygon's normal and each surface's smoothing limit; no point's polygons are listed yet
+    /// ([`Self::index_points`]).
+    fn unindexed(layer: &'a Layer, surfaces: &[Surface], smooth: bool) -> Self {
         let polys = &layer.polygons;
         let face_normals = crate::parallel::parallel_collect(polys.len(), 1 << 16, |p| polygon_normal(&layer.points, polys.vertices(p)));
         let cos_limit: Vec<Option<f32>> = surfaces
             .iter()
             .map(|s| (smooth && s.max_smoothing_angle > 0.0).then(|| s.max_smoothing_angle.min(std::f32::consts::PI).cos()))
             .collect();
-        let point_count = layer.points.len();
-        let mut first = vec![0u32; point_count + 1];
-        crate::memory::offer_huge_pages(&first, point_count + 1);
-        let mut incident = Vec::new();
-        if cos_limit.iter().any(Option::is_some) {
-            // A counting sort in place: each point's count, then the running sums (where each point's
-            // polygons end), then the polygons placed from the last back, each point's end stepping
-            // down to its start, so the table is filled without a copy of it (5 MB on the benchmark
-            // terrain). Each point's polygons come out in file order.
-            let ends = &mut first[..point_count];
-            for &v in &polys.indices {
-                if let Some(c) = ends.get_mut(v as usize) {
-                    *c += 1;
-                }
-            }
-            for i in 1..ends.len() {
-                ends[i] += ends[i - 1];
-            }
-            let corners = ends.last().copied().unwrap_or(0);
-            incident = vec![0u32; corners as usize];
-            for p in (0..polys.len()).rev() {
-                for &v in polys.vertices(p).iter().rev() {
-                    if let Some(end) = ends.get_mut(v as usize) {
-                        *end -= 1;
-                        incident[*end as usize] = p as u32;
-                    }
-                }
-            }
-            first[point_count] = corners;
-        }
         let uniform_cos_limit = match (polys.surface.max(), cos_limit.first()) {
             (Some(last_used), Some(&Some(c)))
                 if cos_limit.get(..=last_used as usize).is_some_and(|used| used.iter().all(|&l| l == Some(c))) && polys.smoothing_group.is_all_default() =>
@@ -92,7 +117,44 @@ impl<'a> CornerNormals<'a> {
             }
             _ => None,
         };
-        Self { layer, face_normals, first, incident, kept: None, incident_normals: Vec::new(), cos_limit, uniform_cos_limit }
+        Self { layer, face_normals, first: Vec::new(), incident: Vec::new(), kept: None, incident_normals: Vec::new(), cos_limit, uniform_cos_limit }
+    }
+
+    /// Lists the polygons around each point `keep` names (none when no surface is smoothed, as no
+    /// corner then asks).
+    fn index_points(&mut self, keep: impl Fn(u32) -> bool) {
+        if !self.smooths_any() {
+            return;
+        }
+        let polys = &self.layer.polygons;
+        let point_count = self.layer.points.len();
+        let mut first = vec![0u32; point_count + 1];
+        crate::memory::offer_huge_pages(&first, point_count + 1);
+        // A counting sort in place: each point's count, then the running sums (where each point's
+        // polygons end), then the polygons placed from the last back, each point's end stepping
+        // down to its start, so the table is filled without a copy of it (5 MB on the benchmark
+        // terrain). Each point's polygons come out in file order.
+        let ends = &mut first[..point_count];
+        for &v in &polys.indices {
+            if let Some(c) = ends.get_mut(v as usize).filter(|_| keep(v)) {
+                *c += 1;
+            }
+        }
+        for i in 1..ends.len() {
+            ends[i] += ends[i - 1];
+        }
+        let corners = ends.last().copied().unwrap_or(0);
+        let mut incident = vec![0u32; corners as usize];
+        for p in (0..polys.len()).rev() {
+            for &v in polys.vertices(p).iter().rev() {
+                if let Some(end) = ends.get_mut(v as usize).filter(|_| keep(v)) {
+                    *end -= 1;
+                    incident[*end as usize] = p as u32;
+                }
+            }
+        }
+        first[point_count] = corners;
+        (self.first, self.incident) = (first, incident);
     }
 
     /// Whether any surface is smoothed; if none is, every corner has its polygon's normal.
@@ -125,9 +187,12 @@ impl<'a> CornerNormals<'a> {
     /// the tables. For a layer whose other points [`PointNormals`] answers: on a smooth surface that
     /// is nearly all of them. Only kept points are then answered by [`Self::at`]; [`Self::shared_at`]
     /// answers `None`.
-    pub fn retain_points(&mut self, keep: impl Fn(u32) -> bool) {
+    fn retain_points(&mut self, keep: impl Fn(u32) -> bool) {
         let (mut kept, mut first, mut incident) = (Vec::new(), vec![0u32], Vec::new());
-        for v in 0..self.layer.points.len() as u32 {
+        // With no point's polygons listed (every point settled by [`PointNormals::gathered`]), a kept
+        // point would have none either: none is kept, and no pass over the points is made.
+        let listed = !self.first.is_empty();
+        for v in (0..self.layer.points.len() as u32).filter(|_| listed) {
             if keep(v) {
                 kept.push(v);
                 incident.extend_from_slice(self.incident(v));
@@ -220,14 +285,8 @@ impl<'a> CornerNormals<'a> {
         normalize(sum)
     }
 
-    /// Every polygon's normal with the layer's points moved to `points` (a morph target's shape).
-    pub fn face_normals_for(&self, points: &[[f32; 3]]) -> Vec<[f32; 3]> {
-        let polys = &self.layer.polygons;
-        (0..polys.len()).map(|p| polygon_normal(points, polys.vertices(p))).collect()
-    }
-
     /// The normal at point `v` of polygon `p` for another shape of the same polygons: the smoothing
-    /// rule applied to `face_normals` (from [`Self::face_normals_for`]).
+    /// rule applied to `face_normals` (from [`face_normals_for`]).
     #[inline]
     pub fn at_with(&self, face_normals: &[[f32; 3]], p: usize, v: u32) -> [f32; 3] {
         let own = face_normals[p];
@@ -291,6 +350,56 @@ impl PointNormals {
         Self { by_point }
     }
 
+    /// Each point's shared normal where every polygon is smoothed with `cos_limit` in one group, made
+    /// without listing each point's polygons: one pass over the polygons in file order adds each one's
+    /// normal to its points' sums (the order and the sums [`CornerNormals::shared_at`] makes) and
+    /// compares it with the point's first polygon's. Normals each within half the smoothing angle of
+    /// one normal are within the whole angle of each other, so a point whose polygons all pass
+    /// [`within_half_angle`] passes the test of every pair. The rest (NaN here) are left to that test:
+    /// a crease, a polygon that uses the point twice, or polygons spread wider than half the angle.
+    fn gathered(normals: &CornerNormals<'_>, cos_limit: f32) -> (Vec<[f32; 3]>, usize) {
+        // Per point: its sum, then its normal (made in place, NaN where it is left to the full test);
+        // its first and latest polygons (each its index + 1; 0 none yet), `first` UNSETTLED once the
+        // point is left to the full test. Zeroed, so the kernel's zeroed pages serve as they come.
+        const UNSETTLED: u32 = u32::MAX;
+        let (polys, face_normals) = (&normals.layer.polygons, &normals.face_normals);
+        let bound = within_half_angle(cos_limit);
+        let point_count = normals.layer.points.len();
+        let mut sums = vec![[0.0f32; 3]; point_count];
+        let mut marks = vec![[0u32; 2]; point_count];
+        crate::memory::offer_huge_pages(&sums, point_count);
+        crate::memory::offer_huge_pages(&marks, point_count);
+        // Each thread takes every polygon and a run of the points: each point's sum in file order.
+        let run = if point_count >= 1 << 16 { point_count.div_ceil(crate::parallel::cores()) } else { point_count }.max(1);
+        let runs: Vec<_> = sums.chunks_mut(run).zip(marks.chunks_mut(run)).enumerate().map(|(k, (sums, marks))| (k * run, sums, marks)).collect();
+        let unsettled = std::sync::atomic::AtomicUsize::new(0);
+        crate::parallel::parallel_each(runs, |(start, sums, marks)| {
+            for p in 0..polys.len() {
+                let (normal, tag) = (face_normals[p], p as u32 + 1);
+                for &v in polys.vertices(p) {
+                    let Some(k) = (v as usize).checked_sub(start).filter(|&k| k < sums.len()) else { continue };
+                    let ([first, latest], sum) = (&mut marks[k], &mut sums[k]);
+                    if *first == 0 {
+                        *first = tag;
+                    } else if *latest == tag || (*first != UNSETTLED && !(dot(face_normals[*first as usize - 1], normal) >= bound)) {
+                        // Written as "not at least" so that a NaN normal also leaves the point unsettled.
+                        *first = UNSETTLED;
+                    }
+                    *latest = tag;
+                    *sum = [sum[0] + normal[0], sum[1] + normal[1], sum[2] + normal[2]];
+                }
+            }
+            let mut left = 0;
+            for (sum, &[first, _]) in sums.iter_mut().zip(marks.iter()) {
+                left += usize::from(first == UNSETTLED);
+                // A point no polygon uses has no normal to share, as in the full test.
+                *sum = if first == UNSETTLED { [f32::NAN; 3] } else { normalize(*sum).unwrap_or([f32::NAN; 3]) };
+            }
+            unsettled.fetch_add(left, std::sync::atomic::Ordering::Relaxed);
+        });
+        (sums, unsettled.into_inner())
+    }
+
     /// No point shares: every corner follows the rule on its own (a layer with morphs, where a morph
     /// can crease a point that is smooth at rest).
     pub fn none() -> Self {
@@ -323,6 +432,16 @@ impl PointNormals {
             _ => normals.at(p, v),
         }
     }
+}
+
+/// The least dot product of two polygons' normals (unit, in f32) that proves them within half the angle
+/// whose cosine is `cos_limit`, so that two normals each that close to a third pass the full test's
+/// `dot >= cos_limit - 1e-6` with each other. cos(θ/2) = √((1 + cos θ) / 2), raised by margins (1e-5
+/// inside the root, 2e-5 outside) far beyond the rounding of an f32 dot product and of a unit normal's
+/// length (each under 1e-6): with d = the bound less 3e-6, the pair's dot is at least 2d² − 1 − 2e-6
+/// > cos θ. The bound is above 0 for every angle, so a zero normal never passes.
+fn within_half_angle(cos_limit: f32) -> f32 {
+    ((((1.0 + f64::from(cos_limit)) / 2.0).max(0.0) + 1e-5).sqrt() + 2e-5) as f32
 }
 
 #[cfg(test)]
@@ -360,6 +479,109 @@ mod tests {
             }
         }
         assert!(shortcuts >= 3, "the shortcut was taken on {shortcuts} layers");
+    }
+
+    /// A strip of four polygons folded along three lines, at 40°, 50° and 70°, smoothed at 60°: the
+    /// first two folds are smooth but wider than half the angle, the third is a crease; the last
+    /// polygon names one of its points twice.
+    fn folded_strip() -> Vec<u8> {
+        use crate::fixtures::lwo::{chunk, f32s, form, s0, sub_chunk, vx};
+        let mut profile = vec![[0.0f32, 0.0]];
+        for slope in [20.0f32, -20.0, -70.0, 0.0] {
+            let [x, y] = profile[profile.len() - 1];
+            profile.push([x + slope.to_radians().cos(), y + slope.to_radians().sin()]);
+        }
+        let points: Vec<f32> = profile.iter().flat_map(|&[x, y]| [[x, y, 0.0], [x, y, 1.0]]).flatten().collect();
+        let (mut polygons, mut tags) = (b"FACE".to_vec(), b"SURF".to_vec());
+        for k in 0..4u32 {
+            // The last polygon names its last point twice (the full test then shares no normal there).
+            let corners = if k < 3 { vec![2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2] } else { vec![2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2, 2 * k + 2] };
+            polygons.extend((corners.len() as u16).to_be_bytes());
+            corners.iter().for_each(|&v| polygons.extend(vx(v)));
+            tags.extend(vx(k));
+            tags.extend(0u16.to_be_bytes());
+        }
+        let mut layer = vec![0; 4];
+        layer.extend(f32s(&[0.0; 3]));
+        layer.extend(s0(""));
+        let mut surface = s0("Strip");
+        surface.extend(s0(""));
+        surface.extend(sub_chunk(b"SMAN", &f32s(&[60f32.to_radians()])));
+        let mut body = chunk(b"TAGS", &s0("Strip"));
+        body.extend(chunk(b"LAYR", &layer));
+        body.extend(chunk(b"PNTS", &f32s(&points)));
+        body.extend(chunk(b"POLS", &polygons));
+        body.extend(chunk(b"PTAG", &tags));
+        body.extend(chunk(b"SURF", &surface));
+        form(b"LWO2", &body)
+    }
+
+    /// The shared normals made polygon by polygon, and every corner asked of the table left for the
+    /// points they do not settle, have the bits the full test gives on every point's listed polygons:
+    /// on the generated terrain (small, and large enough to have its table cut), smoothed real files,
+    /// LightWave 2018's objects and a strip whose smooth folds only the full test can settle.
+    #[test]
+    fn shared_normals_gathered_polygon_by_polygon_have_the_full_test_s_bits() {
+        let corpus = |f: &str| object(&std::fs::read(format!("/usr/share/assimp/models/LWO/{f}")).expect("assimp-testmodels is installed"));
+        let mut objects = vec![
+            object(&crate::fixtures::lwo::large_object(40, 30)),
+            object(&crate::fixtures::lwo::large_object(300, 240)),
+            object(&folded_strip()),
+            corpus("LWO2/hierarchy_smoothed.lwo"),
+            corpus("LWO2/sphere_with_gradient.lwo"),
+            corpus("LWO2/UglyVertexColors.lwo"),
+            corpus("LXOB_Modo/CrazyEngine.lxo"),
+        ];
+        let lightwave_2018 = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018/Objects");
+        for entry in std::fs::read_dir(&lightwave_2018).expect("../shared/data/lightwave-2018 is beside the checkout").flatten() {
+            objects.push(object(&std::fs::read(entry.path()).expect("readable")));
+        }
+        let bits = |n: [f32; 3]| n.map(f32::to_bits);
+        let (mut gathered_layers, mut cut_tables) = (0, 0);
+        for object in &objects {
+            for layer in &object.layers {
+                let full = CornerNormals::new(layer, &object.surfaces, true);
+                let (normals, shared) = CornerNormals::with_shared(layer, &object.surfaces, true, true);
+                gathered_layers += usize::from(full.uniform_cos_limit.is_some());
+                cut_tables += usize::from(normals.kept.is_some());
+                for v in 0..layer.points.len() as u32 {
+                    let expected = full.shared_at(v).unwrap_or([f32::NAN; 3]);
+                    assert_eq!(bits(shared.by_point.get(v as usize).copied().unwrap_or([f32::NAN; 3])), bits(expected), "point {v}");
+                }
+                for p in 0..layer.polygons.len() {
+                    for &v in layer.polygons.vertices(p).iter().filter(|&&v| !shared.shares(v)) {
+                        assert_eq!(bits(shared.at(&normals, p, v)), bits(full.at(p, v)), "polygon {p}, point {v}");
+                    }
+                }
+            }
+        }
+        assert!(gathered_layers >= 4 && cut_tables >= 1, "gathered on {gathered_layers} layers, {cut_tables} tables cut");
+
+        // The strip: the gathering leaves the folds' points and the twice-named one to the full test,
+        // which shares the two smooth folds' normals and not the crease's or the twice-named point's.
+        let strip = object(&folded_strip());
+        let layer = &strip.layers[0];
+        let (normals, shared) = CornerNormals::with_shared(layer, &strip.surfaces, true, true);
+        let (_, unsettled) = PointNormals::gathered(&normals, normals.uniform_cos_limit.expect("one angle"));
+        assert_eq!(unsettled, 7);
+        let shares: Vec<bool> = (0..10).map(|v| shared.shares(v)).collect();
+        assert_eq!(shares, [true, true, true, true, true, true, false, false, false, true]);
+    }
+
+    /// Two unit normals on either side of a third, each as far from it as the half-angle bound lets
+    /// through, still pass the full test's `dot >= cos_limit - 1e-6` with each other, at every angle.
+    #[test]
+    fn normals_within_the_half_angle_bound_of_one_are_within_the_angle_of_each_other() {
+        for step in 1..=3140 {
+            let angle = step as f32 * 0.001;
+            let cos_limit = angle.cos();
+            let half = f64::from(within_half_angle(cos_limit)).min(1.0).acos();
+            let side = |sign: f64| [0.0, (sign * half).sin() as f32, (sign * half).cos() as f32];
+            let (a, b) = (normalize(side(1.0)).expect("unit"), normalize(side(-1.0)).expect("unit"));
+            assert!(dot(a, b) >= cos_limit - 1e-6, "smoothing angle {angle}: {} < {}", dot(a, b), cos_limit - 1e-6);
+            // Not much stricter than it need be: from a tenth of a radian on, within a hundredth of it.
+            assert!(angle < 0.1 || half * 2.0 > f64::from(angle) - 0.01, "smoothing angle {angle}: the bound lets through only {}", half * 2.0);
+        }
     }
 
     #[test]
