@@ -187,7 +187,7 @@ impl<'a> CornerNormals<'a> {
     /// the tables. For a layer whose other points [`PointNormals`] answers: on a smooth surface that
     /// is nearly all of them. Only kept points are then answered by [`Self::at`]; [`Self::shared_at`]
     /// answers `None`.
-    fn retain_points(&mut self, keep: impl Fn(u32) -> bool) {
+    pub fn retain_points(&mut self, keep: impl Fn(u32) -> bool) {
         let (mut kept, mut first, mut incident) = (Vec::new(), vec![0u32], Vec::new());
         // With no point's polygons listed (every point settled by [`PointNormals::gathered`]), a kept
         // point would have none either: none is kept, and no pass over the points is made.
