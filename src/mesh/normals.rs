@@ -483,8 +483,8 @@ mod tests {
 
     /// A strip of four polygons folded along three lines, at 40°, 50° and 70°, smoothed at 60°: the
     /// first two folds are smooth but wider than half the angle, the third is a crease; the last
-    /// polygon names one of its points twice.
-    fn folded_strip() -> Vec<u8> {
+    /// polygon names one of its points twice, and with `flat_last` it is of a surface shaded flat.
+    fn folded_strip(flat_last: bool) -> Vec<u8> {
         use crate::fixtures::lwo::{chunk, f32s, form, s0, sub_chunk, vx};
         let mut profile = vec![[0.0f32, 0.0]];
         for slope in [20.0f32, -20.0, -70.0, 0.0] {
@@ -499,34 +499,38 @@ mod tests {
             polygons.extend((corners.len() as u16).to_be_bytes());
             corners.iter().for_each(|&v| polygons.extend(vx(v)));
             tags.extend(vx(k));
-            tags.extend(0u16.to_be_bytes());
+            tags.extend(u16::from(flat_last && k == 3).to_be_bytes());
         }
         let mut layer = vec![0; 4];
         layer.extend(f32s(&[0.0; 3]));
         layer.extend(s0(""));
-        let mut surface = s0("Strip");
-        surface.extend(s0(""));
-        surface.extend(sub_chunk(b"SMAN", &f32s(&[60f32.to_radians()])));
-        let mut body = chunk(b"TAGS", &s0("Strip"));
+        let mut body = chunk(b"TAGS", &[s0("Strip"), s0("Flat")].concat());
         body.extend(chunk(b"LAYR", &layer));
         body.extend(chunk(b"PNTS", &f32s(&points)));
         body.extend(chunk(b"POLS", &polygons));
         body.extend(chunk(b"PTAG", &tags));
-        body.extend(chunk(b"SURF", &surface));
+        for (name, angle) in [("Strip", 60f32.to_radians()), ("Flat", 0.0)] {
+            let mut surface = s0(name);
+            surface.extend(s0(""));
+            surface.extend(sub_chunk(b"SMAN", &f32s(&[angle])));
+            body.extend(chunk(b"SURF", &surface));
+        }
         form(b"LWO2", &body)
     }
 
     /// The shared normals made polygon by polygon, and every corner asked of the table left for the
     /// points they do not settle, have the bits the full test gives on every point's listed polygons:
     /// on the generated terrain (small, and large enough to have its table cut), smoothed real files,
-    /// LightWave 2018's objects and a strip whose smooth folds only the full test can settle.
+    /// LightWave 2018's objects and a strip whose smooth folds only the full test can settle (also
+    /// with a flat polygon); each also with two smoothing groups and with two smoothing angles.
     #[test]
     fn shared_normals_gathered_polygon_by_polygon_have_the_full_test_s_bits() {
         let corpus = |f: &str| object(&std::fs::read(format!("/usr/share/assimp/models/LWO/{f}")).expect("assimp-testmodels is installed"));
         let mut objects = vec![
             object(&crate::fixtures::lwo::large_object(40, 30)),
             object(&crate::fixtures::lwo::large_object(300, 240)),
-            object(&folded_strip()),
+            object(&folded_strip(false)),
+            object(&folded_strip(true)),
             corpus("LWO2/hierarchy_smoothed.lwo"),
             corpus("LWO2/sphere_with_gradient.lwo"),
             corpus("LWO2/UglyVertexColors.lwo"),
@@ -537,29 +541,44 @@ mod tests {
             objects.push(object(&std::fs::read(entry.path()).expect("readable")));
         }
         let bits = |n: [f32; 3]| n.map(f32::to_bits);
-        let (mut gathered_layers, mut cut_tables) = (0, 0);
+        let (mut one_angle, mut several, mut cut_tables) = (0, 0, 0);
         for object in &objects {
             for layer in &object.layers {
-                let full = CornerNormals::new(layer, &object.surfaces, true);
-                let (normals, shared) = CornerNormals::with_shared(layer, &object.surfaces, true, true);
-                gathered_layers += usize::from(full.uniform_cos_limit.is_some());
-                cut_tables += usize::from(normals.kept.is_some());
-                for v in 0..layer.points.len() as u32 {
-                    let expected = full.shared_at(v).unwrap_or([f32::NAN; 3]);
-                    assert_eq!(bits(shared.by_point.get(v as usize).copied().unwrap_or([f32::NAN; 3])), bits(expected), "point {v}");
+                // As written; with the polygons from the fourth on in a smoothing group of their own;
+                // with the second surface smoothed at half its angle (where there are two, every point
+                // takes the full test).
+                let mut grouped = layer.clone();
+                let count = grouped.polygons.len();
+                grouped.polygons.smoothing_group.set(3.min(count), count, 7);
+                let mut surfaces = object.surfaces.clone();
+                if let Some(second) = surfaces.get_mut(1) {
+                    second.max_smoothing_angle *= 0.5;
                 }
-                for p in 0..layer.polygons.len() {
-                    for &v in layer.polygons.vertices(p).iter().filter(|&&v| !shared.shares(v)) {
-                        assert_eq!(bits(shared.at(&normals, p, v)), bits(full.at(p, v)), "polygon {p}, point {v}");
+                for (layer, surfaces) in [(layer, &object.surfaces), (&grouped, &object.surfaces), (layer, &surfaces)] {
+                    let full = CornerNormals::new(layer, surfaces, true);
+                    let (normals, shared) = CornerNormals::with_shared(layer, surfaces, true, true);
+                    match full.uniform_cos_limit {
+                        Some(_) => one_angle += 1,
+                        None => several += usize::from(full.smooths_any()),
+                    }
+                    cut_tables += usize::from(normals.kept.is_some());
+                    for v in 0..layer.points.len() as u32 {
+                        let expected = full.shared_at(v).unwrap_or([f32::NAN; 3]);
+                        assert_eq!(bits(shared.by_point.get(v as usize).copied().unwrap_or([f32::NAN; 3])), bits(expected), "point {v}");
+                    }
+                    for p in 0..layer.polygons.len() {
+                        for &v in layer.polygons.vertices(p).iter().filter(|&&v| !shared.shares(v)) {
+                            assert_eq!(bits(shared.at(&normals, p, v)), bits(full.at(p, v)), "polygon {p}, point {v}");
+                        }
                     }
                 }
             }
         }
-        assert!(gathered_layers >= 4 && cut_tables >= 1, "gathered on {gathered_layers} layers, {cut_tables} tables cut");
+        assert!(one_angle >= 4 && several >= 8 && cut_tables >= 1, "{one_angle} layers of one angle, {several} of several, {cut_tables} tables cut");
 
         // The strip: the gathering leaves the folds' points and the twice-named one to the full test,
         // which shares the two smooth folds' normals and not the crease's or the twice-named point's.
-        let strip = object(&folded_strip());
+        let strip = object(&folded_strip(false));
         let layer = &strip.layers[0];
         let (normals, shared) = CornerNormals::with_shared(layer, &strip.surfaces, true, true);
         let (_, unsettled) = PointNormals::gathered(&normals, normals.uniform_cos_limit.expect("one angle"));
