@@ -115,9 +115,14 @@ pub fn parallel_collect<T: Send + Default + Clone>(len: usize, alone: usize, mak
     // Zeroed, for the common zero-valued default, comes from the kernel as it is: nothing is written twice.
     let mut out = vec![T::default(); len];
     crate::memory::offer_huge_pages(&out, len);
-    let run = len.div_ceil(cores()).max(1);
+    let run = run_per_core(len, 0);
     parallel_each(out.chunks_mut(run).enumerate().collect(), |(k, part)| part.iter_mut().enumerate().for_each(|(i, slot)| *slot = make(k * run + i)));
     out
+}
+
+/// How many of `len` items make one run per core ([`cores`]); all of them below `alone`.
+pub fn run_per_core(len: usize, alone: usize) -> usize {
+    if len >= alone { len.div_ceil(cores()) } else { len }.max(1)
 }
 
 /// `work` on each item, each on a thread of its own: the caller cuts its work into about one item per
