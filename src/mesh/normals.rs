@@ -499,8 +499,8 @@ mod tests {
     }
 
     /// A one-layer LWO2 object of `points` and `polygons`, each polygon of surface "Smooth" (smoothed
-    /// at 60°) or, where `flat` says so, "Flat" (shaded flat).
-    fn smoothed_object(points: &[[f32; 3]], polygons: &[Vec<u32>], flat: impl Fn(usize) -> bool) -> Vec<u8> {
+    /// at `degrees`) or, where `flat` says so, "Flat" (shaded flat).
+    fn smoothed_object(points: &[[f32; 3]], polygons: &[Vec<u32>], degrees: f32, flat: impl Fn(usize) -> bool) -> Vec<u8> {
         use crate::fixtures::lwo::{chunk, f32s, form, s0, sub_chunk, vx};
         let (mut records, mut tags) = (b"FACE".to_vec(), b"SURF".to_vec());
         for (k, corners) in polygons.iter().enumerate() {
@@ -517,7 +517,7 @@ mod tests {
         body.extend(chunk(b"PNTS", &f32s(points.as_flattened())));
         body.extend(chunk(b"POLS", &records));
         body.extend(chunk(b"PTAG", &tags));
-        for (name, angle) in [("Smooth", 60f32.to_radians()), ("Flat", 0.0)] {
+        for (name, angle) in [("Smooth", degrees.to_radians()), ("Flat", 0.0)] {
             let mut surface = s0(name);
             surface.extend(s0(""));
             surface.extend(sub_chunk(b"SMAN", &f32s(&[angle])));
@@ -539,7 +539,7 @@ mod tests {
         // The last polygon names its last point twice (the full test then shares no normal there).
         let polygons: Vec<Vec<u32>> =
             (0..4u32).map(|k| if k < 3 { vec![2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2] } else { vec![2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2, 2 * k + 2] }).collect();
-        smoothed_object(&points, &polygons, |k| flat_last && k == 3)
+        smoothed_object(&points, &polygons, 60.0, |k| flat_last && k == 3)
     }
 
     /// Three triangles around point 0 like pages of a book about the x axis, tilted 0°, −35° and 35°,
@@ -554,15 +554,26 @@ mod tests {
             points.push([0.5 + k as f32, cos, sin]);
             polygons.push(vec![0, points.len() as u32 - 2, points.len() as u32 - 1]);
         }
-        smoothed_object(&points, &polygons, |_| false)
+        smoothed_object(&points, &polygons, 60.0, |_| false)
+    }
+
+    /// Two quads side by side, smoothed at `degrees`; the second names the point they share first
+    /// twice, apart in its list (so that the full test shares no normal there), and a line from the
+    /// other shared point out of the plane has no normal of its own (which the full test passes
+    /// from 90° up).
+    fn quads_with_a_line(degrees: f32) -> Vec<u8> {
+        let points = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [2.0, 0.0, 0.0], [2.0, 0.0, 1.0], [1.0, 1.0, 1.0]];
+        let polygons = [vec![0, 1, 2, 3], vec![1, 4, 5, 2, 1], vec![2, 6]];
+        smoothed_object(&points, &polygons, degrees, |_| false)
     }
 
     /// The shared normals made polygon by polygon, and every corner asked of the table left for the
     /// points they do not settle, have the bits the full test gives on every point's listed polygons:
     /// on the generated terrain (small, and large enough to have its table cut), smoothed real files,
     /// LightWave 2018's objects, a strip whose smooth folds only the full test can settle (also with a
-    /// flat polygon) and three polygons each within the angle of the first but not of each other;
-    /// each also with two smoothing groups and with two smoothing angles.
+    /// flat polygon), three polygons each within the angle of the first but not of each other, and
+    /// quads with a point named twice in its second polygon and a line at a point (smoothed below and
+    /// above 90°); each also with two smoothing groups and with two smoothing angles.
     #[test]
     fn shared_normals_gathered_polygon_by_polygon_have_the_full_test_s_bits() {
         let corpus = |f: &str| object(&std::fs::read(format!("/usr/share/assimp/models/LWO/{f}")).expect("assimp-testmodels is installed"));
@@ -572,6 +583,8 @@ mod tests {
             object(&folded_strip(false)),
             object(&folded_strip(true)),
             object(&open_book()),
+            object(&quads_with_a_line(60.0)),
+            object(&quads_with_a_line(170.0)),
             corpus("LWO2/hierarchy_smoothed.lwo"),
             corpus("LWO2/sphere_with_gradient.lwo"),
             corpus("LWO2/UglyVertexColors.lwo"),
