@@ -562,13 +562,31 @@ fn long_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
     words.iter().zip(&corners).all(|(&w, &v)| w >> 24 == 0xFF && v >= 0xFF00 && v < point_count).then_some(corners)
 }
 
-/// A plain quad read by a fixed-stride loop: its corners, its record of `length` bytes, no surface yet.
+/// Reads the run of plain quads from `at` on (`quad_at` says whether a record is one, and what its
+/// corners are), their corners straight into the index column and the other columns filled once for
+/// the run. Returns where the run ends and how many quads it had.
 #[inline(always)]
-fn push_plain_quad(polygons: &mut Polygons, surface_refs: &mut Vec<u32>, kind: PolygonKind, corners: [u32; 4], record: Record, length: usize) {
-    polygons.next_corners_at();
-    polygons.indices.extend_from_slice(&corners);
-    polygons.push_appended(kind, 0, 0, NONE, record, length as u32);
-    surface_refs.push(0);
+fn read_quad_run(
+    bytes: &[u8],
+    mut at: usize,
+    record_bytes: usize,
+    quad_at: impl Fn(&[u8], usize) -> Option<[u32; 4]>,
+    polygons: &mut Polygons,
+    surface_refs: &mut Vec<u32>,
+    kind: PolygonKind,
+    first: Record,
+) -> (usize, u32) {
+    let mut count = 0u32;
+    while let Some(quad) = quad_at(bytes, at) {
+        polygons.indices.extend_from_slice(&quad);
+        (count, at) = (count + 1, at + record_bytes);
+    }
+    if count > 0 {
+        polygons.next_corners_at();
+        polygons.push_run(kind, 4, count as usize, first, record_bytes as u32);
+        surface_refs.resize(surface_refs.len() + count as usize, 0);
+    }
+    (at, count)
 }
 
 /// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
@@ -605,17 +623,13 @@ fn read_lwo2_polygons_from(
         loop {
             // Runs of plain quads, most records of real meshes, at a fixed stride: where the next
             // record starts does not wait on this one's corners being decoded.
-            while let Some(quad) = plain_quad_at(bytes, at, point_count) {
-                let record = Record { offset: (first_offset + at) as u32, index_in_chunk };
-                push_plain_quad(polygons, surface_refs, kind, quad, record, PLAIN_QUAD_BYTES);
-                (index_in_chunk, at) = (index_in_chunk + 1, at + PLAIN_QUAD_BYTES);
-            }
+            let first = Record { offset: (first_offset + at) as u32, index_in_chunk };
+            let (next, quads) = read_quad_run(bytes, at, PLAIN_QUAD_BYTES, |b, a| plain_quad_at(b, a, point_count), polygons, surface_refs, kind, first);
+            (index_in_chunk, at) = (index_in_chunk + quads, next);
             // And of four-byte indices, in a loop of its own so that the two-byte one is as it was.
-            while let Some(quad) = long_quad_at(bytes, at, point_count) {
-                let record = Record { offset: (first_offset + at) as u32, index_in_chunk };
-                push_plain_quad(polygons, surface_refs, kind, quad, record, LONG_QUAD_BYTES);
-                (index_in_chunk, at) = (index_in_chunk + 1, at + LONG_QUAD_BYTES);
-            }
+            let first = Record { offset: (first_offset + at) as u32, index_in_chunk };
+            let (next, quads) = read_quad_run(bytes, at, LONG_QUAD_BYTES, |b, a| long_quad_at(b, a, point_count), polygons, surface_refs, kind, first);
+            (index_in_chunk, at) = (index_in_chunk + quads, next);
             let Some(&[high, low]) = bytes.get(at..at + 2) else { break };
             let (count, flags) = corners_and_flags(kind, u16::from_be_bytes([high, low]));
             let start = polygons.next_corners_at();
@@ -901,6 +915,48 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Runs of quads longer than the records' spacing, read a run at a time from the bytes, keep the
+    /// places the reader keeps a record at a time, in a chunk and in the same chunk read after it (so
+    /// that runs start at other places than a multiple of the spacing, one just before one): each
+    /// polygon's record is where it is in the file.
+    #[test]
+    fn long_runs_of_quads_keep_every_polygons_record() {
+        let chunk = crate::formats::lwo::read_iff_tree(&crate::fixtures::lwo::large_object(2, 2)).expect("a chunk tree").ids().next().expect("a chunk");
+        let record = |corners: &[u32]| [&(corners.len() as u16).to_be_bytes()[..], &corners.iter().flat_map(|&v| vx(v)).collect::<Vec<_>>()].concat();
+        let quad = |k: u32, base: u32| record(&[base + k % 7, base + 1 + k % 5, base + 2, base + 3 + k % 3]);
+        // The first run starts one polygon before a place is kept.
+        let mut records: Vec<Vec<u8>> = (0..255).map(|k| record(&[k % 4, 1 + k % 3, 5])).collect();
+        records.extend((0..700).map(|k| quad(k, 0)));
+        records.push(record(&[4, 5, 6]));
+        records.extend((0..300).map(|k| quad(k, 0xFF00)));
+        records.push(record(&[0x1_0000, 1, 2, 3, 4]));
+        records.extend((0..260).map(|k| quad(k, 10)));
+        let body = [&b"FACE"[..], &records.concat()].concat();
+        // The same chunk twice, the second's polygons numbered after the first's.
+        let read = |from_bytes: bool| {
+            let (mut polygons, mut refs) = (Polygons::default(), Vec::new());
+            for offset in [100, 100 + body.len()] {
+                let mut r = Reader::big(&body, offset);
+                let read = read_lwo2_polygons_from(&mut r, chunk, 0x2_0000, &mut polygons, &mut refs, from_bytes);
+                assert_eq!((read.dropped, read.outcome.is_ok()), (0, true));
+            }
+            (polygons, refs)
+        };
+        let (from_bytes, by_reader) = (read(true), read(false));
+        assert_eq!(from_bytes, by_reader);
+        let polygons = &from_bytes.0;
+        assert_eq!(polygons.len(), 2 * records.len());
+        let mut offset = 100 + 4;
+        for chunk_offset in [0, body.len()] {
+            for (k, bytes) in records.iter().enumerate() {
+                let p = polygons.len() / 2 * usize::from(chunk_offset > 0) + k;
+                assert_eq!(polygons.record(p), Some(Record { offset: (offset + chunk_offset) as u32, index_in_chunk: k as u32 }), "polygon {p}");
+                offset += bytes.len();
+            }
+            offset = 100 + 4;
         }
     }
 }
