@@ -435,12 +435,20 @@ impl ObjectBuilder {
 fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, polygons: Option<(usize, usize)>, entries_from_bytes: bool) -> Result<usize> {
     let value_bytes = usize::from(map.dimension) * 4;
     let mut dropped = 0;
-    // One and two values (weights, UVs) are most maps: a slice pattern each, no iterator.
-    let push_values = |values: &mut Vec<f32>, bytes: &[u8]| match *bytes {
-        [a, b, c, d] => values.push(f32::from_be_bytes([a, b, c, d])),
-        [a, b, c, d, e, f, g, h] => values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h])]),
-        _ => values.extend(bytes.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
-    };
+    // One, two and three values (weights, UVs, modo's normals) are most maps: a slice pattern each,
+    // no iterator.
+    // Inlined into both loops: as a call it cost more than the three values it reads.
+    #[inline(always)]
+    fn push_values(values: &mut Vec<f32>, bytes: &[u8]) {
+        match *bytes {
+            [a, b, c, d] => values.push(f32::from_be_bytes([a, b, c, d])),
+            [a, b, c, d, e, f, g, h] => values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h])]),
+            [a, b, c, d, e, f, g, h, i, j, k, l] => {
+                values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h]), f32::from_be_bytes([i, j, k, l])])
+            }
+            _ => values.extend(bytes.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
+        }
+    }
     if entries_from_bytes && r.endian() == Endian::Big {
         // Entries read from the bytes themselves, each index as one big-endian word ([`vx_at`]),
         // while four bytes remain at each index and the values are whole: the position stays in a
