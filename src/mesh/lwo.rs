@@ -452,13 +452,9 @@ fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups
     // A layer uses a few surfaces over many polygons, in runs: a set, not a sorted copy of the polygons'
     // column, and only the first polygon of a run looked up in it.
     let mut used = std::collections::BTreeSet::new();
-    let mut previous = None;
-    for surface_index in layer.polygons.surface.iter() {
-        if previous != Some(surface_index) {
-            used.insert(surface_index);
-            previous = Some(surface_index);
-        }
-    }
+    layer.polygons.surface.for_each_run(0..layer.polygons.len(), |surface_index, _| {
+        used.insert(surface_index);
+    });
     used.into_iter()
         .map(|surface_index| {
             let surface = surfaces.get(surface_index as usize);
@@ -990,6 +986,32 @@ type MeshSizes = HashMap<(u32, bool), (usize, usize)>;
 fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<usize>) -> MeshSizes {
     let polys = &layer.polygons;
     let mut sizes = MeshSizes::default();
+    // Where every polygon is a face on no other (nearly every layer), each run of a surface is summed
+    // from the start column alone.
+    if polys.kind.uniform() == Some(PolygonKind::Face) && polys.detail_of.uniform() == Some(NONE) {
+        polys.surface.for_each_run(range, |surface, run| {
+            let (mut corners, mut triangles) = (0, 0);
+            for pair in polys.starts.get(run.start..=run.end).unwrap_or(&[]).windows(2) {
+                // As `Polygons::vertices` reads it: a polygon past the index column has no corners.
+                let n = if pair[0] <= pair[1] && pair[1] as usize <= polys.indices.len() { (pair[1] - pair[0]) as usize } else { 0 };
+                if n >= 3 {
+                    (corners, triangles) = (corners + n, triangles + n - 2);
+                }
+            }
+            if corners > 0 {
+                let entry = sizes.entry((surface, false)).or_default();
+                *entry = (entry.0 + corners, entry.1 + triangles);
+            }
+        });
+        return sizes;
+    }
+    expected_sizes_polygon_by_polygon(layer, options, range)
+}
+
+/// [`expected_sizes`] read polygon by polygon, as any layer can be.
+fn expected_sizes_polygon_by_polygon(layer: &Layer, options: BuildOptions, range: Range<usize>) -> MeshSizes {
+    let polys = &layer.polygons;
+    let mut sizes = MeshSizes::default();
     let mut run: Option<((u32, bool), usize, usize)> = None;
     let mut flush = |run: &mut Option<((u32, bool), usize, usize)>| {
         if let Some((key, corners, triangles)) = run.take() {
@@ -1367,5 +1389,41 @@ mod tests {
         // Few entries: the sorted list.
         let seam = uv_map("seams", true, &[1], &[7]);
         assert!(matches!(VmadEntries::new(&layer, &seam), VmadEntries::Sorted { .. }));
+    }
+
+    /// Sizes summed run by run from the start column equal the sizes read polygon by polygon, over
+    /// ranges that cut runs: surfaces in runs and alternating, one-, two- and five-corner polygons, a
+    /// surface column of two-byte values, corpus objects, and layers that take the polygon path.
+    #[test]
+    fn expected_sizes_by_runs_are_the_polygon_by_polygon_sizes() {
+        let mut layer = Layer::new(0);
+        layer.points = vec![[0.0; 3]; 8];
+        let shapes: [&[u32]; 6] = [&[0, 1, 2, 3], &[0, 1, 2], &[4], &[5, 6], &[0, 1, 2, 3, 4], &[7, 6, 5]];
+        for q in 0..200u32 {
+            let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: q };
+            let surface = match q { 0..60 => 0, 60..120 => q % 3, _ => 300 + q / 40 };
+            layer.polygons.push(PolygonKind::Face, 0, shapes[(q as usize * 7) % 6], surface, NONE, record);
+        }
+        let mut layers = vec![layer.clone()];
+        let mut patches = layer.clone();
+        patches.polygons.kind.set(5, patches.polygons.len(), PolygonKind::Patch);
+        layers.push(patches);
+        let mut details = layer;
+        details.polygons.detail_of.set(9, details.polygons.len(), 3);
+        layers.push(details);
+        for name in ["LWO2/UglyVertexColors.lwo", "LXOB_Modo/CrazyEngine.lxo", "LWO2/hierarchy.lwo"] {
+            let Ok(bytes) = std::fs::read(format!("/usr/share/assimp/models/LWO/{name}")) else { continue };
+            layers.extend(crate::formats::lwo::parse(&bytes).expect("a corpus object").1.layers);
+        }
+        for layer in &layers {
+            let n = layer.polygons.len();
+            for options in [BuildOptions::default(), BuildOptions { subdivision_level: 0, ..BuildOptions::default() }] {
+                for range in [0..n, 0..n / 3, n / 3..n, 7.min(n)..n.saturating_sub(5).max(7.min(n))] {
+                    let by_polygon = expected_sizes_polygon_by_polygon(layer, options, range.clone());
+                    assert_eq!(expected_sizes(layer, options, range.clone()), by_polygon, "range {range:?} of {n}");
+                    assert!(!by_polygon.is_empty() || range.is_empty());
+                }
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@
 use crate::formats::chunk::ChunkId;
 use crate::formats::error::Warning;
 use crate::formats::fourcc::FourCc;
+use std::ops::Range;
 
 /// No polygon, part or group: index fields use this instead of an `Option` to keep the arrays flat.
 pub const NONE: u32 = u32::MAX;
@@ -266,6 +267,30 @@ impl NarrowColumn {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// `each(value, run)` for the runs of equal values within `range`, in order (0 past the end, as
+    /// [`Self::get`]): a layer's surfaces come in runs of many polygons, read here without a match
+    /// per polygon.
+    pub fn for_each_run(&self, range: Range<usize>, mut each: impl FnMut(u32, Range<usize>)) {
+        fn runs<T: Copy + PartialEq + Into<u32>>(values: &[T], range: Range<usize>, each: &mut impl FnMut(u32, Range<usize>)) {
+            let stored = values.get(range.start..range.end.min(values.len())).unwrap_or(&[]);
+            let mut start = 0;
+            while let Some(&value) = stored.get(start) {
+                let end = stored[start..].iter().position(|&x| x != value).map_or(stored.len(), |length| start + length);
+                each(value.into(), range.start + start..range.start + end);
+                start = end;
+            }
+            let past = range.start + stored.len();
+            if past < range.end {
+                each(0, past..range.end);
+            }
+        }
+        match self {
+            Self::Bytes(v) => runs(v, range, &mut each),
+            Self::Shorts(v) => runs(v, range, &mut each),
+            Self::Words(v) => runs(v, range, &mut each),
+        }
+    }
+
     /// The largest value; `None` when empty.
     pub fn max(&self) -> Option<u32> {
         match self {
@@ -371,6 +396,11 @@ impl<T: Copy + PartialEq> MostlyDefault<T> {
         if let Some(slot) = self.values.get_mut(index) {
             *slot = value;
         }
+    }
+
+    /// The value of every polygon, when no polygon has been given another (without reading them).
+    pub fn uniform(&self) -> Option<T> {
+        self.values.is_empty().then_some(self.default)
     }
 
     /// Whether every polygon has the default value.
@@ -1157,6 +1187,33 @@ mod tests {
         straight_to_words.push(1);
         straight_to_words.push(1 << 20);
         assert_eq!((matches!(straight_to_words, NarrowColumn::Words(_)), straight_to_words.get(0), straight_to_words.get(1)), (true, 1, 1 << 20));
+    }
+
+    /// Runs read from a column are the runs of its values read one by one, in every width, for ranges
+    /// that cut runs, are empty, or go past the column's end (read as 0); and `push_many` is pushes.
+    #[test]
+    fn a_narrow_columns_runs_are_its_values_runs() {
+        let values = [3, 3, 3, 7, 0, 0, 7, 7, 7, 7, 1];
+        for widest in [255, 300, 70_000] {
+            let mut column = NarrowColumn::default();
+            values.iter().for_each(|&v| column.push(v));
+            column.push_many(widest, 2);
+            column.push_many(9, 0);
+            let all: Vec<u32> = column.iter().collect();
+            assert_eq!(all, [&values[..], &[widest, widest]].concat());
+            for range in [0..13, 0..16, 2..8, 4..4, 5..6, 12..14, 12..15, 13..14, 14..16] {
+                let mut runs = Vec::new();
+                column.for_each_run(range.clone(), |value, run| runs.push((value, run)));
+                let mut expected: Vec<(u32, Range<usize>)> = Vec::new();
+                for i in range.clone() {
+                    match expected.last_mut() {
+                        Some((value, run)) if *value == column.get(i) => run.end = i + 1,
+                        _ => expected.push((column.get(i), i..i + 1)),
+                    }
+                }
+                assert_eq!(runs, expected, "{range:?} in a column up to {widest}");
+            }
+        }
     }
 
     #[test]
