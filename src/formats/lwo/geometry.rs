@@ -536,26 +536,28 @@ fn corners_and_flags(kind: PolygonKind, head: u16) -> (usize, u16) {
 
 /// A plain quad's record: its head (four corners, no flags) and four two-byte indices.
 const PLAIN_QUAD_BYTES: usize = 10;
+/// A plain triangle's record.
+const PLAIN_TRIANGLE_BYTES: usize = 8;
 /// A plain quad's record of four-byte indices, the form of every index from 0xFF00 up.
 const LONG_QUAD_BYTES: usize = 18;
 
-/// The corners of the record at `at` if it is a plain quad of two-byte indices whose points are all
-/// below `point_count`, with the two bytes after it there too (as the record loop asks four bytes from
-/// each corner on).
+/// The corners of the record at `at` if it is a plain polygon of `N` corners (no flags) of two-byte
+/// indices whose points are all below `point_count`, with the two bytes after it there too (as the
+/// record loop asks four bytes from each corner on): `READ` is those bytes, 2 N + 4.
 #[inline(always)]
-fn plain_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
-    let record: &[u8; PLAIN_QUAD_BYTES + 2] = bytes.get(at..at + PLAIN_QUAD_BYTES + 2)?.try_into().ok()?;
-    if record[..2] != [0, 4] {
+fn plain_polygon_at<const N: usize, const READ: usize>(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; N]> {
+    const { assert!(READ == 2 * N + 4) };
+    let record: &[u8; READ] = bytes.get(at..at + READ)?.try_into().ok()?;
+    if record[..2] != [0, N as u8] {
         return None;
     }
     // Each corner read on its own: through `array::map` the reads were a call per record.
-    let corner = |k: usize| u32::from(u16::from_be_bytes([record[k], record[k + 1]]));
-    let corners = [corner(2), corner(4), corner(6), corner(8)];
+    let corners: [u32; N] = std::array::from_fn(|k| u32::from(u16::from_be_bytes([record[2 + 2 * k], record[3 + 2 * k]])));
     // An index from 0xFF00 up is the first half of a four-byte one.
     corners.iter().all(|&v| v < 0xFF00 && v < point_count).then_some(corners)
 }
 
-/// [`plain_quad_at`] for a quad of four-byte indices, each of a value that needs the form.
+/// [`plain_polygon_at`] for a quad of four-byte indices, each of a value that needs the form.
 #[inline(always)]
 fn long_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
     let record: &[u8; LONG_QUAD_BYTES] = bytes.get(at..at + LONG_QUAD_BYTES)?.try_into().ok()?;
@@ -570,28 +572,28 @@ fn long_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
     words.iter().zip(&corners).all(|(&w, &v)| w >> 24 == 0xFF && v >= 0xFF00 && v < point_count).then_some(corners)
 }
 
-/// Reads the run of plain quads from `at` on (`quad_at` says whether a record is one, and what its
-/// corners are), their corners straight into the index column and the other columns filled once for
-/// the run. Returns where the run ends and how many quads it had.
+/// Reads the run of plain polygons of `N` corners from `at` on (`polygon_at` says whether a record is
+/// one, and what its corners are), their corners straight into the index column and the other
+/// columns filled once for the run. Returns where the run ends and how many polygons it had.
 #[inline(always)]
-fn read_quad_run(
+fn read_plain_run<const N: usize>(
     bytes: &[u8],
     mut at: usize,
     record_bytes: usize,
-    quad_at: impl Fn(&[u8], usize) -> Option<[u32; 4]>,
+    polygon_at: impl Fn(&[u8], usize) -> Option<[u32; N]>,
     polygons: &mut Polygons,
     surface_refs: &mut Vec<u32>,
     kind: PolygonKind,
     first: Record,
 ) -> (usize, u32) {
     let mut count = 0u32;
-    while let Some(quad) = quad_at(bytes, at) {
-        polygons.indices.extend_from_slice(&quad);
+    while let Some(corners) = polygon_at(bytes, at) {
+        polygons.indices.extend_from_slice(&corners);
         (count, at) = (count + 1, at + record_bytes);
     }
     if count > 0 {
         polygons.next_corners_at();
-        polygons.push_run(kind, 4, count as usize, first, record_bytes as u32);
+        polygons.push_run(kind, N as u32, count as usize, first, record_bytes as u32);
         surface_refs.resize(surface_refs.len() + count as usize, 0);
     }
     (at, count)
@@ -632,12 +634,19 @@ fn read_lwo2_polygons_from(
             // Runs of plain quads, most records of real meshes, at a fixed stride: where the next
             // record starts does not wait on this one's corners being decoded.
             let first = Record { offset: (first_offset + at) as u32, index_in_chunk };
-            let (next, quads) = read_quad_run(bytes, at, PLAIN_QUAD_BYTES, |b, a| plain_quad_at(b, a, point_count), polygons, surface_refs, kind, first);
+            let plain_quad_at = |b: &[u8], a| plain_polygon_at::<4, { PLAIN_QUAD_BYTES + 2 }>(b, a, point_count);
+            let (next, quads) = read_plain_run(bytes, at, PLAIN_QUAD_BYTES, plain_quad_at, polygons, surface_refs, kind, first);
             (index_in_chunk, at) = (index_in_chunk + quads, next);
             // And of four-byte indices, in a loop of its own so that the two-byte one is as it was.
             let first = Record { offset: (first_offset + at) as u32, index_in_chunk };
-            let (next, quads) = read_quad_run(bytes, at, LONG_QUAD_BYTES, |b, a| long_quad_at(b, a, point_count), polygons, surface_refs, kind, first);
+            let (next, quads) = read_plain_run(bytes, at, LONG_QUAD_BYTES, |b, a| long_quad_at(b, a, point_count), polygons, surface_refs, kind, first);
             (index_in_chunk, at) = (index_in_chunk + quads, next);
+            // And of triangles (triangulated meshes, a sphere's poles), which the record loop below
+            // took 300 instructions each to read.
+            let first = Record { offset: (first_offset + at) as u32, index_in_chunk };
+            let plain_triangle_at = |b: &[u8], a| plain_polygon_at::<3, { PLAIN_TRIANGLE_BYTES + 2 }>(b, a, point_count);
+            let (next, triangles) = read_plain_run(bytes, at, PLAIN_TRIANGLE_BYTES, plain_triangle_at, polygons, surface_refs, kind, first);
+            (index_in_chunk, at) = (index_in_chunk + triangles, next);
             let Some(&[high, low]) = bytes.get(at..at + 2) else { break };
             let (count, flags) = corners_and_flags(kind, u16::from_be_bytes([high, low]));
             let start = polygons.next_corners_at();
@@ -926,12 +935,12 @@ mod tests {
         }
     }
 
-    /// Runs of quads longer than the records' spacing, read a run at a time from the bytes, keep the
-    /// places the reader keeps a record at a time, in a chunk and in the same chunk read after it (so
-    /// that runs start at other places than a multiple of the spacing, one just before one): each
-    /// polygon's record is where it is in the file.
+    /// Runs of quads and triangles longer than the records' spacing, read a run at a time from the
+    /// bytes, keep the places the reader keeps a record at a time, in a chunk and in the same chunk
+    /// read after it (so that runs start at other places than a multiple of the spacing, one just
+    /// before one): each polygon's record is where it is in the file.
     #[test]
-    fn long_runs_of_quads_keep_every_polygons_record() {
+    fn long_runs_of_quads_and_triangles_keep_every_polygons_record() {
         let chunk = crate::formats::lwo::read_iff_tree(&crate::fixtures::lwo::large_object(2, 2)).expect("a chunk tree").ids().next().expect("a chunk");
         let record = |corners: &[u32]| [&(corners.len() as u16).to_be_bytes()[..], &corners.iter().flat_map(|&v| vx(v)).collect::<Vec<_>>()].concat();
         let quad = |k: u32, base: u32| record(&[base + k % 7, base + 1 + k % 5, base + 2, base + 3 + k % 3]);
@@ -942,6 +951,9 @@ mod tests {
         records.extend((0..300).map(|k| quad(k, 0xFF00)));
         records.push(record(&[0x1_0000, 1, 2, 3, 4]));
         records.extend((0..260).map(|k| quad(k, 10)));
+        records.extend((0..300).map(|k| record(&[k % 9, 1 + k % 4, 20])));
+        records.push(record(&[1, 2, 0xFF05]));
+        records.extend((0..3).map(|k| quad(k, 0)));
         let body = [&b"FACE"[..], &records.concat()].concat();
         // The same chunk twice, the second's polygons numbered after the first's.
         let read = |from_bytes: bool| {
