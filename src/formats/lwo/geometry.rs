@@ -572,31 +572,39 @@ fn long_quad_at(bytes: &[u8], at: usize, point_count: u32) -> Option<[u32; 4]> {
     words.iter().zip(&corners).all(|(&w, &v)| w >> 24 == 0xFF && v >= 0xFF00 && v < point_count).then_some(corners)
 }
 
-/// Reads the run of plain polygons of `N` corners from `at` on (`polygon_at` says whether a record is
-/// one, and what its corners are), their corners straight into the index column and the other
-/// columns filled once for the run. Returns where the run ends and how many polygons it had.
+/// Where a fixed-stride loop over a POLS's records is: the record at `at` in the chunk's bytes
+/// (which start at `first_offset` in the file), the `index_in_chunk`th of the chunk.
+struct RecordCursor {
+    first_offset: usize,
+    at: usize,
+    index_in_chunk: u32,
+}
+
+/// Reads the run of plain polygons of `N` corners of `record_bytes` bytes each from the cursor on
+/// (`polygon_at` says whether a record is one, and what its corners are), their corners straight into
+/// the index column and the other columns filled once for the run; the cursor ends after the run.
 #[inline(always)]
 fn read_plain_run<const N: usize>(
     bytes: &[u8],
-    mut at: usize,
+    cursor: &mut RecordCursor,
     record_bytes: usize,
     polygon_at: impl Fn(&[u8], usize) -> Option<[u32; N]>,
     polygons: &mut Polygons,
     surface_refs: &mut Vec<u32>,
     kind: PolygonKind,
-    first: Record,
-) -> (usize, u32) {
+) {
+    let first = Record { offset: (cursor.first_offset + cursor.at) as u32, index_in_chunk: cursor.index_in_chunk };
     let mut count = 0u32;
-    while let Some(corners) = polygon_at(bytes, at) {
+    while let Some(corners) = polygon_at(bytes, cursor.at) {
         polygons.indices.extend_from_slice(&corners);
-        (count, at) = (count + 1, at + record_bytes);
+        (count, cursor.at) = (count + 1, cursor.at + record_bytes);
     }
     if count > 0 {
         polygons.next_corners_at();
         polygons.push_run(kind, N as u32, count as usize, first, record_bytes as u32);
         surface_refs.resize(surface_refs.len() + count as usize, 0);
+        cursor.index_in_chunk += count;
     }
-    (at, count)
 }
 
 /// [`read_lwo2_polygons`]; with `records_from_bytes` false every record is read through the reader
@@ -633,20 +641,16 @@ fn read_lwo2_polygons_from(
         loop {
             // Runs of plain quads, most records of real meshes, at a fixed stride: where the next
             // record starts does not wait on this one's corners being decoded.
-            let first = Record { offset: (first_offset + at) as u32, index_in_chunk };
+            let mut cursor = RecordCursor { first_offset, at, index_in_chunk };
             let plain_quad_at = |b: &[u8], a| plain_polygon_at::<4, { PLAIN_QUAD_BYTES + 2 }>(b, a, point_count);
-            let (next, quads) = read_plain_run(bytes, at, PLAIN_QUAD_BYTES, plain_quad_at, polygons, surface_refs, kind, first);
-            (index_in_chunk, at) = (index_in_chunk + quads, next);
+            read_plain_run(bytes, &mut cursor, PLAIN_QUAD_BYTES, plain_quad_at, polygons, surface_refs, kind);
             // And of four-byte indices, in a loop of its own so that the two-byte one is as it was.
-            let first = Record { offset: (first_offset + at) as u32, index_in_chunk };
-            let (next, quads) = read_plain_run(bytes, at, LONG_QUAD_BYTES, |b, a| long_quad_at(b, a, point_count), polygons, surface_refs, kind, first);
-            (index_in_chunk, at) = (index_in_chunk + quads, next);
+            read_plain_run(bytes, &mut cursor, LONG_QUAD_BYTES, |b, a| long_quad_at(b, a, point_count), polygons, surface_refs, kind);
             // And of triangles (triangulated meshes, a sphere's poles), which the record loop below
             // took 300 instructions each to read.
-            let first = Record { offset: (first_offset + at) as u32, index_in_chunk };
             let plain_triangle_at = |b: &[u8], a| plain_polygon_at::<3, { PLAIN_TRIANGLE_BYTES + 2 }>(b, a, point_count);
-            let (next, triangles) = read_plain_run(bytes, at, PLAIN_TRIANGLE_BYTES, plain_triangle_at, polygons, surface_refs, kind, first);
-            (index_in_chunk, at) = (index_in_chunk + triangles, next);
+            read_plain_run(bytes, &mut cursor, PLAIN_TRIANGLE_BYTES, plain_triangle_at, polygons, surface_refs, kind);
+            RecordCursor { at, index_in_chunk, .. } = cursor;
             let Some(&[high, low]) = bytes.get(at..at + 2) else { break };
             let (count, flags) = corners_and_flags(kind, u16::from_be_bytes([high, low]));
             let start = polygons.next_corners_at();
@@ -902,6 +906,13 @@ mod tests {
             record(0, &[0, 1, 9, 2]),
             record(0, &[0, 1, 2, 0xFE00]),
             record(0, &[2, 3, 4, 0]),
+            // A run of plain triangles; with five points, two of them name a point past the layer's.
+            record(0, &[1, 2, 3]),
+            record(0, &[2, 3, 4]),
+            record(0, &[0, 1, 9]),
+            record(0, &[3, 2, 1]),
+            record(0, &[0, 1, 0xFE00]),
+            record(0, &[2, 3, 4]),
             // Plain quads of four-byte indices, as a file of more than 65 280 points writes them: a
             // run of two, one naming a point past the layer's, one with a small value written long
             // (a record longer than its values need), and a plain quad of two-byte ones after them.
@@ -915,7 +926,7 @@ mod tests {
         // Both flag bits set on a one-corner curve (CURV counts take the bits above them).
         let curve = [&0x0C01u16.to_be_bytes()[..], &vx(3)].concat();
         for (kind, body) in [(b"FACE", records.clone()), (b"CURV", [records, curve].concat())] {
-            for (point_count, dropped) in [(0x1_2346, 3), (5, 14)] {
+            for (point_count, dropped) in [(0x1_2346, 3), (5, 16)] {
                 for cut in 0..=body.len() {
                     let bytes = [&kind[..], &body[..cut]].concat();
                     let read = |from_bytes: bool| {
