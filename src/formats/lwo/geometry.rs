@@ -272,70 +272,36 @@ impl ObjectBuilder {
         let polygon_count = self.layers[layer].polygons.len();
         let first_offset = r.offset();
         let mut dropped = 0;
-        // The column is the chunk's, named once rather than matched per entry.
-        enum Column {
-            Surface,
-            Part,
-            SmoothingGroup,
-            Other,
-        }
-        let column = match &kind.0 {
-            b"SURF" => Column::Surface,
-            b"PART" => Column::Part,
-            b"SMGP" => Column::SmoothingGroup,
-            _ => Column::Other,
-        };
         let polygons = &mut self.layers[layer].polygons;
         let surface_refs = &mut self.surface_refs[layer];
         let pols_start = self.pols_start;
-        let mut record = |index: u32, tag: u16| {
+        // The entry's polygon in the layer, or `None` (counted) past its end.
+        let mut in_layer = |index: u32| {
             let polygon = pols_start + index as usize;
-            if polygon >= polygon_count {
-                dropped += 1;
-                return;
-            }
-            let tag = u32::from(tag);
-            match column {
-                Column::Surface => surface_refs[polygon] = tag,
-                Column::Part => polygons.part.set(polygon, polygon_count, tag),
-                Column::SmoothingGroup => polygons.smoothing_group.set(polygon, polygon_count, tag),
-                Column::Other => {}
-            }
+            let known = polygon < polygon_count;
+            dropped += usize::from(!known);
+            known.then_some(polygon)
         };
-        if entries_from_bytes && r.endian() == Endian::Big {
-            // Entries read from the bytes themselves, as POLS records are, while an entry's index word
-            // and tag are whole. The last entries, and a truncated one with its error, are left to the
-            // reader's loop below.
-            let bytes = r.peek_rest();
-            let mut at = 0usize;
-            // Entries with short indices (all of them below 65 280 polygons) are four bytes each: read
-            // at that stride while they last, so that no entry's place waits on the width of the one
-            // before it, which made the loop below a chain of dependent loads.
-            for entry in bytes.chunks_exact(4) {
-                let &[a, b, c, d] = entry else { break };
-                if a == 0xFF {
-                    break;
+        // The column is the chunk's: each its own loop, with no match per entry.
+        match &kind.0 {
+            b"SURF" => read_tag_entries(r, entries_from_bytes, |index, tag| {
+                if let Some(polygon) = in_layer(index) {
+                    surface_refs[polygon] = u32::from(tag);
                 }
-                record(u32::from(u16::from_be_bytes([a, b])), u16::from_be_bytes([c, d]));
-                at += 4;
-            }
-            // Then those with long indices (every polygon from 65 280 on: 95 % of the benchmark
-            // terrain's), six bytes each, at their stride.
-            for entry in bytes[at..].chunks_exact(6) {
-                let &[0xFF, b, c, d, e, f] = entry else { break };
-                record(u32::from_be_bytes([0, b, c, d]), u16::from_be_bytes([e, f]));
-                at += 6;
-            }
-            while let Some((index, width)) = vx_at(bytes, at) {
-                let Some(&[high, low]) = bytes.get(at + width..at + width + 2) else { break };
-                at += width + 2;
-                record(index, u16::from_be_bytes([high, low]));
-            }
-            r.skip(at)?;
-        }
-        while !r.is_empty() {
-            let index = r.vx()?;
-            record(index, r.u16()?);
+            })?,
+            b"PART" => read_tag_entries(r, entries_from_bytes, |index, tag| {
+                if let Some(polygon) = in_layer(index) {
+                    polygons.part.set(polygon, polygon_count, u32::from(tag));
+                }
+            })?,
+            b"SMGP" => read_tag_entries(r, entries_from_bytes, |index, tag| {
+                if let Some(polygon) = in_layer(index) {
+                    polygons.smoothing_group.set(polygon, polygon_count, u32::from(tag));
+                }
+            })?,
+            _ => read_tag_entries(r, entries_from_bytes, |index, _| {
+                in_layer(index);
+            })?,
         }
         self.report_dropped(at, first_offset, dropped, "PTAG entries name polygons past the end of POLS and were dropped");
         Ok(())
@@ -425,6 +391,49 @@ impl ObjectBuilder {
             warnings: self.warnings,
         }
     }
+}
+
+/// Reads a PTAG's entries after its type, handing each (polygon index, tag) to `record`. With
+/// `entries_from_bytes` false every entry is read through the reader (for the test that holds the two
+/// ways to the same result).
+#[inline(always)]
+fn read_tag_entries(r: &mut Reader<'_>, entries_from_bytes: bool, mut record: impl FnMut(u32, u16)) -> Result<()> {
+    if entries_from_bytes && r.endian() == Endian::Big {
+        // Entries read from the bytes themselves, as POLS records are, while an entry's index word
+        // and tag are whole. The last entries, and a truncated one with its error, are left to the
+        // reader's loop below.
+        let bytes = r.peek_rest();
+        let mut at = 0usize;
+        // Entries with short indices (all of them below 65 280 polygons) are four bytes each: read
+        // at that stride while they last, so that no entry's place waits on the width of the one
+        // before it, which made the loop below a chain of dependent loads.
+        for entry in bytes.chunks_exact(4) {
+            let &[a, b, c, d] = entry else { break };
+            if a == 0xFF {
+                break;
+            }
+            record(u32::from(u16::from_be_bytes([a, b])), u16::from_be_bytes([c, d]));
+            at += 4;
+        }
+        // Then those with long indices (every polygon from 65 280 on: 95 % of the benchmark
+        // terrain's), six bytes each, at their stride.
+        for entry in bytes[at..].chunks_exact(6) {
+            let &[0xFF, b, c, d, e, f] = entry else { break };
+            record(u32::from_be_bytes([0, b, c, d]), u16::from_be_bytes([e, f]));
+            at += 6;
+        }
+        while let Some((index, width)) = vx_at(bytes, at) {
+            let Some(&[high, low]) = bytes.get(at + width..at + width + 2) else { break };
+            at += width + 2;
+            record(index, u16::from_be_bytes([high, low]));
+        }
+        r.skip(at)?;
+    }
+    while !r.is_empty() {
+        let index = r.vx()?;
+        record(index, r.u16()?);
+    }
+    Ok(())
 }
 
 /// Appends a VMAP's or VMAD's entries to `map`, dropping those that name a point at or past
