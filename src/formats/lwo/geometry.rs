@@ -345,7 +345,10 @@ impl ObjectBuilder {
         let mut default_surface: Option<u32> = None;
         let mut warned_tags = std::collections::HashSet::new();
         for (layer, refs) in self.layers.iter_mut().zip(&self.surface_refs) {
-            for (polygon, &tag) in refs.iter().enumerate() {
+            // Tags come in runs of many polygons: each run resolved and set at once.
+            let mut polygon = 0;
+            for run in refs.chunk_by(|a, b| a == b) {
+                let tag = run[0];
                 let tag_index = tag as usize;
                 let resolved = match self.tags.get(tag_index) {
                     Some(name) => *by_tag[tag_index].get_or_insert_with(|| {
@@ -375,7 +378,8 @@ impl ObjectBuilder {
                         })
                     }
                 };
-                layer.polygons.surface.set(polygon, resolved);
+                layer.polygons.surface.set_many(polygon..polygon + run.len(), resolved);
+                polygon += run.len();
             }
         }
         LwoObject {

@@ -352,6 +352,25 @@ impl NarrowColumn {
     }
 
     /// Sets value `index`, if there is one.
+    /// [`Self::set`] of every index in `range`.
+    pub fn set_many(&mut self, range: Range<usize>, value: u32) {
+        if range.is_empty() {
+            return;
+        }
+        self.widen_for(value);
+        fn fill<T: Copy>(values: &mut [T], range: Range<usize>, value: T) {
+            let end = range.end.min(values.len());
+            if let Some(slots) = values.get_mut(range.start.min(end)..end) {
+                slots.fill(value);
+            }
+        }
+        match self {
+            Self::Bytes(v) => fill(v, range, value as u8),
+            Self::Shorts(v) => fill(v, range, value as u16),
+            Self::Words(v) => fill(v, range, value),
+        }
+    }
+
     pub fn set(&mut self, index: usize, value: u32) {
         // As in `push`: the fit decided here, widening the rare call.
         match self {
@@ -1196,8 +1215,8 @@ mod tests {
     }
 
     /// Runs read from a column are the runs of its values read one by one, in every width, for ranges
-    /// that cut runs, are empty, or go past the column's end (read as 0); and `push_many` is pushes,
-    /// in the same width (none, for none).
+    /// that cut runs, are empty, or go past the column's end (read as 0); `push_many` is pushes and
+    /// `set_many` sets, in the same width (none, for none).
     #[test]
     fn a_narrow_columns_runs_are_its_values_runs() {
         let values = [3, 3, 3, 7, 0, 0, 7, 7, 7, 7, 1];
@@ -1209,6 +1228,13 @@ mod tests {
             let mut pushed = NarrowColumn::default();
             values.iter().chain(&[widest, widest]).for_each(|&v| pushed.push(v));
             assert_eq!(column, pushed, "the same values in the same width");
+            // `set_many` is sets, past the end too.
+            for (range, value) in [(2..5, 9), (11..16, widest), (4..4, 1 << 20), (20..22, 300)] {
+                let (mut many, mut one_by_one) = (column.clone(), column.clone());
+                many.set_many(range.clone(), value);
+                range.for_each(|i| one_by_one.set(i, value));
+                assert_eq!(many, one_by_one, "{value} set in a column up to {widest}");
+            }
             for range in [0..13, 0..16, 2..8, 4..4, 5..6, 12..14, 12..15, 13..14, 14..16] {
                 let mut runs = Vec::new();
                 column.for_each_run(range.clone(), |value, run| runs.push((value, run)));
