@@ -132,35 +132,23 @@ impl<T: Copy + Default> PerPoint<T> {
 type Side = ((u32, u32), u32, u32);
 
 /// `sides`, made face by face and corner by corner, in the order of `sort_unstable` (by edge, then
-/// face, then corner): counted out by the edge's lower point, then each point's few sides ordered by
-/// the higher point, keeping the order they were made in, which is face and corner order. Linear in
-/// the sides where a sort of them took a fifth of a small cage's two levels. An edge naming a point
-/// beyond the cage (never made by this crate) is left to the sort.
+/// face, then corner): counted out by the edge's lower point ([`PerPoint`]), then each point's few
+/// sides ordered by the higher point, keeping the order they were made in, which is face and corner
+/// order. Linear in the sides where a sort of them took a fifth of a small cage's two levels. An edge
+/// naming a point beyond the cage (never made by this crate) is left to the sort.
 fn sorted_sides(sides: Vec<Side>, point_count: usize) -> Vec<Side> {
     let mut sides = sides;
     if sides.iter().any(|&((low, _), _, _)| low as usize >= point_count) {
         sides.sort_unstable();
         return sides;
     }
-    let mut starts = vec![0u32; point_count + 1];
-    for &((low, _), _, _) in &sides {
-        starts[low as usize + 1] += 1;
-    }
-    for p in 0..point_count {
-        starts[p + 1] += starts[p];
-    }
-    let mut next = starts.clone();
-    let mut sorted: Vec<Side> = vec![((0, 0), 0, 0); sides.len()];
-    for side in sides {
-        let slot = &mut next[side.0.0 as usize];
-        sorted[*slot as usize] = side;
-        *slot += 1;
-    }
+    let by_low_point: Vec<(u32, Side)> = sides.into_iter().map(|side| (side.0.0, side)).collect();
+    let mut lists = PerPoint::collect(point_count, &by_low_point);
     for p in 0..point_count {
         // A stable sort: sides of one edge stay in the order they were made.
-        sorted[starts[p] as usize..starts[p + 1] as usize].sort_by_key(|&((_, high), _, _)| high);
+        lists.items[lists.starts[p] as usize..lists.starts[p + 1] as usize].sort_by_key(|&((_, high), _, _)| high);
     }
-    sorted
+    lists.items
 }
 
 /// One Catmull–Clark step: every n-gon becomes n quads.
