@@ -100,24 +100,43 @@ struct AiMesh {
 const AI_PROCESS_TRIANGULATE: c_uint = 0x8;
 const AI_PROCESS_GEN_SMOOTH_NORMALS: c_uint = 0x40;
 
-/// assimp's `aiImportFile` with triangulation and smooth normals, through `libassimp.so.5`.
-fn assimp(path: &Path) -> Result<usize, String> {
+/// assimp's C API, loaded once per process: only `aiImportFile` and `aiReleaseImport` are timed, as
+/// only our parse and build are on our side (looking the library up again on every run cost a few
+/// microseconds of each small file's time).
+struct Assimp {
+    import: unsafe extern "C" fn(*const c_char, c_uint) -> *const AiScene,
+    release: unsafe extern "C" fn(*const AiScene),
+    error: unsafe extern "C" fn() -> *const c_char,
+    _library: libloading::Library,
+}
+
+fn load_assimp() -> Result<Assimp, String> {
     // SAFETY: the symbols are assimp's C API, declared with the signatures of <assimp/cimport.h>; the
-    // scene is only read through the leading fields of aiScene and aiMesh that assimp 5 lays out so.
+    // library is kept with the pointers, for the life of the process.
     unsafe {
         let library = libloading::Library::new("libassimp.so.5").map_err(|e| format!("assimp not found: {e}"))?;
-        let import: libloading::Symbol<unsafe extern "C" fn(*const c_char, c_uint) -> *const AiScene> =
-            library.get(b"aiImportFile\0").map_err(|e| e.to_string())?;
-        let release: libloading::Symbol<unsafe extern "C" fn(*const AiScene)> = library.get(b"aiReleaseImport\0").map_err(|e| e.to_string())?;
-        let error: libloading::Symbol<unsafe extern "C" fn() -> *const c_char> = library.get(b"aiGetErrorString\0").map_err(|e| e.to_string())?;
-        let name = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
-        let scene = import(name.as_ptr(), AI_PROCESS_TRIANGULATE | AI_PROCESS_GEN_SMOOTH_NORMALS);
+        let import = *library.get::<unsafe extern "C" fn(*const c_char, c_uint) -> *const AiScene>(b"aiImportFile\0").map_err(|e| e.to_string())?;
+        let release = *library.get::<unsafe extern "C" fn(*const AiScene)>(b"aiReleaseImport\0").map_err(|e| e.to_string())?;
+        let error = *library.get::<unsafe extern "C" fn() -> *const c_char>(b"aiGetErrorString\0").map_err(|e| e.to_string())?;
+        Ok(Assimp { import, release, error, _library: library })
+    }
+}
+
+/// assimp's `aiImportFile` with triangulation and smooth normals, through `libassimp.so.5`.
+fn assimp(path: &Path) -> Result<usize, String> {
+    static ASSIMP: std::sync::OnceLock<Result<Assimp, String>> = std::sync::OnceLock::new();
+    let api = ASSIMP.get_or_init(load_assimp).as_ref().map_err(Clone::clone)?;
+    let name = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+    // SAFETY: the functions are assimp's, from `load_assimp`; the scene is only read through the leading
+    // fields of aiScene and aiMesh that assimp 5 lays out so, and released once.
+    unsafe {
+        let scene = (api.import)(name.as_ptr(), AI_PROCESS_TRIANGULATE | AI_PROCESS_GEN_SMOOTH_NORMALS);
         if scene.is_null() {
-            return Err(CStr::from_ptr(error()).to_string_lossy().into_owned());
+            return Err(CStr::from_ptr((api.error)()).to_string_lossy().into_owned());
         }
         let meshes = std::slice::from_raw_parts((*scene).meshes, (*scene).mesh_count as usize);
         let triangles = meshes.iter().map(|&m| (*m).face_count as usize).sum();
-        release(scene);
+        (api.release)(scene);
         Ok(triangles)
     }
 }
