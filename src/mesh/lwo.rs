@@ -683,7 +683,7 @@ impl RangeScratch {
 /// has no morphs) the loop is compiled without them: a flat sphere's corner took 134 instructions
 /// with them, 104 without.
 fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
-    let LayerInputs { layer, options, normals, point_normals, morphs, .. } = *inputs;
+    let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
     let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, projected_points, spare_meshes } =
         scratch;
@@ -824,76 +824,14 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
         // The polygon's first corner in the layer's index column, where per-corner tables are read.
         let first_corner = polys.starts.get(p).map_or(0, |&s| s as usize);
         let values_by_point = BY_POINT && !at_the_seam && !matches!(maps.point_values, PointValues::PerCorner);
-        for (k, &v) in vertices.iter().enumerate() {
-            let by_point = values_by_point && point_normals.shares(v) && maps.point_values.hold_at(v);
-            if by_point && let [tag, i] = last_vertex_of_point.get(v) && tag == slot_tag {
-                corner_vertex.push(i);
-                continue;
-            }
-            let corner = Corner { point: v, polygon: p as u32, at: first_corner + k };
-            let stored = inputs.stored_normals.as_ref().filter(|_| !PLAIN).and_then(|m| m.get(corner)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
-            let normal = match (stored, flat) {
-                (Some(stored), _) => lwo_to_bevy(stored),
-                (None, Some(flat)) => flat,
-                (None, None) => lwo_to_bevy(point_normals.at(normals, p, v)),
-            };
-            // A corner the map does not name has UV (0, 0), v turned as the map's are.
-            let uv = match (&maps.uv, projected_uvs.get(k)) {
-                (_, Some(projected)) => Some(*projected),
-                (Some(uv), None) => Some(uv.uv(corner).unwrap_or([0.0, 1.0])),
-                (None, None) => None,
-            };
-            let second_uv = maps.second_uv.as_ref().filter(|_| !PLAIN && uv.is_some()).map(|m| m.uv(corner).unwrap_or([0.0, 1.0]));
-            let color = maps.color.as_ref().filter(|_| !PLAIN).map(|color| {
-                let value = color.get(corner).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
-                let c = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(1.0));
-                if color.dimension < 4 { [c[0], c[1], c[2], 1.0] } else { c }
-            });
-            // Corners of one point that agree on every attribute share a vertex (smooth shading makes that
-            // the common case), which keeps large objects' meshes near their point count.
-            let attributes = |mesh: &MeshData, i: usize| {
-                mesh.normals[i] == normal
-                    && uv.is_none_or(|uv| mesh.uv_sets[0][i] == uv)
-                    && second_uv.is_none_or(|uv| mesh.uv_sets[1][i] == uv)
-                    && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
-            };
-            let last_slot = last_vertex_of_point.get_mut(v);
-            let previous = last_slot.as_deref().filter(|&&[tag, i]| tag & !PER_CORNER_VERTEX == slot_tag && attributes(mesh, i as usize));
-            let index = match previous {
-                Some(&[_, i]) => i,
-                None => {
-                    let i = mesh.positions.len() as u32;
-                    // The corner's point, as the triangulator was given it.
-                    mesh.positions.push(inputs.local(polygon_points[k]));
-                    mesh.normals.push(normal);
-                    if let Some(uv) = uv {
-                        mesh.uv_sets[0].push(uv);
-                    }
-                    if let Some(uv) = second_uv {
-                        mesh.uv_sets[1].push(uv);
-                    }
-                    if let Some(c) = color {
-                        mesh.colors.get_or_insert_with(Vec::new).push(c);
-                    }
-                    // A normal the file stores is kept as it is in every shape.
-                    if !PLAIN && !mesh.morph_targets.is_empty() {
-                        morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));
-                    }
-                    if let Some(last) = last_slot {
-                        // A NaN value equals nothing: its vertex is taken by no other corner.
-                        let no_nan = |values: &[f32]| !values.iter().any(|x| x.is_nan());
-                        let own_values = by_point
-                            && no_nan(&normal)
-                            && uv.is_none_or(|uv| no_nan(&uv))
-                            && second_uv.is_none_or(|uv| no_nan(&uv))
-                            && color.is_none_or(|c| no_nan(&c));
-                        *last = [if own_values { slot_tag } else { slot_tag | PER_CORNER_VERTEX }, i];
-                    }
-                    i
-                }
-            };
-            corner_vertex.push(index);
-        }
+        polygon_corners::<BY_POINT, PLAIN>(
+            inputs,
+            maps,
+            PolygonCorners { polygon: p, vertices, points: polygon_points, projected_uvs, first_corner, flat, values_by_point, slot_tag },
+            mesh,
+            last_vertex_of_point,
+            corner_vertex,
+        );
         for crossing in triangulator.crossings() {
             corner_vertex.push(mesh.positions.len() as u32);
             push_crossing(mesh, corner_vertex, crossing);
@@ -914,6 +852,110 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
     }
     scratch.clear();
     out
+}
+
+/// What [`polygon_corners`] reads of one polygon.
+struct PolygonCorners<'p> {
+    polygon: usize,
+    vertices: &'p [u32],
+    /// The corners' points, as the triangulator was given them.
+    points: &'p [[f32; 3]],
+    projected_uvs: &'p [[f32; 2]],
+    /// The polygon's first corner in the layer's index column, where per-corner tables are read.
+    first_corner: usize,
+    /// The polygon's own normal, when its surface is shaded flat.
+    flat: Option<[f32; 3]>,
+    values_by_point: bool,
+    /// How a point's table entry names the polygon's mesh (0 is "no vertex yet").
+    slot_tag: u32,
+}
+
+/// Each corner's vertex in `mesh`, pushed to `corner_vertex`: the vertex its point already has there
+/// when the corner's values are the same, else a new one. Apart from [`build_range`], so that the
+/// columns it appends to come in as references of their own: the compiler then knows that writing a
+/// vertex does not change a column's length, and keeps the lengths in registers instead of reading
+/// them back after every value written.
+#[inline(always)]
+fn polygon_corners<const BY_POINT: bool, const PLAIN: bool>(
+    inputs: &LayerInputs<'_>,
+    maps: &CornerMaps<'_>,
+    polygon: PolygonCorners<'_>,
+    mesh: &mut MeshData,
+    last_vertex_of_point: &mut PagedPointTable<[u32; 2]>,
+    corner_vertex: &mut Vec<u32>,
+) {
+    let LayerInputs { normals, point_normals, morphs, .. } = *inputs;
+    let PolygonCorners { polygon: p, vertices, points: polygon_points, projected_uvs, first_corner, flat, values_by_point, slot_tag } = polygon;
+    for (k, &v) in vertices.iter().enumerate() {
+        let by_point = values_by_point && point_normals.shares(v) && maps.point_values.hold_at(v);
+        if by_point && let [tag, i] = last_vertex_of_point.get(v) && tag == slot_tag {
+            corner_vertex.push(i);
+            continue;
+        }
+        let corner = Corner { point: v, polygon: p as u32, at: first_corner + k };
+        let stored = inputs.stored_normals.as_ref().filter(|_| !PLAIN).and_then(|m| m.get(corner)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
+        let normal = match (stored, flat) {
+            (Some(stored), _) => lwo_to_bevy(stored),
+            (None, Some(flat)) => flat,
+            (None, None) => lwo_to_bevy(point_normals.at(normals, p, v)),
+        };
+        // A corner the map does not name has UV (0, 0), v turned as the map's are.
+        let uv = match (&maps.uv, projected_uvs.get(k)) {
+            (_, Some(projected)) => Some(*projected),
+            (Some(uv), None) => Some(uv.uv(corner).unwrap_or([0.0, 1.0])),
+            (None, None) => None,
+        };
+        let second_uv = maps.second_uv.as_ref().filter(|_| !PLAIN && uv.is_some()).map(|m| m.uv(corner).unwrap_or([0.0, 1.0]));
+        let color = maps.color.as_ref().filter(|_| !PLAIN).map(|color| {
+            let value = color.get(corner).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
+            let c = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(1.0));
+            if color.dimension < 4 { [c[0], c[1], c[2], 1.0] } else { c }
+        });
+        // Corners of one point that agree on every attribute share a vertex (smooth shading makes that
+        // the common case), which keeps large objects' meshes near their point count.
+        let attributes = |mesh: &MeshData, i: usize| {
+            mesh.normals[i] == normal
+                && uv.is_none_or(|uv| mesh.uv_sets[0][i] == uv)
+                && second_uv.is_none_or(|uv| mesh.uv_sets[1][i] == uv)
+                && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
+        };
+        let last_slot = last_vertex_of_point.get_mut(v);
+        let previous = last_slot.as_deref().filter(|&&[tag, i]| tag & !PER_CORNER_VERTEX == slot_tag && attributes(mesh, i as usize));
+        let index = match previous {
+            Some(&[_, i]) => i,
+            None => {
+                let i = mesh.positions.len() as u32;
+                // The corner's point, as the triangulator was given it.
+                mesh.positions.push(inputs.local(polygon_points[k]));
+                mesh.normals.push(normal);
+                if let Some(uv) = uv {
+                    mesh.uv_sets[0].push(uv);
+                }
+                if let Some(uv) = second_uv {
+                    mesh.uv_sets[1].push(uv);
+                }
+                if let Some(c) = color {
+                    mesh.colors.get_or_insert_with(Vec::new).push(c);
+                }
+                // A normal the file stores is kept as it is in every shape.
+                if !PLAIN && !mesh.morph_targets.is_empty() {
+                    morphs.push_vertex(normals, mesh, v, stored.is_none().then_some((p, normal)));
+                }
+                if let Some(last) = last_slot {
+                    // A NaN value equals nothing: its vertex is taken by no other corner.
+                    let no_nan = |values: &[f32]| !values.iter().any(|x| x.is_nan());
+                    let own_values = by_point
+                        && no_nan(&normal)
+                        && uv.is_none_or(|uv| no_nan(&uv))
+                        && second_uv.is_none_or(|uv| no_nan(&uv))
+                        && color.is_none_or(|c| no_nan(&c));
+                    *last = [if own_values { slot_tag } else { slot_tag | PER_CORNER_VERTEX }, i];
+                }
+                i
+            }
+        };
+        corner_vertex.push(index);
+    }
 }
 
 /// The subdivision cages of the layer's patches, one per surface in the order the layer first meets
