@@ -346,33 +346,49 @@ fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
 /// by far. Quads thinner than about 32 : 1, and corners sharper than that, take the full test.
 #[inline(always)]
 fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
-    /// `1 / 4M²` for M = 32.
-    const CLEARANCE: f64 = 1.0 / 4096.0;
     let [p0, p1, p2, p3] = *quad;
-    // Edge k arrives at corner k; the turn at corner k is edge k × edge k + 1, as the full test takes it.
-    let edges = [sub(p0, p3), sub(p1, p0), sub(p2, p1), sub(p3, p2)];
-    let (b1, c1, c2) = (edges[1], sub(p2, p0), sub(p3, p0));
+    let (b1, c1, c2) = (sub(p1, p0), sub(p2, p0), sub(p3, p0));
     let (a1, a2) = (cross(b1, c1), cross(c1, c2));
     let n = [a1[0] + a2[0], a1[1] + a2[1], a1[2] + a2[2]];
     let nn = dot(n, n);
     // Far inside `normalize`'s range (length above 1e-20, finite): nothing below overflows.
     let in_range = nn > 1e-30 && nn < 1e30;
     let nn_wide = f64::from(nn);
-    let square = |v: [f32; 3]| f64::from(dot(v, v));
-    // In f64, where the squares and products of f32 values neither overflow nor underflow; written
-    // as "greater" so that a NaN fails.
-    let clear = |v: [f32; 3], x_squared: f64, y_squared: f64| {
-        let along = dot(v, n);
-        along > 0.0 && f64::from(along) * f64::from(along) >= CLEARANCE * x_squared * y_squared * nn_wide
-    };
-    // Written out, not by `array::map`, whose closures the compiler left as calls (180 instructions a
-    // quad).
-    let [e0, e1, e2, e3] = edges;
-    let (s0, s1, s2, s3) = (square(e0), square(e1), square(e2), square(e3));
-    let turns = clear(cross(e0, e1), s0, s1) & clear(cross(e1, e2), s1, s2) & clear(cross(e2, e3), s2, s3) & clear(cross(e3, e0), s3, s0);
-    let c1_squared = square(c1);
-    let triangles = clear(a1, s1, c1_squared) & clear(a2, c1_squared, square(c2));
-    in_range & turns & triangles
+    // One test after another, each from the corners, rather than all tests' parts made first: fewer
+    // values live at once, fewer moved through memory (and a quad that fails one skips the rest).
+    let c1_squared = squared(c1);
+    in_range
+        && clears(a1, squared(b1), c1_squared, n, nn_wide)
+        && clears(a2, c1_squared, squared(c2), n, nn_wide)
+        && turn_clears(p3, p0, p1, n, nn_wide)
+        && turn_clears(p0, p1, p2, n, nn_wide)
+        && turn_clears(p1, p2, p3, n, nn_wide)
+        && turn_clears(p2, p3, p0, n, nn_wide)
+}
+
+/// `|v|²`, in f64.
+#[inline(always)]
+fn squared(v: [f32; 3]) -> f64 {
+    f64::from(dot(v, v))
+}
+
+/// The clearance of [`fans_from_corner_0`]: `v` (the cross product of vectors of squared lengths
+/// `x_squared`, `y_squared`) lies along `n` by at least `|x|·|y| / 2M`. In f64, where the squares and
+/// products of f32 values neither overflow nor underflow; written as "greater" so that a NaN fails.
+#[inline(always)]
+fn clears(v: [f32; 3], x_squared: f64, y_squared: f64, n: [f32; 3], nn: f64) -> bool {
+    /// `1 / 4M²` for M = 32.
+    const CLEARANCE: f64 = 1.0 / 4096.0;
+    let along = dot(v, n);
+    along > 0.0 && f64::from(along) * f64::from(along) >= CLEARANCE * x_squared * y_squared * nn
+}
+
+/// Whether the turn at corner `b`, between corners `a` before it and `c` after it (edge in × edge out,
+/// as the full test takes it), [`clears`].
+#[inline(always)]
+fn turn_clears(a: [f32; 3], b: [f32; 3], c: [f32; 3], n: [f32; 3], nn: f64) -> bool {
+    let (edge_in, edge_out) = (sub(b, a), sub(c, b));
+    clears(cross(edge_in, edge_out), squared(edge_in), squared(edge_out), n, nn)
 }
 
 /// Work allowed for placing crossings that lyon gives no source for (vertices × edges).
