@@ -356,15 +356,23 @@ fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
     let nn_wide = f64::from(nn);
     // One test after another, each from the corners, rather than all tests' parts made first: fewer
     // values live at once, fewer moved through memory (and a quad that fails one skips the rest).
-    let c1_squared = squared(c1);
+    let (b1_squared, c1_squared, c2_squared) = (squared(b1), squared(c1), squared(c2));
+    // The turns at corners 1 and 3 are the fan's triangles (edge 0→1 × edge 1→2 is b1 × c1, edge 2→3 ×
+    // edge 3→0 is c1 × c2, before rounding): they clear with them, as long as the sides about the
+    // diagonal 0–2 are not over a thousand times its length (the turns' roundings, against the edges'
+    // lengths, then stay under 10⁻³ of what the triangles clear by).
     in_range
-        && clears(a1, squared(b1), c1_squared, n, nn_wide)
-        && clears(a2, c1_squared, squared(c2), n, nn_wide)
+        && clears(a1, b1_squared, c1_squared, n, nn_wide)
+        && clears(a2, c1_squared, c2_squared, n, nn_wide)
+        && b1_squared <= SIDE_OVER_DIAGONAL_SQUARED * c1_squared
+        && c2_squared <= SIDE_OVER_DIAGONAL_SQUARED * c1_squared
         && turn_clears(p3, p0, p1, n, nn_wide)
-        && turn_clears(p0, p1, p2, n, nn_wide)
         && turn_clears(p1, p2, p3, n, nn_wide)
-        && turn_clears(p2, p3, p0, n, nn_wide)
 }
+
+/// How much longer than the diagonal 0–2 the sides 0–1 and 0–3 may be, squared (1024²), for the quick
+/// test to take the turns at corners 1 and 3 from the fan's triangles.
+const SIDE_OVER_DIAGONAL_SQUARED: f64 = (1u64 << 20) as f64;
 
 /// `|v|²`, in f64.
 #[inline(always)]
@@ -529,12 +537,12 @@ mod tests {
             state ^= state << 17;
             (state >> 40) as f32 / (1u64 << 24) as f32
         };
-        let (mut quick, mut well_shaped, mut well_shaped_quick, mut strips_quick) = (0, 0, 0, 0);
+        let (mut quick, mut well_shaped, mut well_shaped_quick, mut strips_quick, mut kites_quick) = (0, 0, 0, 0, 0);
         for case in 0..400_000 {
-            let family = case % 10;
+            let family = case % 12;
             // Where the quad sits and how large it is: far from the origin and tiny, huge, or near.
             let (origin, size) = match family {
-                0 | 8 => ([1e4, -3e3, 7e2], 1e-3),
+                0 | 8 | 10 => ([1e4, -3e3, 7e2], 1e-3),
                 1 => ([0.0; 3], 1e9),
                 2 => ([0.0; 3], 1e-12),
                 _ => ([random() * 10.0, random() * 10.0, random() * 10.0], 0.1 + random() * 5.0),
@@ -543,7 +551,9 @@ mod tests {
             // and out of the plane (`lift`); family 5 moves corners far enough to make reflex corners,
             // crossings and slivers; family 6 flattens it towards a line; families 8 and 9 make strips
             // 20 to 45 times as long as they are wide, around the quick test's limit of thinness, far
-            // from the origin (where the corners' differences round most) and near it.
+            // from the origin (where the corners' differences round most) and near it; families 10 and
+            // 11 pull one corner out from the centre, 10 to a million times as far, into a kite with a
+            // sharp corner there (the quick test's bound on sides against the diagonal 0–2).
             let w = 0.05 + random();
             let h = match family {
                 6 => 1e-7 * random(),
@@ -566,6 +576,12 @@ mod tests {
                 let (x, y) = (c * x - s * y, s * x + c * y);
                 quad[k] = [origin[0] + size * x, origin[1] + size * z, origin[2] + size * y];
             }
+            if family >= 10 {
+                let far = (random() * 4.0) as usize % 4;
+                let centre: [f32; 3] = std::array::from_fn(|axis| quad.iter().map(|p| p[axis]).sum::<f32>() / 4.0);
+                let scale = 10f32.powf(1.0 + 5.0 * random());
+                quad[far] = std::array::from_fn(|axis| centre[axis] + scale * (quad[far][axis] - centre[axis]));
+            }
             if case % 16 == 3 {
                 quad.reverse();
             }
@@ -573,7 +589,8 @@ mod tests {
             let full = full_test(&quad);
             if fast {
                 quick += 1;
-                strips_quick += usize::from(family >= 8);
+                strips_quick += usize::from(family == 8 || family == 9);
+                kites_quick += usize::from(family >= 10);
                 assert_eq!(full, Some(0), "case {case}: {quad:?}");
             }
             if (family == 3 || family == 7) && full == Some(0) {
@@ -585,6 +602,7 @@ mod tests {
         // Strips near the limit of thinness, where the quick test's roundings are largest, are among
         // them (about half of families 8 and 9).
         assert!(strips_quick > 30_000, "{strips_quick} strips decided quickly");
+        assert!(kites_quick > 10_000, "{kites_quick} kites decided quickly");
         // Nearly every ordinary quad the full test fans from corner 0 is decided without it.
         assert!(well_shaped_quick * 100 >= well_shaped * 99, "{well_shaped_quick} of {well_shaped}");
     }
