@@ -329,21 +329,24 @@ fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
 
 /// Whether [`fan`] would fan the quad from corner 0, decided from the fan's own two triangles instead of
 /// Newell's normal in f64 (the quick test was a fifth of a small file's load while it made that normal:
-/// about 420 instructions a quad, two in five of them moving lanes between registers).
+/// about 420 instructions a quad, two in five of them moving lanes between registers; now about 300).
 ///
 /// True only where every test of [`fan_apex`] passes with a margin no rounding can cross. The fan's
 /// triangles' cross products `a1 = b1 × c1`, `a2 = c1 × c2` (`b1`, `c1`, `c2`: corners 1, 2, 3 less
 /// corner 0, in f32, the full test's own values) sum exactly to the quad's area vector `V`, of which
-/// Newell's normal `N` is the f32 rounding; so `n = a1 + a2` stands for `N`. Each turn `t` (edge into a
-/// corner × edge out of it) and each triangle's `a` must clear `(v · n)² ≥ |x|²·|y|²·|n|² / 4M²` with
-/// `v · n > 0`, `x`, `y` the two vectors crossed and M = 32: every corner's angle and every fan
-/// triangle's angle at corner 0 is between about 2° and 178°, so `v` lies along `n` by at least
-/// `|x|·|y| / 2M`. Then the roundings are bounded by that: `|n − V|` by about `10·M·u·|n|` (u = 2⁻²⁴:
-/// the corners' differences and the cross products, each rounded once per step, against
-/// `|b1|·|c1| + |c1|·|c2| ≤ 2M·|n|`), and the full test's dot products along `N / |N|` by about as much
-/// again. That is below 4·10⁻⁵ of the area, under the full test's 10⁻⁴ for its sum; its turns and
-/// areas, positive by at least `|x|·|y| / 64` here, keep their signs and clear its 10⁻⁴ thinness bound
-/// by far. Quads thinner than about 32 : 1, and corners sharper than that, take the full test.
+/// Newell's normal `N` is the f32 rounding; so `n = a1 + a2` stands for `N`. Each triangle's `a`, and
+/// the turns `t` (edge into a corner × edge out of it) at corners 0 and 2, must clear
+/// `(v · n)² ≥ |x|²·|y|²·|n|² / 4M²` with `v · n > 0`, `x`, `y` the two vectors crossed and M = 32:
+/// those angles are between about 2° and 178°, so `v` lies along `n` by at least `|x|·|y| / 2M`. The
+/// turns at corners 1 and 3 are `a1` and `a2` before rounding, and follow from them while sides 0–1
+/// and 0–3 are at most 1024 times the diagonal 0–2. Then the roundings are bounded by the margins:
+/// `|n − V|` by about `10·M·u·|n|` (u = 2⁻²⁴: the corners' differences and the cross products, each
+/// rounded once per step, against `|b1|·|c1| + |c1|·|c2| ≤ 2M·|n|`), and the full test's dot products
+/// along `N / |N|` by about as much again. That is below 4·10⁻⁵ of the area, under the full test's
+/// 10⁻⁴ for its sum; its turns and areas, positive by at least `|x|·|y| / 64` here (the turns at 1 and
+/// 3 by that over 1025, less roundings of about 10·u·1025 of it), keep their signs and clear its 10⁻⁴
+/// thinness bound by far. Quads thinner than about 32 : 1, and corners sharper than that, take the
+/// full test.
 #[inline(always)]
 fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
     let [p0, p1, p2, p3] = *quad;
