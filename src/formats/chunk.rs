@@ -55,7 +55,14 @@ pub struct ChunkNode {
     pub fields: Vec<(String, String)>,
     /// Set by the tree when the node is added: the structure is the walker's, never a grammar's.
     parent: Option<ChunkId>,
-    children: Vec<ChunkId>,
+    /// The children are linked (first, last, each to the next), not listed: adding a chunk then
+    /// allocates nothing, where a list per container, grown child by child, was most of the
+    /// allocations of reading a file of many surfaces.
+    first_child: Option<ChunkId>,
+    last_child: Option<ChunkId>,
+    /// The next chunk of the same parent (or the next top-level chunk).
+    next_sibling: Option<ChunkId>,
+    child_count: u32,
     /// Its index among its siblings.
     place: u32,
 }
@@ -72,7 +79,10 @@ impl ChunkNode {
             display: None,
             fields: Vec::new(),
             parent: None,
-            children: Vec::new(),
+            first_child: None,
+            last_child: None,
+            next_sibling: None,
+            child_count: 0,
             place: 0,
         }
     }
@@ -148,7 +158,11 @@ pub struct ChunkTree {
 /// give a warning must not cost a million squared). A parent's entry is dropped when a grammar changes
 /// one of its children (a display name changes a segment); children added later extend it.
 #[derive(Debug, Default)]
-struct SiblingNumbers(std::sync::Mutex<HashMap<Option<ChunkId>, (Vec<u32>, HashMap<String, u32>)>>);
+struct SiblingNumbers(std::sync::Mutex<HashMap<Option<ChunkId>, SiblingNumbering>>);
+
+/// One parent's numbering so far: each child's number among the earlier siblings of its segment, the
+/// count per segment, and the last child numbered.
+type SiblingNumbering = (Vec<u32>, HashMap<String, u32>, Option<ChunkId>);
 
 impl Clone for SiblingNumbers {
     fn clone(&self) -> Self {
@@ -207,8 +221,10 @@ impl ChunkTree {
         &mut self.nodes[id.index()]
     }
 
-    pub fn children(&self, id: ChunkId) -> &[ChunkId] {
-        &self.node(id).children
+    /// A chunk's children, in file order.
+    pub fn children(&self, id: ChunkId) -> ChildIds<'_> {
+        let node = self.node(id);
+        ChildIds { tree: self, next: node.first_child, left: node.child_count as usize }
     }
 
     pub fn parent(&self, id: ChunkId) -> Option<ChunkId> {
@@ -227,7 +243,7 @@ impl ChunkTree {
 
     /// The top-level chunks with their paths (`MOHD`, `MOMT`, or `FORM` for IFF).
     pub fn root_paths(&self) -> Vec<(String, ChunkRef<'_>)> {
-        self.paths_of(&self.roots, "")
+        self.paths_of(self.roots.iter().copied(), "")
     }
 
     /// Every chunk with its path, depth-first in file order.
@@ -249,17 +265,25 @@ impl ChunkTree {
         let mut numbers = self.numbers.0.lock().unwrap_or_else(|e| e.into_inner());
         while let Some(id) = at {
             let node = self.node(id);
-            let (numbered, counts) = numbers.entry(node.parent).or_default();
-            let siblings = self.siblings(id);
-            let wanted = node.place as usize + 1;
-            if numbered.len() < wanted {
-                for &sibling in &siblings[numbered.len()..wanted] {
-                    let count = counts.entry(self.node(sibling).segment()).or_insert(0);
-                    numbered.push(*count);
-                    *count += 1;
-                }
+            let first = match node.parent {
+                Some(parent) => self.node(parent).first_child,
+                None => self.roots.first().copied(),
+            };
+            let (numbered, counts, last) = numbers.entry(node.parent).or_default();
+            // The siblings are numbered in order from where the last path left off (the next one read
+            // from the tree, which may have grown since).
+            while numbered.len() <= node.place as usize {
+                let next = match *last {
+                    Some(last) => self.node(last).next_sibling,
+                    None => first,
+                };
+                let Some(sibling) = next else { break };
+                let count = counts.entry(self.node(sibling).segment()).or_insert(0);
+                numbered.push(*count);
+                *count += 1;
+                *last = Some(sibling);
             }
-            segments.push((node.segment(), numbered[node.place as usize] as usize));
+            segments.push((node.segment(), numbered.get(node.place as usize).copied().unwrap_or(0) as usize));
             at = node.parent;
         }
         segments.iter().rev().fold(String::new(), |path, (segment, index)| join_path(&path, segment, *index))
@@ -280,37 +304,68 @@ impl ChunkTree {
     /// The chunks nested as the file nests them, for serialising (`--info --json`): each node with its
     /// `children` inline.
     pub fn nested(&self) -> NestedChunks<'_> {
-        NestedChunks { tree: self, ids: &self.roots }
-    }
-
-    /// The chunks at the same level as `id`, `id` included.
-    fn siblings(&self, id: ChunkId) -> &[ChunkId] {
-        match self.node(id).parent {
-            Some(parent) => self.children(parent),
-            None => &self.roots,
-        }
+        NestedChunks { tree: self, first: self.roots.first().copied() }
     }
 
     /// `ids` with their paths under `parent_path`, numbered among themselves.
-    fn paths_of(&self, ids: &[ChunkId], parent_path: &str) -> Vec<(String, ChunkRef<'_>)> {
+    fn paths_of(&self, ids: impl Iterator<Item = ChunkId>, parent_path: &str) -> Vec<(String, ChunkRef<'_>)> {
         let mut counts = HashMap::new();
-        ids.iter().map(|&id| (child_path_of(parent_path, self.node(id), &mut counts), self.chunk(id))).collect()
+        ids.map(|id| (child_path_of(parent_path, self.node(id), &mut counts), self.chunk(id))).collect()
     }
 
     /// Adds `node` as the last child of `parent` (or as the last top-level chunk).
     fn push(&mut self, parent: Option<ChunkId>, node: ChunkNode) -> ChunkId {
         let id = ChunkId(u32::try_from(self.nodes.len()).expect("a chunk tree is bounded by its file's size"));
-        let place = match parent {
-            Some(parent) => self.nodes[parent.index()].children.len(),
-            None => self.roots.len(),
-        } as u32;
-        self.nodes.push(ChunkNode { parent, place, ..node });
+        let (place, previous) = match parent {
+            Some(parent) => {
+                let parent = &self.nodes[parent.index()];
+                (parent.child_count, parent.last_child)
+            }
+            None => (self.roots.len() as u32, self.roots.last().copied()),
+        };
+        self.nodes.push(ChunkNode { parent, place, first_child: None, last_child: None, next_sibling: None, child_count: 0, ..node });
+        if let Some(previous) = previous {
+            self.nodes[previous.index()].next_sibling = Some(id);
+        }
         match parent {
-            Some(parent) => self.nodes[parent.index()].children.push(id),
+            Some(parent) => {
+                let parent = &mut self.nodes[parent.index()];
+                parent.first_child.get_or_insert(id);
+                parent.last_child = Some(id);
+                parent.child_count += 1;
+            }
             None => self.roots.push(id),
         }
         id
     }
+}
+
+/// A chunk's children, in file order ([`ChunkTree::children`]).
+#[derive(Clone, Debug)]
+pub struct ChildIds<'t> {
+    tree: &'t ChunkTree,
+    next: Option<ChunkId>,
+    left: usize,
+}
+
+impl Iterator for ChildIds<'_> {
+    type Item = ChunkId;
+
+    fn next(&mut self) -> Option<ChunkId> {
+        let id = self.next?;
+        self.next = self.tree.node(id).next_sibling;
+        self.left -= 1;
+        Some(id)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for ChildIds<'_> {}
+
+impl ChunkTree {
 }
 
 /// A node together with its tree: what a parser walking a part of the file holds. It reads as the
@@ -329,7 +384,7 @@ impl<'t> ChunkRef<'t> {
 
     pub fn children(self) -> impl ExactSizeIterator<Item = ChunkRef<'t>> + Clone + 't {
         let tree = self.tree;
-        tree.children(self.chunk).iter().map(move |&id| tree.chunk(id))
+        tree.children(self.chunk).map(move |id| tree.chunk(id))
     }
 
     pub fn first_child(self) -> Option<ChunkRef<'t>> {
@@ -337,7 +392,7 @@ impl<'t> ChunkRef<'t> {
     }
 
     pub fn has_children(self) -> bool {
-        !self.tree.children(self.chunk).is_empty()
+        self.node().first_child.is_some()
     }
 
     /// The node's path in its tree ([`ChunkTree::path`]), made when asked: readers name a chunk in an
@@ -363,7 +418,8 @@ impl Deref for ChunkRef<'_> {
 /// The serialised form of a list of chunks: each one's fields, then its `children` the same way.
 pub struct NestedChunks<'t> {
     tree: &'t ChunkTree,
-    ids: &'t [ChunkId],
+    /// The first chunk of the level; the others follow it.
+    first: Option<ChunkId>,
 }
 
 /// One chunk as `--info --json` shows it; the field names and omissions are that output's.
@@ -388,13 +444,14 @@ fn no_fields(fields: &&[(String, String)]) -> bool {
 
 impl NestedChunks<'_> {
     fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.first.is_none()
     }
 }
 
 impl serde::Serialize for NestedChunks<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.ids.iter().map(|&id| {
+        let level = std::iter::successors(self.first, |&id| self.tree.node(id).next_sibling);
+        serializer.collect_seq(level.map(|id| {
             let node = self.tree.node(id);
             NestedChunk {
                 id: node.id,
@@ -403,7 +460,7 @@ impl serde::Serialize for NestedChunks<'_> {
                 length: node.length,
                 display: node.display.as_deref(),
                 fields: &node.fields,
-                children: NestedChunks { tree: self.tree, ids: &node.children },
+                children: NestedChunks { tree: self.tree, first: node.first_child },
             }
         }))
     }
@@ -595,7 +652,7 @@ impl IffWalk<'_, '_> {
                     return Err(error.within(&self.tree.path(at)));
                 }
             };
-            let place = self.tree.children(parent).len();
+            let place = self.tree.node(parent).child_count as usize;
             let node = self.tree.push(Some(parent), ChunkNode::leaf(id, offset, header_len, length));
             // Too deep is never kept as a warning: the walk must end.
             check_depth(depth, offset).map_err(|error| error.within(&self.tree.path(node)))?;
@@ -700,7 +757,7 @@ mod tests {
         let mut body = chunk(b"DESC", b"abc");
         body.extend(chunk(b"TEXT", b"xy"));
         let tree = read_iff_tree(&form(b"LWO2", &body)).unwrap();
-        let kids: Vec<&ChunkNode> = tree.children(tree.roots()[0]).iter().map(|&id| tree.node(id)).collect();
+        let kids: Vec<&ChunkNode> = tree.children(tree.roots()[0]).map(|id| tree.node(id)).collect();
         assert_eq!(kids.len(), 2);
         assert_eq!((kids[0].offset, kids[0].length), (12, 3));
         assert_eq!((kids[1].id, kids[1].offset), (FourCc::new(b"TEXT"), 24));
@@ -749,10 +806,10 @@ mod tests {
         surf.extend_from_slice(&(blok.len() as u16).to_be_bytes());
         surf.extend_from_slice(&blok);
         let tree = read_iff_tree(&form(b"LWO2", &chunk(b"SURF", &surf))).unwrap();
-        let child = |id: ChunkId, n: usize| tree.children(id)[n];
+        let child = |id: ChunkId, n: usize| tree.children(id).nth(n).expect("the child");
         let surf = child(tree.roots()[0], 0);
         assert_eq!(tree.node(surf).prefix_len, 8);
-        let ids: Vec<String> = tree.children(surf).iter().map(|&c| tree.node(c).id.to_string()).collect();
+        let ids: Vec<String> = tree.children(surf).map(|c| tree.node(c).id.to_string()).collect();
         assert_eq!(ids, ["COLR", "BLOK"]);
         let blok = child(surf, 1);
         assert_eq!(tree.node(child(blok, 0)).id, FourCc::new(b"IMAP"));
@@ -782,7 +839,7 @@ mod tests {
         }
         let (second_surf, colr) = (paths[4].1, paths[5].1);
         assert_eq!(tree.parent(colr), Some(second_surf));
-        assert_eq!(tree.children(second_surf), [colr]);
+        assert_eq!(tree.children(second_surf).collect::<Vec<_>>(), [colr]);
         assert_eq!(tree.parent(tree.roots()[0]), None);
         assert_eq!(tree.deepest_at(tree.node(colr).data_offset() + 1), Some(colr));
         assert_eq!(tree.deepest_at(tree.node(second_surf).data_offset()), Some(second_surf), "the names before COLR");

@@ -110,7 +110,7 @@ impl IffGrammar for LightWaveGrammar {
             return;
         };
         // The ids are copied out: naming a child borrows the tree mutably.
-        for child in tree.children(node).to_vec() {
+        for child in tree.children(node).collect::<Vec<_>>() {
             let child = tree.node_mut(child);
             if child.id == ANONYMOUS && child.fields.is_empty() {
                 child.display = Some("(fields)".into());
