@@ -131,20 +131,37 @@ impl Triangulator {
     /// Appends triangles of the polygon `points` to `out`, as indices into `points`, or from
     /// `points.len()` on into [`Self::crossings`]. Returns how many were added; a polygon with
     /// non-finite or collinear points yields none.
+    ///
+    /// Always inlined: a quad that the quick test fans, and a triangle, are decided where the caller
+    /// has just read their points, in registers (through memory, the quad's first point read back
+    /// was a tenth of the triangulator's time); every other polygon takes [`Self::triangulate_rest`].
+    #[inline(always)]
     pub fn triangulate(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
-        let n = points.len();
         self.crossings.clear();
+        match points.len() {
+            3 if all_finite(points) => {
+                out.push([0, 1, 2]);
+                1
+            }
+            4 if points.first_chunk::<4>().is_some_and(|quad| quad_finite(&by_axis(quad)) && fans_from_corner_0(quad)) => {
+                out.push([0, 1, 2]);
+                out.push([0, 2, 3]);
+                2
+            }
+            _ => self.triangulate_rest(points, out),
+        }
+    }
+
+    /// [`Self::triangulate`] for the polygons its quick cases leave.
+    #[inline(never)]
+    fn triangulate_rest(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
+        let n = points.len();
         // Quads, most polygons of real meshes, take the same steps with the corner count known, so
         // the compiler unrolls them.
         let fan = match <&[[f32; 3]; 4]>::try_from(points) {
             Ok(quad) => {
                 if !quad_finite(&by_axis(quad)) {
                     return 0;
-                }
-                if fans_from_corner_0(quad) {
-                    out.push([0, 1, 2]);
-                    out.push([0, 2, 3]);
-                    return 2;
                 }
                 fan(quad, out)
             }
