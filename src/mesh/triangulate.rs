@@ -138,12 +138,13 @@ impl Triangulator {
     #[inline(always)]
     pub fn triangulate(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
         self.crossings.clear();
-        match points.len() {
-            3 if all_finite(points) => {
+        match (points.len(), points.first_chunk::<4>()) {
+            (3, _) if all_finite(points) => {
                 out.push([0, 1, 2]);
                 1
             }
-            4 if points.first_chunk::<4>().is_some_and(|quad| quad_finite(&by_axis(quad)) && fans_from_corner_0(quad)) => {
+            // A guard, not a closure: a closure around the quick test was left as a call.
+            (4, Some(quad)) if quad_finite(&by_axis(quad)) && fans_from_corner_0(quad) => {
                 out.push([0, 1, 2]);
                 out.push([0, 2, 3]);
                 2
