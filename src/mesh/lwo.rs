@@ -836,19 +836,33 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
             corner_vertex.push(mesh.positions.len() as u32);
             push_crossing(mesh, corner_vertex, crossing);
         }
-        // Rewritten in place to the mesh's vertices, then copied in one go (not pushed index by index).
-        for t in tris.iter_mut() {
+        // A triangle's in the mesh's vertices, in the mesh's winding.
+        let in_mesh = |t: [u32; 3]| {
             let [a, b, c] = t.map(|i| corner_vertex[i as usize]);
-            *t = if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] };
-        }
-        // A triangle's or a quad's indices as a copy of known length, which compiles to a few moves
-        // where a copy of any length was a call to `memcpy` per polygon (3 % of a small file's load).
+            if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] }
+        };
+        // A triangle's or a quad's indices and records as copies of known length, which compile to a
+        // few moves where a copy of any length was a call to `memcpy` per polygon (3 % of a small
+        // file's load); other polygons' rewritten in place, then copied in one go.
+        let polygon = p as u32;
         match tris.as_slice() {
-            [t] => mesh.indices.extend_from_slice(t),
-            [t, u] => mesh.indices.extend_from_slice(&[t[0], t[1], t[2], u[0], u[1], u[2]]),
-            _ => mesh.indices.extend_from_slice(tris.as_flattened()),
+            &[t] => {
+                mesh.indices.extend_from_slice(&in_mesh(t));
+                mesh.triangle_records.push(polygon);
+            }
+            &[t, u] => {
+                let ([a, b, c], [d, e, f]) = (in_mesh(t), in_mesh(u));
+                mesh.indices.extend_from_slice(&[a, b, c, d, e, f]);
+                mesh.triangle_records.extend_from_slice(&[polygon, polygon]);
+            }
+            _ => {
+                for t in tris.iter_mut() {
+                    *t = in_mesh(*t);
+                }
+                mesh.indices.extend_from_slice(tris.as_flattened());
+                mesh.triangle_records.extend(std::iter::repeat_n(polygon, tris.len()));
+            }
         }
-        mesh.triangle_records.extend(std::iter::repeat_n(p as u32, tris.len()));
     }
     scratch.clear();
     out
