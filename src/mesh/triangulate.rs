@@ -364,17 +364,19 @@ fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
 /// 10⁻⁴ for its sum; its turns and areas, positive by at least `|x|·|y| / 64` here (the turns at 1 and
 /// 3 by that over 1025, less roundings of about 10·u·1025 of it), keep their signs and clear its 10⁻⁴
 /// thinness bound by far. Quads thinner than about 32 : 1, and corners sharper than that, take the
-/// full test.
+/// full test. The bounds hold where roundings are relative, so the clearances are taken in f64 (the
+/// f32 vectors' products there are exact) and also ask `|x|·|y| ≥ 10⁻³⁰`: below that the f32 products
+/// of either test fall out of the normal range, where a rounding is a fixed step (a quad with a side
+/// of 10⁻³⁵ was taken while its turn there was reflex; a review found it).
 #[inline(always)]
 fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
     let [p0, p1, p2, p3] = *quad;
     let (b1, c1, c2) = (sub(p1, p0), sub(p2, p0), sub(p3, p0));
     let (a1, a2) = (cross(b1, c1), cross(c1, c2));
-    let n = [a1[0] + a2[0], a1[1] + a2[1], a1[2] + a2[2]];
-    let nn = dot(n, n);
+    let n = [a1[0] + a2[0], a1[1] + a2[1], a1[2] + a2[2]].map(f64::from);
+    let nn_wide = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
     // Far inside `normalize`'s range (length above 1e-20, finite): nothing below overflows.
-    let in_range = nn > 1e-30 && nn < 1e30;
-    let nn_wide = f64::from(nn);
+    let in_range = nn_wide > 1e-30 && nn_wide < 1e30;
     // One test after another, each from the corners, rather than all tests' parts made first: fewer
     // values live at once, fewer moved through memory (and a quad that fails one skips the rest).
     let (b1_squared, c1_squared, c2_squared) = (squared(b1), squared(c1), squared(c2));
@@ -395,27 +397,39 @@ fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
 /// test to take the turns at corners 1 and 3 from the fan's triangles.
 const SIDE_OVER_DIAGONAL_SQUARED: f64 = (1u64 << 20) as f64;
 
+/// `a · b` of an f32 vector and an f64 one, in f64: every product exact, no underflow or overflow.
+#[inline(always)]
+fn dot_wide(a: [f32; 3], b: [f64; 3]) -> f64 {
+    let a = a.map(f64::from);
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
 /// `|v|²`, in f64.
 #[inline(always)]
 fn squared(v: [f32; 3]) -> f64 {
-    f64::from(dot(v, v))
+    dot_wide(v, v.map(f64::from))
 }
 
 /// The clearance of [`fans_from_corner_0`]: `v` (the cross product of vectors of squared lengths
 /// `x_squared`, `y_squared`) lies along `n` by at least `|x|·|y| / 2M`. In f64, where the squares and
 /// products of f32 values neither overflow nor underflow; written as "greater" so that a NaN fails.
+/// `|x|·|y|` must also be at least 10⁻³⁰: the f32 cross products (this test's and the full test's)
+/// then stay far above the smallest normal f32, where their roundings are relative to their size
+/// (below it a rounding is a fixed step, and a tiny turn of the wrong sign can come out positive).
 #[inline(always)]
-fn clears(v: [f32; 3], x_squared: f64, y_squared: f64, n: [f32; 3], nn: f64) -> bool {
+fn clears(v: [f32; 3], x_squared: f64, y_squared: f64, n: [f64; 3], nn: f64) -> bool {
     /// `1 / 4M²` for M = 32.
     const CLEARANCE: f64 = 1.0 / 4096.0;
-    let along = dot(v, n);
-    along > 0.0 && f64::from(along) * f64::from(along) >= CLEARANCE * x_squared * y_squared * nn
+    /// The least `|x|²·|y|²`.
+    const FLOOR: f64 = 1e-60;
+    let (along, product) = (dot_wide(v, n), x_squared * y_squared);
+    along > 0.0 && product >= FLOOR && along * along >= CLEARANCE * product * nn
 }
 
 /// Whether the turn at corner `b`, between corners `a` before it and `c` after it (edge in × edge out,
 /// as the full test takes it), [`clears`].
 #[inline(always)]
-fn turn_clears(a: [f32; 3], b: [f32; 3], c: [f32; 3], n: [f32; 3], nn: f64) -> bool {
+fn turn_clears(a: [f32; 3], b: [f32; 3], c: [f32; 3], n: [f64; 3], nn: f64) -> bool {
     let (edge_in, edge_out) = (sub(b, a), sub(c, b));
     clears(cross(edge_in, edge_out), squared(edge_in), squared(edge_out), n, nn)
 }
@@ -560,12 +574,17 @@ mod tests {
         };
         let (mut quick, mut well_shaped, mut well_shaped_quick, mut strips_quick, mut kites_quick) = (0, 0, 0, 0, 0);
         for case in 0..400_000 {
-            let family = case % 12;
+            let family = case % 15;
             // Where the quad sits and how large it is: far from the origin and tiny, huge, or near.
             let (origin, size) = match family {
                 0 | 8 | 10 => ([1e4, -3e3, 7e2], 1e-3),
                 1 => ([0.0; 3], 1e9),
                 2 => ([0.0; 3], 1e-12),
+                // Around the quick test's range of sizes: areas from 1e-6 down to 1e-15, and from
+                // 1e10 up to 1e15.
+                12 => ([0.0; 3], 10f32.powf(-3.0 - 4.5 * random())),
+                14 => ([0.0; 3], 1e-3),
+                13 => ([0.0; 3], 10f32.powf(5.0 + 2.5 * random())),
                 _ => ([random() * 10.0, random() * 10.0, random() * 10.0], 0.1 + random() * 5.0),
             };
             // A rectangle of random proportions, each corner moved by up to `jitter` of its size, in
@@ -574,7 +593,10 @@ mod tests {
             // 20 to 45 times as long as they are wide, around the quick test's limit of thinness, far
             // from the origin (where the corners' differences round most) and near it; families 10 and
             // 11 pull one corner out from the centre, 10 to a million times as far, into a kite with a
-            // sharp corner there (the quick test's bound on sides against the diagonal 0–2).
+            // sharp corner there (the quick test's bound on sides against the diagonal 0–2); families
+            // 12 and 13 are tiny and huge at the origin, and 14 moves one corner to within 1e-30 to
+            // 1e-38 of the corner before it, in any direction, with that corner at the origin: f32
+            // products there fall below the normal range.
             let w = 0.05 + random();
             let h = match family {
                 6 => 1e-7 * random(),
@@ -597,7 +619,19 @@ mod tests {
                 let (x, y) = (c * x - s * y, s * x + c * y);
                 quad[k] = [origin[0] + size * x, origin[1] + size * z, origin[2] + size * y];
             }
-            if family >= 10 {
+            if family == 14 {
+                // Any direction from the corner before, so that the turn there takes either sign.
+                let k = (random() * 4.0) as usize % 4;
+                let before = quad[(k + 3) % 4];
+                // The corner before at the origin, so that the short side's tiny coordinates are
+                // kept (beside a corner elsewhere they would round away).
+                let t = 10f32.powf(-30.0 - 8.0 * random());
+                for corner in &mut quad {
+                    *corner = std::array::from_fn(|axis| corner[axis] - before[axis]);
+                }
+                quad[k] = std::array::from_fn(|_| t * (random() - 0.5));
+            }
+            if family == 10 || family == 11 {
                 let far = (random() * 4.0) as usize % 4;
                 let centre: [f32; 3] = std::array::from_fn(|axis| quad.iter().map(|p| p[axis]).sum::<f32>() / 4.0);
                 let scale = 10f32.powf(1.0 + 5.0 * random());
@@ -611,7 +645,7 @@ mod tests {
             if fast {
                 quick += 1;
                 strips_quick += usize::from(family == 8 || family == 9);
-                kites_quick += usize::from(family >= 10);
+                kites_quick += usize::from(family == 10 || family == 11);
                 assert_eq!(full, Some(0), "case {case}: {quad:?}");
             }
             if (family == 3 || family == 7) && full == Some(0) {
@@ -622,10 +656,32 @@ mod tests {
         assert!(quick > 100_000, "{quick} quads decided quickly");
         // Strips near the limit of thinness, where the quick test's roundings are largest, are among
         // them (about half of families 8 and 9).
-        assert!(strips_quick > 30_000, "{strips_quick} strips decided quickly");
+        assert!(strips_quick > 20_000, "{strips_quick} strips decided quickly");
         assert!(kites_quick > 10_000, "{kites_quick} kites decided quickly");
         // Nearly every ordinary quad the full test fans from corner 0 is decided without it.
         assert!(well_shaped_quick * 100 >= well_shaped * 99, "{well_shaped_quick} of {well_shaped}");
+    }
+
+    /// Quads whose side 0–1 is so short that the f32 products of the fan's first triangle fall below
+    /// the normal range. The first one's turn at corner 1 is reflex (the full test fans it from corner
+    /// 1); with its squares in f32 the quick test took it, its side's square flushed to 0. The second
+    /// one took it in a model of the f32 arithmetic, with a dot product rounded up from below 0.
+    #[test]
+    fn the_quick_quad_test_leaves_quads_of_subnormal_products_to_the_full_test() {
+        let quads: [[[f32; 3]; 4]; 2] = [
+            [[0.0, 0.0, 0.0], [4e-36, -4e-36, 2e-35], [1e-3, 5e-4, 3e-4], [-1e-4, 8e-4, 3e-4]],
+            [
+                [0.0, 0.0, 0.0],
+                [5.447824e-21, 3.137049e-21, 2.184915e-21],
+                [1.7586621e-9, 1.7270133e-9, -1.7101265e-9],
+                [-2.6436021e-7, 9.4861525e-7, -1.5583176e-8],
+            ],
+        ];
+        assert_eq!(full_test(&quads[0]), Some(1));
+        for quad in &quads {
+            assert!(!fans_from_corner_0(quad) || full_test(quad) == Some(0), "{quad:?}");
+        }
+        assert!(!fans_from_corner_0(&quads[0]));
     }
 
     #[test]
