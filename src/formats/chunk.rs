@@ -365,9 +365,6 @@ impl Iterator for ChildIds<'_> {
 
 impl ExactSizeIterator for ChildIds<'_> {}
 
-impl ChunkTree {
-}
-
 /// A node together with its tree: what a parser walking a part of the file holds. It reads as the
 /// node ([`Deref`]) and walks to its children.
 #[derive(Clone, Copy, Debug)]
