@@ -347,7 +347,7 @@ fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
 
 /// Whether [`fan`] would fan the quad from corner 0, decided from the fan's own two triangles instead of
 /// Newell's normal in f64 (the quick test was a fifth of a small file's load while it made that normal:
-/// about 420 instructions a quad, two in five of them moving lanes between registers; now about 300).
+/// about 420 instructions a quad, two in five of them moving lanes between registers; now about 350).
 ///
 /// True only where every test of [`fan_apex`] passes with a margin no rounding can cross. The fan's
 /// triangles' cross products `a1 = b1 × c1`, `a2 = c1 × c2` (`b1`, `c1`, `c2`: corners 1, 2, 3 less
