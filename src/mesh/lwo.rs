@@ -886,9 +886,9 @@ struct PolygonCorners<'p> {
 
 /// Each corner's vertex in `mesh`, pushed to `corner_vertex`: the vertex its point already has there
 /// when the corner's values are the same, else a new one. Apart from [`build_range`], so that the
-/// columns it appends to come in as references of their own: the compiler then knows that writing a
-/// vertex does not change a column's length, and keeps the lengths in registers instead of reading
-/// them back after every value written.
+/// columns it appends to come in as references of their own: the compiler then knows more of what
+/// writing a vertex leaves unchanged, and reads back less after each value written (about 1 % fewer
+/// instructions on the corpus files measured; it still reloads some columns' lengths).
 #[inline(always)]
 fn polygon_corners<const BY_POINT: bool, const PLAIN: bool>(
     inputs: &LayerInputs<'_>,
