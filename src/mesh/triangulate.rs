@@ -132,9 +132,10 @@ impl Triangulator {
     /// `points.len()` on into [`Self::crossings`]. Returns how many were added; a polygon with
     /// non-finite or collinear points yields none.
     ///
-    /// Always inlined: a quad that the quick test fans, and a triangle, are decided where the caller
-    /// has just read their points, in registers (through memory, the quad's first point read back
-    /// was a tenth of the triangulator's time); every other polygon takes [`Self::triangulate_rest`].
+    /// Always inlined: a quad that the quick test fans, and a triangle, are decided in the caller's
+    /// loop, without a call into the triangulator's large frame (at that call, reading the quad's
+    /// first point back was a tenth of the triangulator's time in a profile); every other polygon
+    /// takes [`Self::triangulate_rest`], which tests a quad's finiteness again (a cost only there).
     #[inline(always)]
     pub fn triangulate(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
         self.crossings.clear();
