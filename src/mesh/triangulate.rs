@@ -139,15 +139,15 @@ impl Triangulator {
     #[inline(always)]
     pub fn triangulate(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
         self.crossings.clear();
-        match (points.len(), points.first_chunk::<4>()) {
-            (3, _) if all_finite(points) => {
-                out.push([0, 1, 2]);
+        // Guards, not a closure: a closure around the quick test was left as a call.
+        match (points.len(), points.first_chunk::<3>(), points.first_chunk::<4>()) {
+            (3, Some(triangle), _) if fans_quickly(triangle) => {
+                out.push(QUICK_FANS[0][0]);
                 1
             }
-            // A guard, not a closure: a closure around the quick test was left as a call.
-            (4, Some(quad)) if quad_finite(&by_axis(quad)) && fans_from_corner_0(quad) => {
-                out.push([0, 1, 2]);
-                out.push([0, 2, 3]);
+            (4, _, Some(quad)) if fans_quickly(quad) => {
+                out.push(QUICK_FANS[1][0]);
+                out.push(QUICK_FANS[1][1]);
                 2
             }
             _ => self.triangulate_rest(points, out),
@@ -345,6 +345,19 @@ fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
     }
     Fan::Made(n as usize - 2)
 }
+
+/// Whether [`Triangulator::triangulate`] decides this triangle or quad by its quick cases: a finite
+/// triangle, or a quad its quick test fans from corner 0. Its triangles are then [`QUICK_FANS`]`[N - 3]`.
+#[inline(always)]
+pub fn fans_quickly<const N: usize>(points: &[[f32; 3]; N]) -> bool {
+    match points.as_slice().first_chunk::<4>() {
+        Some(quad) if N == 4 => quad_finite(&by_axis(quad)) && fans_from_corner_0(quad),
+        _ => N == 3 && all_finite(points),
+    }
+}
+
+/// The triangles of [`fans_quickly`]'s triangles and quads, as [`Triangulator::triangulate`] makes them.
+pub const QUICK_FANS: [&[[u32; 3]]; 2] = [&[[0, 1, 2]], &[[0, 1, 2], [0, 2, 3]]];
 
 /// Whether [`fan`] would fan the quad from corner 0, decided from the fan's own two triangles instead of
 /// Newell's normal in f64 (the quick test was a fifth of a small file's load while it made that normal:
