@@ -681,8 +681,9 @@ impl RangeScratch {
 /// it (in one loop, the compiler kept fewer values in registers on every corner). With `PLAIN` (no
 /// surface of the layer has a second UV set or a colour map, the file stores no normals, the layer
 /// has no morphs) the loop is compiled without them: a flat sphere's corner took 134 instructions
-/// with them, 104 without; and there, after each polygon, the triangles and quads that follow it in
-/// the same mesh are built by a loop of their own ([`PlainRun`]), as long as they are plain.
+/// with them, 104 without; and there, after each polygon this loop builds into a surface's mesh (whose
+/// projection, if any, is kept in a table), the triangles and quads that follow it in the same mesh are
+/// built by a loop of their own ([`PlainRun`]), as long as they are plain.
 fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
     let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
@@ -879,7 +880,8 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
 }
 
 /// Point `v`'s UV by a projecting block, from the block's table of the points' projected UVs: made
-/// by the first corner that asks for it (`point` is its position), read by the others.
+/// by the first corner that asks for it (`point` is its position), read by the others (a NaN result,
+/// and a point past the layer's, which has no entry, are made again each time).
 #[inline(always)]
 fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, point: [f32; 3]) -> [f32; 2] {
     let made = || project(block, point, [0.0; 3]).unwrap_or([0.0, 0.0]);
@@ -896,12 +898,13 @@ fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, po
 }
 
 /// A run of plain triangles and quads of one mesh, in a layer built `PLAIN` (see [`build_range`]): faces
-/// of three or four distinct corners, decided by the triangulator's quick cases, their UVs projected
+/// (and patches, when they are not subdivided) of three or four corners, decided by the triangulator's
+/// quick cases, their UVs projected
 /// through a kept table, read from the surface's map or none. Most polygons of most files are such
 /// runs, and their loop is the general one made small: what stays the same over the run is taken once,
 /// a polygon's corners are counted at compile time, and the mesh's columns are taken apart, so that
 /// the compiler knows that writing one leaves the others (a flat sphere's quad took about 1180
-/// instructions in the general loop, about 850 here; the corpus 7.5 % fewer). Its corner loop is
+/// instructions in the general loop, about 850 here; the corpus 7.1 % fewer). Its corner loop is
 /// [`polygon_corners`]'s for a plain layer, and must give the same vertices (the test that holds the
 /// shortcuts to every corner compared holds it too): that function, made to serve both, took 20 %
 /// more instructions, a loop over optional values where this one has them all.
@@ -917,8 +920,9 @@ struct PlainRun<'r, 'a> {
 }
 
 impl PlainRun<'_, '_> {
-    /// Builds polygons `from..` into `mesh` while they are faces of its surface with three or four
-    /// distinct corners that the triangulator's quick cases decide; returns the first it leaves.
+    /// Builds polygons `from..end` into `mesh` while they are of its surface and detail, faces (or
+    /// patches, when not subdividing) of three or four corners that the triangulator's quick cases
+    /// decide; returns the first it leaves.
     #[inline(never)]
     fn build<const BY_POINT: bool>(mut self, mesh: &mut MeshData, from: usize, end: usize) -> usize {
         let polys = &self.inputs.layer.polygons;
@@ -946,14 +950,6 @@ impl PlainRun<'_, '_> {
     #[inline(always)]
     fn polygon<const BY_POINT: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
         let LayerInputs { layer, normals, point_normals, .. } = *self.inputs;
-        // A point named twice would find the vertex this polygon made for it.
-        for i in 0..N {
-            for j in i + 1..N {
-                if vs[i] == vs[j] {
-                    return false;
-                }
-            }
-        }
         let points = vs.map(|v| point_at(&layer.points, v));
         if !fans_quickly(&points) {
             return false;
@@ -1511,8 +1507,9 @@ mod tests {
     /// comparing every corner's values gives, to the bit: the assimp corpus (flat and smooth, seams of
     /// cylindrical and spherical projections, vertex colours), the LightWave 2018 objects, the generated
     /// terrain (four surfaces, a UV seam; once over two polygon ranges), and a grid with a NaN UV, a
-    /// corner a VMAD names and points in two surfaces' meshes, and again with a VMAD naming most
-    /// corners. Where the shortcut is off (modo's stored normals, the morphs of the LightWave 2018
+    /// corner a VMAD names and points in two surfaces' meshes, again with a VMAD naming most corners,
+    /// and again with triangles and a quad naming a point twice, a triangle naming a point past the
+    /// layer's and patches after a face; each with its patches subdivided and left as cages. Where the shortcut is off (modo's stored normals, the morphs of the LightWave 2018
     /// objects), only that it is off is checked. The comparing build is also the loop compiled for
     /// every kind of layer, so plain layers (flat and smooth) hold the plain loop to it as well.
     #[test]
@@ -1551,16 +1548,32 @@ mod tests {
         let named: Vec<(u32, u32)> = (0..8u32).flat_map(|q| dense.polygons.vertices(q as usize).iter().map(move |&v| (v, q)).collect::<Vec<_>>()).collect();
         let (points, polygons): (Vec<u32>, Vec<u32>) = named.into_iter().unzip();
         dense.vertex_maps[1] = uv_map("UV", true, &points, &polygons);
+        // After the grid, polygons of its left surface that name a point twice (triangles, which the
+        // plain loop builds, and a quad, which the general one does) or a point past the layer's, and
+        // patches after a face (subdivided, they are not the plain loop's).
+        let mut repeated = grid.clone();
+        let (face, patch) = (PolygonKind::Face, PolygonKind::Patch);
+        let extra: [(PolygonKind, &[u32]); 9] =
+            [(face, &[10, 11, 16, 15]), (face, &[0, 0, 1]), (face, &[2, 3, 2]), (face, &[5, 6, 6, 7]), (face, &[10, 11, 16, 15]), (face, &[7, 8, 99]), (face, &[11, 12, 12]), (patch, &[1, 2, 7, 6]), (patch, &[2, 3, 8, 7])];
+        for (q, (kind, corners)) in extra.into_iter().enumerate() {
+            let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: 16 + q as u32 };
+            repeated.polygons.push(kind, 0, corners, 0, NONE, record);
+        }
         objects.push(("grid".into(), vec![grid], grid_surfaces.clone()));
-        objects.push(("grid, a VMAD naming most corners".into(), vec![dense], grid_surfaces));
+        objects.push(("grid, a VMAD naming most corners".into(), vec![dense], grid_surfaces.clone()));
+        objects.push(("grid, corners named twice and a point past the layer's".into(), vec![repeated], grid_surfaces));
+        // Subdivided (the default) and not: patches left as cages are built as faces are.
+        let cages = BuildOptions { subdivision_level: 0, ..BuildOptions::default() };
         for (name, layers, surfaces) in &objects {
             for (index, layer) in layers.iter().enumerate() {
-                let [shortcut, compared] = [VertexSearch::ByPointWherePossible, VertexSearch::EveryCorner].map(|search| {
-                    let built = build_layer(layer, surfaces, BuildOptions::default(), &|| {}, search);
-                    // Debug's text, where NaN equals NaN.
-                    format!("{:?}", (built.surfaces, built.lines, built.points, built.triangles, built.degenerate))
-                });
-                assert!(shortcut == compared, "{name}, layer {index}");
+                for options in [BuildOptions::default(), cages] {
+                    let [shortcut, compared] = [VertexSearch::ByPointWherePossible, VertexSearch::EveryCorner].map(|search| {
+                        let built = build_layer(layer, surfaces, options, &|| {}, search);
+                        // Debug's text, where NaN equals NaN.
+                        format!("{:?}", (built.surfaces, built.lines, built.points, built.triangles, built.degenerate))
+                    });
+                    assert!(shortcut == compared, "{name}, layer {index}, {options:?}");
+                }
             }
         }
         // Each half has its 15 points' vertices, and one more for each of the middle column's points 7,

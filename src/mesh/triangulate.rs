@@ -130,7 +130,8 @@ impl Triangulator {
 
     /// Appends triangles of the polygon `points` to `out`, as indices into `points`, or from
     /// `points.len()` on into [`Self::crossings`]. Returns how many were added; a polygon with
-    /// non-finite or collinear points yields none.
+    /// non-finite points yields none, and so does one of four or more corners with no area (a
+    /// triangle of finite points is always one triangle, even a flat one).
     ///
     /// Always inlined: a quad that the quick test fans, and a triangle, are decided in the caller's
     /// loop, without a call into the triangulator's large frame (at that call, reading the quad's
