@@ -349,10 +349,13 @@ fn fan(points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> Fan {
 
 /// Whether [`Triangulator::triangulate`] decides this triangle or quad by its quick cases: a finite
 /// triangle, or a quad its quick test fans from corner 0. Its triangles are then [`QUICK_FANS`]`[N - 3]`.
+/// A quad is not tested for finite corners first: the quick test fails any other by itself, since a
+/// non-finite coordinate makes one of the fan's cross products, and so their sum, infinite or NaN
+/// (`non_finite_points_give_no_triangles` holds it to that).
 #[inline(always)]
 pub fn fans_quickly<const N: usize>(points: &[[f32; 3]; N]) -> bool {
     match points.as_slice().first_chunk::<4>() {
-        Some(quad) if N == 4 => quad_finite(&by_axis(quad)) && fans_from_corner_0(quad),
+        Some(quad) if N == 4 => fans_from_corner_0(quad),
         _ => N == 3 && all_finite(points),
     }
 }
