@@ -34,6 +34,8 @@ pub fn face_normals_for(layer: &Layer, points: &[[f32; 3]]) -> Vec<[f32; 3]> {
 /// storing a normal for every corner up front, keeps large objects' peak memory down.
 pub struct CornerNormals<'a> {
     layer: &'a Layer,
+    /// Each polygon's normal; empty once only some points are kept (see `kept`), and in a layer that
+    /// no surface smooths, whose corners each ask their polygon's normal once, as it is built.
     face_normals: Vec<[f32; 3]>,
     /// Point → the polygons that use it, as a compressed list: `incident[first[k]..first[k + 1]]` for
     /// the k-th point kept. From [`Self::new`], every point's; from [`Self::with_shared`], only those
@@ -41,7 +43,9 @@ pub struct CornerNormals<'a> {
     first: Vec<u32>,
     incident: Vec<u32>,
     /// The points kept, ascending, once only some are; `None` while k is the point (a point with no
-    /// list then has none: empty).
+    /// list then has none: empty). A layer that no surface smooths keeps none from the start. Where
+    /// this is not `None`, a polygon's normal is made again when asked (by the function that makes
+    /// `face_normals`: the same value).
     kept: Option<Vec<u32>>,
     /// Once only some points are kept: the normal of each polygon in `incident`, beside it, in place
     /// of `face_normals` (then empty).
@@ -113,11 +117,16 @@ impl<'a> CornerNormals<'a> {
     /// ([`Self::index_points`]).
     fn unindexed(layer: &'a Layer, surfaces: &[Surface], smooth: bool) -> Self {
         let polys = &layer.polygons;
-        let face_normals = crate::parallel::parallel_collect(polys.len(), 1 << 16, |p| polygon_normal(&layer.points, polys.vertices(p)));
         let cos_limit: Vec<Option<f32>> = surfaces
             .iter()
             .map(|s| (smooth && s.max_smoothing_angle > 0.0).then(|| s.max_smoothing_angle.min(std::f32::consts::PI).cos()))
             .collect();
+        // Flat everywhere, each polygon's normal is asked once (by its corners, as it is built): a table
+        // of them made first cost a pass over the polygons and its memory (a flat corpus sphere 430 k
+        // instructions a load with it, 425 k without).
+        let smooths = cos_limit.iter().any(Option::is_some);
+        let face_normals =
+            if smooths { crate::parallel::parallel_collect(polys.len(), 1 << 16, |p| polygon_normal(&layer.points, polys.vertices(p))) } else { Vec::new() };
         let uniform_cos_limit = match (polys.surface.max(), cos_limit.first()) {
             (Some(last_used), Some(&Some(c)))
                 if cos_limit.get(..=last_used as usize).is_some_and(|used| used.iter().all(|&l| l == Some(c))) && polys.smoothing_group.is_all_default() =>
@@ -126,7 +135,8 @@ impl<'a> CornerNormals<'a> {
             }
             _ => None,
         };
-        Self { layer, face_normals, first: Vec::new(), incident: Vec::new(), kept: None, incident_normals: Vec::new(), cos_limit, uniform_cos_limit }
+        let kept = (!smooths).then(Vec::new);
+        Self { layer, face_normals, first: Vec::new(), incident: Vec::new(), kept, incident_normals: Vec::new(), cos_limit, uniform_cos_limit }
     }
 
     /// Lists the polygons around each point `keep` names (none when no surface is smoothed, as no
@@ -615,9 +625,10 @@ mod tests {
                         Some(_) => one_angle += 1,
                         None => several += usize::from(full.smooths_any()),
                     }
-                    cut_tables += usize::from(normals.kept.is_some());
+                    // Tables cut once smoothed (a layer shaded flat keeps none from the start).
+                    cut_tables += usize::from(normals.smooths_any() && normals.kept.is_some());
                     // No point left to the full test: no list was made before the table was cut.
-                    cut_unlisted += usize::from(normals.kept.as_ref().is_some_and(Vec::is_empty) && normals.incident.is_empty());
+                    cut_unlisted += usize::from(normals.smooths_any() && normals.kept.as_ref().is_some_and(Vec::is_empty) && normals.incident.is_empty());
                     for v in 0..layer.points.len() as u32 {
                         let expected = full.shared_at(v).unwrap_or([f32::NAN; 3]);
                         assert_eq!(bits(shared.by_point.get(v as usize).copied().unwrap_or([f32::NAN; 3])), bits(expected), "point {v}");
