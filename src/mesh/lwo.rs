@@ -899,15 +899,15 @@ fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, po
 
 /// A run of plain triangles and quads of one mesh, in a layer built `PLAIN` (see [`build_range`]): faces
 /// (and patches, when they are not subdivided) of three or four corners, decided by the triangulator's
-/// quick cases, their UVs projected
-/// through a kept table, read from the surface's map or none. Most polygons of most files are such
-/// runs, and their loop is the general one made small: what stays the same over the run is taken once,
-/// a polygon's corners are counted at compile time, and the mesh's columns are taken apart, so that
-/// the compiler knows that writing one leaves the others (a flat sphere's quad took about 1180
-/// instructions in the general loop, about 850 here; the corpus 7.1 % fewer). Its corner loop is
-/// [`polygon_corners`]'s for a plain layer, and must give the same vertices (the test that holds the
-/// shortcuts to every corner compared holds it too): that function, made to serve both, took 20 %
-/// more instructions, a loop over optional values where this one has them all.
+/// quick cases, their UVs projected through a kept table, read from the surface's map or none. Most
+/// polygons of most files are such runs, and their loop is the general one made small: what stays the
+/// same over the run is taken once, a polygon's corners are counted at compile time, every corner's
+/// UV is made before its vertex, and the mesh's columns are taken apart, so that the compiler knows
+/// that writing one leaves the others (a flat sphere's quad took about 1180 instructions in the
+/// general loop, about 850 here; the corpus 7.1 % fewer). Its corner loop is [`polygon_corners`]'s
+/// for a plain layer, and must give the same vertices (the test that holds the shortcuts to every
+/// corner compared holds it too): that function, made to serve both, took 17–20 % more instructions,
+/// a loop over a slice and optional values where this one has arrays and all its values.
 struct PlainRun<'r, 'a> {
     inputs: &'r LayerInputs<'a>,
     maps: &'r CornerMaps<'a>,
@@ -1509,8 +1509,9 @@ mod tests {
     /// terrain (four surfaces, a UV seam; once over two polygon ranges), and a grid with a NaN UV, a
     /// corner a VMAD names and points in two surfaces' meshes, again with a VMAD naming most corners,
     /// and again with triangles and a quad naming a point twice, a triangle naming a point past the
-    /// layer's and patches after a face; each with its patches subdivided and left as cages. Where the shortcut is off (modo's stored normals, the morphs of the LightWave 2018
-    /// objects), only that it is off is checked. The comparing build is also the loop compiled for
+    /// layer's and patches after a face; each with its patches subdivided and left as cages. Where
+    /// the shortcut is off (modo's stored normals, the morphs of the LightWave 2018 objects), only
+    /// that it is off is checked. The comparing build is also the loop compiled for
     /// every kind of layer, so plain layers (flat and smooth) hold the plain loop to it as well.
     #[test]
     fn corners_taking_their_points_vertex_get_what_comparing_every_corner_gets() {
