@@ -9,6 +9,12 @@ pub fn lwo_to_bevy(p: [f32; 3]) -> [f32; 3] {
 
 pub const LWO_REVERSES_WINDING: bool = true;
 
+/// A LightWave triangle's corners in Bevy's winding ([`LWO_REVERSES_WINDING`]).
+#[inline(always)]
+pub fn lwo_triangle_to_bevy([a, b, c]: [u32; 3]) -> [u32; 3] {
+    if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] }
+}
+
 /// WMO is right-handed Z-up: `(x, y, z) → (x, z, −y)` is a rotation, so winding is kept.
 pub fn wmo_to_bevy(p: [f32; 3]) -> [f32; 3] {
     [p[0], p[2], -p[1]]

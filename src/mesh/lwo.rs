@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
 
-use super::coords::{lwo_to_bevy, LWO_REVERSES_WINDING};
+use super::coords::{lwo_to_bevy, lwo_triangle_to_bevy};
 use super::normals::{face_normals_for, polygon_normal, CornerNormals, PointNormals};
 use super::point_table::PagedPointTable;
 use super::projection::{project, unwrap_seam};
@@ -832,10 +832,7 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
             push_crossing(mesh, corner_vertex, crossing);
         }
         // A triangle's in the mesh's vertices, in the mesh's winding.
-        let in_mesh = |t: [u32; 3]| {
-            let [a, b, c] = t.map(|i| corner_vertex[i as usize]);
-            if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] }
-        };
+        let in_mesh = |t: [u32; 3]| lwo_triangle_to_bevy(t.map(|i| corner_vertex[i as usize]));
         // A triangle's or a quad's indices and records as copies of known length, which compile to a
         // few moves where a copy of any length was a call to `memcpy` per polygon (3 % of a small
         // file's load); other polygons' rewritten in place, then copied in one go.
@@ -1015,8 +1012,7 @@ impl PlainRun<'_, '_> {
             };
         }
         for t in QUICK_FANS[N - 3] {
-            let [a, b, c] = t.map(|i| corner_vertex[i as usize]);
-            indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
+            indices.extend_from_slice(&lwo_triangle_to_bevy(t.map(|i| corner_vertex[i as usize])));
             triangle_records.push(p as u32);
         }
         *self.triangles += N - 2;
@@ -1289,8 +1285,7 @@ fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f
     for (f, face) in cage.faces().enumerate() {
         let origin = cage.face_origins.get(f).copied().unwrap_or(NONE);
         for k in 1..face.len().saturating_sub(1) {
-            let [a, b, c] = [face[0], face[k], face[k + 1]];
-            mesh.indices.extend_from_slice(&if LWO_REVERSES_WINDING { [a, c, b] } else { [a, b, c] });
+            mesh.indices.extend_from_slice(&lwo_triangle_to_bevy([face[0], face[k], face[k + 1]]));
             mesh.triangle_records.push(origin);
         }
     }
