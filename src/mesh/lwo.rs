@@ -741,7 +741,15 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
             }
         };
         tris.clear();
-        let made = triangulator.triangulate(polygon_points, tris);
+        // The quick test on the corners read again, not on the array just written (see
+        // `Triangulator::triangulate_tested`).
+        let at = |v| point_at(&layer.points, v);
+        let quick = match *vertices {
+            [a, b, c] => fans_quickly(&[at(a), at(b), at(c)]),
+            [a, b, c, d] => fans_quickly(&[at(a), at(b), at(c), at(d)]),
+            _ => false,
+        };
+        let made = triangulator.triangulate_tested(polygon_points, quick, tris);
         out.triangles += made;
         if made < n - 2 {
             out.degenerate += 1;
@@ -795,7 +803,7 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
             let keep = block.projection != Projection::Cubic && (known.is_some() || projected_points.len() < KEPT_PROJECTIONS);
             if !keep {
                 let normal = polygon_normal(&layer.points, vertices);
-                projected_uvs.extend(vertices.iter().map(|&v| project(block, point_at(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
+                projected_uvs.extend(vertices.iter().map(|&v| project(block, point_ref(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
             } else {
                 let known = known.unwrap_or_else(|| {
                     projected_points.push((block, PagedPointTable::new(layer.points.len())));
@@ -805,8 +813,8 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                 // A loop of pushes after one reserve: as an `extend` it was a call a polygon that
                 // kept nothing in registers (39 instructions a corner).
                 projected_uvs.reserve(n);
-                for (&v, &point) in vertices.iter().zip(polygon_points) {
-                    projected_uvs.push(projected_uv(block, known, v, point));
+                for &v in vertices {
+                    projected_uvs.push(projected_uv(block, known, v, point_ref(&layer.points, v)));
                 }
             }
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
@@ -877,10 +885,11 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
 }
 
 /// Point `v`'s UV by a projecting block, from the block's table of the points' projected UVs: made
-/// by the first corner that asks for it (`point` is its position), read by the others (a NaN result,
-/// and a point past the layer's, which has no entry, are made again each time).
+/// by the first corner that asks for it (`point` is its position, best the layer's own: see
+/// [`project`]), read by the others (a NaN result, and a point past the layer's, which has no entry,
+/// are made again each time).
 #[inline(always)]
-fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, point: [f32; 3]) -> [f32; 2] {
+fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, point: &[f32; 3]) -> [f32; 2] {
     let made = || project(block, point, [0.0; 3]).unwrap_or([0.0, 0.0]);
     match known.get_mut(v) {
         // A NaN result stays "unknown" and is made again: rare, and still right.
@@ -947,8 +956,11 @@ impl PlainRun<'_, '_> {
     #[inline(always)]
     fn polygon<const BY_POINT: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
         let LayerInputs { layer, normals, point_normals, .. } = *self.inputs;
-        let points = vs.map(|v| point_at(&layer.points, v));
-        if !fans_quickly(&points) {
+        // Each corner's point read where it is used, not kept in an array: reads of an array's
+        // just-written corners wider than the writes wait for them to reach the cache (no store
+        // forwards to a load it only partly covers), a tenth of a corpus sphere's load.
+        let point = |k: usize| point_at(&layer.points, vs[k]);
+        if !fans_quickly::<N>(&std::array::from_fn(point)) {
             return false;
         }
         // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped.
@@ -956,7 +968,7 @@ impl PlainRun<'_, '_> {
         let mut at_the_seam = false;
         if let Some((block, known)) = &mut self.projection {
             for k in 0..N {
-                uvs[k] = projected_uv(block, known, vs[k], points[k]);
+                uvs[k] = projected_uv(block, known, vs[k], point_ref(&layer.points, vs[k]));
             }
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
                 at_the_seam = unwrap_seam(&mut uvs);
@@ -996,7 +1008,7 @@ impl PlainRun<'_, '_> {
                 Some(i) => i,
                 None => {
                     let i = positions.len() as u32;
-                    positions.push(self.inputs.local(points[k]));
+                    positions.push(self.inputs.local(point(k)));
                     normal_column.push(normal);
                     if let Some(uvs) = uv_column.as_deref_mut() {
                         uvs.push(uv);
@@ -1178,7 +1190,7 @@ fn limit_surface(
             if has_uv {
                 let value = match (uv, projection) {
                     (Some(map), _) => map.point_uv(point).unwrap_or([0.0, 0.0]),
-                    (None, Some(block)) => project(block, p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
+                    (None, Some(block)) => project(block, &p, [0.0, 0.0, 1.0]).unwrap_or([0.0, 0.0]),
                     (None, None) => [0.0, 0.0],
                 };
                 extras.extend(value);
@@ -1411,8 +1423,14 @@ pub fn triangle_count(object: &LwoObject) -> usize {
 fn point_at(points: &[[f32; 3]], index: u32) -> [f32; 3] {
     // The point's place or the origin's, then one read: a copy of an optional point went through the
     // stack, about 25 instructions a corner.
+    *point_ref(points, index)
+}
+
+/// [`point_at`]'s point where it is kept, for a function that takes it by reference.
+#[inline(always)]
+fn point_ref(points: &[[f32; 3]], index: u32) -> &[f32; 3] {
     const ORIGIN: [f32; 3] = [0.0; 3];
-    *points.get(index as usize).unwrap_or(&ORIGIN)
+    points.get(index as usize).unwrap_or(&ORIGIN)
 }
 
 #[cfg(test)]
