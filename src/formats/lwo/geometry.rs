@@ -455,9 +455,14 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
     fn push_values(values: &mut Vec<f32>, bytes: &[u8]) {
         match *bytes {
             [a, b, c, d] => values.push(f32::from_be_bytes([a, b, c, d])),
-            [a, b, c, d, e, f, g, h] => values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h])]),
+            [a, b, c, d, e, f, g, h] => {
+                values.push(f32::from_be_bytes([a, b, c, d]));
+                values.push(f32::from_be_bytes([e, f, g, h]));
+            }
             [a, b, c, d, e, f, g, h, i, j, k, l] => {
-                values.extend_from_slice(&[f32::from_be_bytes([a, b, c, d]), f32::from_be_bytes([e, f, g, h]), f32::from_be_bytes([i, j, k, l])])
+                values.push(f32::from_be_bytes([a, b, c, d]));
+                values.push(f32::from_be_bytes([e, f, g, h]));
+                values.push(f32::from_be_bytes([i, j, k, l]));
             }
             _ => values.extend(bytes.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
         }
