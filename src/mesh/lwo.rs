@@ -956,11 +956,11 @@ impl PlainRun<'_, '_> {
     #[inline(always)]
     fn polygon<const BY_POINT: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
         let LayerInputs { layer, normals, point_normals, .. } = *self.inputs;
-        // Each corner's point read where it is used, not kept in an array: reads of an array's
-        // just-written corners wider than the writes wait for them to reach the cache (no store
-        // forwards to a load it only partly covers), a tenth of a corpus sphere's load.
-        let point = |k: usize| point_at(&layer.points, vs[k]);
-        if !fans_quickly::<N>(&std::array::from_fn(point)) {
+        // Each corner's point found once, and read where it is kept, not copied into an array: reads of
+        // an array's just-written corners wider than the writes wait for them to reach the cache (no
+        // store forwards to a load it only partly covers), a tenth of a corpus sphere's load.
+        let points = vs.map(|v| point_ref(&layer.points, v));
+        if !fans_quickly::<N>(&points.map(|point| *point)) {
             return false;
         }
         // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped.
@@ -968,7 +968,7 @@ impl PlainRun<'_, '_> {
         let mut at_the_seam = false;
         if let Some((block, known)) = &mut self.projection {
             for k in 0..N {
-                uvs[k] = projected_uv(block, known, vs[k], point_ref(&layer.points, vs[k]));
+                uvs[k] = projected_uv(block, known, vs[k], points[k]);
             }
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
                 at_the_seam = unwrap_seam(&mut uvs);
@@ -1008,7 +1008,7 @@ impl PlainRun<'_, '_> {
                 Some(i) => i,
                 None => {
                     let i = positions.len() as u32;
-                    positions.push(self.inputs.local(point(k)));
+                    positions.push(self.inputs.local(*points[k]));
                     normal_column.push(normal);
                     if let Some(uvs) = uv_column.as_deref_mut() {
                         uvs.push(uv);
