@@ -727,29 +727,28 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
         }
         // A quad's corners on the stack, others' in the scratch buffer: a call to grow it cost more
         // than reading a quad's four points.
+        let at = |v| point_at(&layer.points, v);
         let quad_points: [[f32; 3]; 4];
         let polygon_points: &[[f32; 3]] = match *vertices {
             [a, b, c, d] => {
-                let at = |v| point_at(&layer.points, v);
                 quad_points = [at(a), at(b), at(c), at(d)];
                 &quad_points
             }
             _ => {
                 corner_points.clear();
-                corner_points.extend(vertices.iter().map(|&v| point_at(&layer.points, v)));
+                corner_points.extend(vertices.iter().map(|&v| at(v)));
                 corner_points
             }
         };
         tris.clear();
-        // The quick test on the corners read again, not on the array just written (see
-        // `Triangulator::triangulate_tested`).
-        let at = |v| point_at(&layer.points, v);
-        let quick = match *vertices {
+        // The quick test on copies read from the layer's points, not on the array just written (see
+        // `Triangulator::triangulate_pretested`).
+        let passed_quick_test = match *vertices {
             [a, b, c] => fans_quickly(&[at(a), at(b), at(c)]),
             [a, b, c, d] => fans_quickly(&[at(a), at(b), at(c), at(d)]),
             _ => false,
         };
-        let made = triangulator.triangulate_tested(polygon_points, quick, tris);
+        let made = triangulator.triangulate_pretested(polygon_points, passed_quick_test, tris);
         out.triangles += made;
         if made < n - 2 {
             out.degenerate += 1;
@@ -956,11 +955,12 @@ impl PlainRun<'_, '_> {
     #[inline(always)]
     fn polygon<const BY_POINT: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
         let LayerInputs { layer, normals, point_normals, .. } = *self.inputs;
-        // Each corner's point found once, and read where it is kept, not copied into an array: reads of
-        // an array's just-written corners wider than the writes wait for them to reach the cache (no
-        // store forwards to a load it only partly covers), a tenth of a corpus sphere's load.
+        // Each corner's point found once, and every use of it read from the layer's points, not from an
+        // array of them written just before: reads of an array's just-written corners wider than the
+        // writes wait for them to reach the cache (no store forwards to a load it only partly covers),
+        // a tenth of a corpus sphere's load.
         let points = vs.map(|v| point_ref(&layer.points, v));
-        if !fans_quickly::<N>(&points.map(|point| *point)) {
+        if !fans_quickly(&points.map(|point| *point)) {
             return false;
         }
         // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped.

@@ -39,8 +39,9 @@ const FLAT_NORMALS_TABLED_BELOW: usize = 1 << 16;
 /// storing a normal for every corner up front, keeps large objects' peak memory down.
 pub struct CornerNormals<'a> {
     layer: &'a Layer,
-    /// Each polygon's normal; empty once only some points are kept (see `kept`), and in a layer that
-    /// no surface smooths, whose corners each ask their polygon's normal once, as it is built.
+    /// Each polygon's normal; empty once only some points are kept (see `kept`), and in a flat layer
+    /// of [`FLAT_NORMALS_TABLED_BELOW`] polygons or more, whose corners each ask their polygon's normal
+    /// once, as it is built.
     face_normals: Vec<[f32; 3]>,
     /// Point → the polygons that use it, as a compressed list: `incident[first[k]..first[k + 1]]` for
     /// the k-th point kept. From [`Self::new`], every point's; from [`Self::with_shared`], only those
@@ -48,7 +49,8 @@ pub struct CornerNormals<'a> {
     first: Vec<u32>,
     incident: Vec<u32>,
     /// The points kept, ascending, once only some are; `None` while k is the point (a point with no
-    /// list then has none: empty). A layer that no surface smooths keeps none from the start. Where
+    /// list then has none: empty). A flat layer without the table of normals keeps none from the
+    /// start. Where
     /// this is not `None`, a polygon's normal is made again when asked (by the function that makes
     /// `face_normals`: the same value).
     kept: Option<Vec<u32>>,
@@ -633,7 +635,7 @@ mod tests {
                         Some(_) => one_angle += 1,
                         None => several += usize::from(full.smooths_any()),
                     }
-                    // Tables cut once smoothed (a layer shaded flat keeps none from the start).
+                    // Tables cut once smoothed (a large layer shaded flat keeps none from the start).
                     cut_tables += usize::from(normals.smooths_any() && normals.kept.is_some());
                     // No point left to the full test: no list was made before the table was cut.
                     cut_unlisted += usize::from(normals.smooths_any() && normals.kept.as_ref().is_some_and(Vec::is_empty) && normals.incident.is_empty());
@@ -660,6 +662,26 @@ mod tests {
         assert_eq!(unsettled, 7);
         let shares: Vec<bool> = (0..10).map(|v| shared.shares(v)).collect();
         assert_eq!(shares, [true, true, true, true, true, true, false, false, false, true]);
+    }
+
+    /// A flat layer's corners each have their polygon's own normal, whether its polygons' normals are
+    /// made into a table first (a small layer) or each as its corners ask (a large one).
+    #[test]
+    fn flat_layers_give_each_corner_its_polygons_normal_with_or_without_the_table() {
+        for (columns, rows, tabled) in [(40, 30, true), (300, 240, false)] {
+            let object = object(&crate::fixtures::lwo::large_object(columns, rows));
+            let layer = &object.layers[0];
+            assert_eq!(layer.polygons.len() < FLAT_NORMALS_TABLED_BELOW, tabled, "{} polygons", layer.polygons.len());
+            let (normals, shared) = CornerNormals::with_shared(layer, &object.surfaces, false, true);
+            assert_eq!(normals.face_normals.is_empty(), !tabled);
+            for p in 0..layer.polygons.len() {
+                let own = polygon_normal(&layer.points, layer.polygons.vertices(p)).map(f32::to_bits);
+                assert_eq!(normals.flat_normal(p, layer.polygons.surface.get(p)).map(|n| n.map(f32::to_bits)), Some(own), "polygon {p}");
+                for &v in layer.polygons.vertices(p) {
+                    assert_eq!(shared.at(&normals, p, v).map(f32::to_bits), own, "polygon {p}, point {v}");
+                }
+            }
+        }
     }
 
     /// Two normals on either side of a third, each as far from it as the half-angle bound lets through

@@ -135,28 +135,28 @@ impl Triangulator {
     #[inline(always)]
     pub fn triangulate(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
         // Guards, not a closure: a closure around the quick test was left as a call.
-        let quick = match (points.first_chunk::<3>(), points.first_chunk::<4>()) {
+        let passed_quick_test = match (points.first_chunk::<3>(), points.first_chunk::<4>()) {
             (Some(triangle), _) if points.len() == 3 => fans_quickly(triangle),
             (_, Some(quad)) if points.len() == 4 => fans_quickly(quad),
             _ => false,
         };
-        self.triangulate_tested(points, quick, out)
+        self.triangulate_pretested(points, passed_quick_test, out)
     }
 
-    /// [`Self::triangulate`] where the caller has asked [`fans_quickly`] of the polygon itself (`quick`
-    /// its answer; false for other corner counts), on points of its own reading. A caller that holds a
-    /// quad's points in an array it passes here should test points read afresh from where they came
-    /// from: the test's wide reads of the array's just-written corners waited for the writes to reach
-    /// the cache (no store forwards to a load it only partly covers; a corpus sphere with a vertex map
-    /// loads 7 % faster without it).
+    /// [`Self::triangulate`] where the caller has asked [`fans_quickly`] of the polygon itself:
+    /// `passed_quick_test` must be its answer for these points (false for other corner counts). A
+    /// caller that holds a quad's points in an array it passes here should ask it of copies read from
+    /// where the points are kept: the test's wide reads of the array's just-written corners waited for
+    /// the writes to reach the cache (no store forwards to a load it only partly covers; a corpus
+    /// sphere with a vertex map loads 7 % faster without it).
     ///
     /// Always inlined: a quad that the quick test fans, and a triangle, are decided in the caller's
     /// loop, without a call into the triangulator's large frame; every other polygon takes
     /// [`Self::triangulate_rest`], which tests a quad's finiteness again (a cost only there).
     #[inline(always)]
-    pub fn triangulate_tested(&mut self, points: &[[f32; 3]], quick: bool, out: &mut Vec<[u32; 3]>) -> usize {
+    pub fn triangulate_pretested(&mut self, points: &[[f32; 3]], passed_quick_test: bool, out: &mut Vec<[u32; 3]>) -> usize {
         self.crossings.clear();
-        match (quick, points.len()) {
+        match (passed_quick_test, points.len()) {
             (true, 3) => {
                 out.push(QUICK_FANS[0][0]);
                 1
@@ -170,7 +170,7 @@ impl Triangulator {
         }
     }
 
-    /// [`Self::triangulate`] for the polygons its quick cases leave.
+    /// [`Self::triangulate_pretested`] for the polygons the quick test leaves.
     #[inline(never)]
     fn triangulate_rest(&mut self, points: &[[f32; 3]], out: &mut Vec<[u32; 3]>) -> usize {
         let n = points.len();
