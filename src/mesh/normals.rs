@@ -50,9 +50,8 @@ pub struct CornerNormals<'a> {
     incident: Vec<u32>,
     /// The points kept, ascending, once only some are; `None` while k is the point (a point with no
     /// list then has none: empty). A flat layer without the table of normals keeps none from the
-    /// start. Where
-    /// this is not `None`, a polygon's normal is made again when asked (by the function that makes
-    /// `face_normals`: the same value).
+    /// start. Where this is not `None`, a polygon's normal is made again when asked (by the function
+    /// that makes `face_normals`: the same value).
     kept: Option<Vec<u32>>,
     /// Once only some points are kept: the normal of each polygon in `incident`, beside it, in place
     /// of `face_normals` (then empty).
