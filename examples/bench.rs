@@ -323,7 +323,8 @@ fn status_kb(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// `--child KIND PATH RUNS`: the median of RUNS runs and the peak resident set, as one JSON line.
+/// `--child KIND PATH RUNS`: the median of RUNS runs, each run's time in order, and the peak resident set, as one
+/// JSON line.
 fn child(kind: &str, path: &Path, runs: usize) -> Value {
     let run: Run = match kind {
         "ours-lwo" => ours_lwo,
@@ -351,8 +352,11 @@ fn child(kind: &str, path: &Path, runs: usize) -> Value {
         }
         times.push(started.elapsed().as_secs_f64());
     }
+    // Each run's time in the order run, beside the median: a child's first runs are slower than the
+    // rest (code not yet in the caches), which the median of five leaves out.
+    let in_order = times.clone();
     times.sort_by(f64::total_cmp);
-    json!({ "seconds": times[times.len() / 2], "triangles": triangles, "peak_kb": status_kb("VmHWM:"), "baseline_kb": baseline_kb })
+    json!({ "seconds": times[times.len() / 2], "runs": in_order, "triangles": triangles, "peak_kb": status_kb("VmHWM:"), "baseline_kb": baseline_kb })
 }
 
 fn measure(kind: &str, path: &Path, runs: usize) -> Value {
