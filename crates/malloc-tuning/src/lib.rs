@@ -24,6 +24,28 @@ pub fn fix_mmap_threshold(bytes: usize) -> bool {
     }
 }
 
+/// Keeps up to `bytes` of free memory at the top of the heap from now on, for the whole process, instead
+/// of handing it back to the system at each free. Returns whether it was set (only glibc on Linux has
+/// the tunable).
+///
+/// Why: glibc hands back the heap's free top once it passes this threshold, 128 KiB unless set. Left to
+/// itself glibc raises it with the mmap threshold (to twice that); once [`fix_mmap_threshold`] has
+/// fixed that one, it stays at 128 KiB, and a load that makes and frees a few hundred KB of small
+/// blocks gives them back at its end and takes them again, page fault by page fault, at the next.
+pub fn fix_trim_threshold(bytes: usize) -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let Ok(bytes) = libc::c_int::try_from(bytes) else { return false };
+        // SAFETY: as for `fix_mmap_threshold`: a tunable of the allocator, allowed at any time.
+        unsafe { libc::mallopt(libc::M_TRIM_THRESHOLD, bytes) == 1 }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        let _ = bytes;
+        false
+    }
+}
+
 /// Blocks from this size on are offered transparent huge pages by [`HugePageHints`].
 pub const HUGE_PAGE_HINT_FROM: usize = 16 << 20;
 
