@@ -185,8 +185,10 @@ pub fn subdivide_once(cage: &Cage) -> Cage {
     // Per corner: the new point on the edge that leaves it.
     let mut edge_after_corner = vec![0u32; cage.corners.len()];
     // Per edge: its points and whether it is sharp (open, or shared by more than two faces).
-    let mut edges: Vec<((u32, u32), bool)> = Vec::new();
-    let mut edge_values: Vec<f32> = Vec::new();
+    // Room for as many edges as sides, the most there can be (an open cage's): grown edge by edge they
+    // were reallocated again and again (Subdivision.lwo: 720 k → 705 k instructions a load, 69.4 → 68.2 µs).
+    let mut edges: Vec<((u32, u32), bool)> = Vec::with_capacity(sides.len());
+    let mut edge_values: Vec<f32> = Vec::with_capacity(dim * sides.len());
     for run in sides.chunk_by(|x, y| x.0 == y.0) {
         let key = run[0].0;
         let number = (point_count + face_count + edges.len()) as u32;
