@@ -40,6 +40,21 @@ pub(crate) fn offer_huge_pages<T>(block: &Vec<T>, len: usize) {
     }
 }
 
+/// Has the kernel put in place, in one call, the pages of `block`'s room from its end up to element
+/// `upto` (at most its capacity), elements about to be written there (see
+/// `malloc_tuning::populate_for_writing`), where each page would otherwise take a fault as it is first
+/// written: 2.85 µs a page on this project's VM, 1.8 µs populated. Below 256 KiB a system call is not
+/// worth it. Measured on the 63 MB LightWave benchmark file, one cold load a child: with a layer's
+/// vertex columns populated as each range is appended, 28.8 k → 19.9 k page faults; with a vertex
+/// map's values too, 17.7 k. Twenty alternations: a median 327.5 → 313 ms (the faults' share; this
+/// host's load moves single runs by more), the peak unchanged at 154–156 MB.
+pub(crate) fn populate_room<T>(block: &Vec<T>, upto: usize) {
+    let bytes = upto.min(block.capacity()).saturating_sub(block.len()) * std::mem::size_of::<T>();
+    if bytes >= 256 << 10 {
+        malloc_tuning::populate_for_writing(block.as_ptr_range().end.cast(), bytes);
+    }
+}
+
 /// The allocator the viewer, its benchmark and its tests run on: the system's, with blocks of 16 MiB and
 /// more offered transparent huge pages. Where the kernel's policy is "madvise" (Debian's, Ubuntu's),
 /// a block otherwise takes a page fault per 4 KiB as it is first written. Measured on this project's

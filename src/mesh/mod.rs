@@ -119,10 +119,15 @@ impl MeshData {
     /// The two share a layout (the same UV sets, colours and morph targets).
     pub fn append(&mut self, piece: &MeshData) {
         let offset = self.positions.len() as u32;
-        self.positions.extend_from_slice(&piece.positions);
-        self.normals.extend_from_slice(&piece.normals);
+        fn extend<T: Copy>(column: &mut Vec<T>, more: &[T]) {
+            column.reserve(more.len());
+            crate::memory::populate_room(column, column.len() + more.len());
+            column.extend_from_slice(more);
+        }
+        extend(&mut self.positions, &piece.positions);
+        extend(&mut self.normals, &piece.normals);
         for (set, more) in self.uv_sets.iter_mut().zip(&piece.uv_sets) {
-            set.extend_from_slice(more);
+            extend(set, more);
         }
         if let (Some(colors), Some(more)) = (&mut self.colors, &piece.colors) {
             colors.extend_from_slice(more);

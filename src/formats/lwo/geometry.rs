@@ -321,6 +321,10 @@ impl ObjectBuilder {
         let entry_bytes = 2 * (1 + usize::from(discontinuous)) + 4 * usize::from(dimension);
         let most_entries = r.remaining() / entry_bytes;
         map.values.reserve(most_entries * usize::from(dimension));
+        // As many as the chunk holds in entries of long indices, the fewest it can hold, are put in
+        // place at once (fewer only where entries are dropped, at most the chunk's size).
+        let longest_entry = 4 * (1 + usize::from(discontinuous)) + 4 * usize::from(dimension);
+        crate::memory::populate_room(&map.values, r.remaining() / longest_entry * usize::from(dimension));
         if discontinuous {
             map.polygons.reserve(most_entries);
         }
