@@ -1,6 +1,6 @@
-//! glibc's mmap threshold, fixed, and huge pages offered for large blocks. The viewer's crate forbids
-//! `unsafe`; these are the foreign calls it needs, kept here so that the guarantee holds for every line
-//! of the parsers.
+//! glibc's mmap and trim thresholds, fixed, huge pages offered for large blocks, and pages populated
+//! ahead of writes. The viewer's crate forbids `unsafe`; these are the foreign calls it needs, kept
+//! here so that the guarantee holds for every line of the parsers.
 //!
 //! Why the threshold: glibc serves a block by mmap only above a threshold it raises to the largest
 //! block freed so far, and past that serves large blocks from the heap, where a freed one stays
@@ -10,18 +10,7 @@
 /// Serves allocations of at least `bytes` by mmap from now on, for the whole process, and stops glibc
 /// from moving the threshold. Returns whether it was set (only glibc on Linux has the tunable).
 pub fn fix_mmap_threshold(bytes: usize) -> bool {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        let Ok(bytes) = libc::c_int::try_from(bytes) else { return false };
-        // SAFETY: `mallopt` only changes a tunable of the allocator; glibc allows it at any time, from
-        // any thread.
-        unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, bytes) == 1 }
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    {
-        let _ = bytes;
-        false
-    }
+    set_tunable(Tunable::MmapThreshold, bytes)
 }
 
 /// Keeps up to `bytes` of free memory at the top of the heap from now on, for the whole process, instead
@@ -33,15 +22,32 @@ pub fn fix_mmap_threshold(bytes: usize) -> bool {
 /// fixed that one, it stays at 128 KiB, and a load that makes and frees a few hundred KB of small
 /// blocks gives them back at its end and takes them again, page fault by page fault, at the next.
 pub fn fix_trim_threshold(bytes: usize) -> bool {
+    set_tunable(Tunable::TrimThreshold, bytes)
+}
+
+/// The allocator's tunables this crate sets.
+#[derive(Clone, Copy)]
+enum Tunable {
+    MmapThreshold,
+    TrimThreshold,
+}
+
+/// `mallopt` of `tunable` to `bytes`, where glibc has it.
+fn set_tunable(tunable: Tunable, bytes: usize) -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         let Ok(bytes) = libc::c_int::try_from(bytes) else { return false };
-        // SAFETY: as for `fix_mmap_threshold`: a tunable of the allocator, allowed at any time.
-        unsafe { libc::mallopt(libc::M_TRIM_THRESHOLD, bytes) == 1 }
+        let parameter = match tunable {
+            Tunable::MmapThreshold => libc::M_MMAP_THRESHOLD,
+            Tunable::TrimThreshold => libc::M_TRIM_THRESHOLD,
+        };
+        // SAFETY: `mallopt` only changes a tunable of the allocator; glibc allows it at any time, from
+        // any thread.
+        unsafe { libc::mallopt(parameter, bytes) == 1 }
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
-        let _ = bytes;
+        let _ = (tunable, bytes);
         false
     }
 }
@@ -65,27 +71,7 @@ pub struct HugePageHints;
 /// transparent huge pages, leaves it without effect. For memory about to be written in full: a huge
 /// page is resident as a whole once any of it is touched.
 pub fn offer_huge_pages(block: *const u8, bytes: usize) {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        // SAFETY: sysconf only reads a constant of the system.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok().filter(|p| p.is_power_of_two()).unwrap_or(4096);
-        // madvise wants a page-aligned start: the first page boundary inside the memory, so that the
-        // advice never reaches memory before it (a huge page needs a whole aligned range anyway).
-        let (Some(start), Some(end)) = ((block as usize).checked_next_multiple_of(page), (block as usize).checked_add(bytes)) else { return };
-        if block.is_null() || end <= start {
-            return;
-        }
-        // SAFETY: MADV_HUGEPAGE changes only how the kernel backs the pages of the range, never what
-        // they hold or whether they are mapped; where part of the range is not mapped it fails with
-        // ENOMEM, having advised the rest.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    {
-        let _ = (block, bytes);
-    }
+    advise_pages_inside(block, bytes, Advice::HugePages);
 }
 
 /// Has the kernel make the pages wholly inside `block .. block + bytes` present and writable now, in one
@@ -93,6 +79,19 @@ pub fn offer_huge_pages(block: *const u8, bytes: usize) {
 /// elsewhere, or on an older kernel, nothing). For memory about to be written in full: it takes the
 /// memory those writes would take, no more. The contents of pages already present are left as they are.
 pub fn populate_for_writing(block: *const u8, bytes: usize) {
+    advise_pages_inside(block, bytes, Advice::PopulateWrite);
+}
+
+/// The `madvise` advice this crate gives.
+#[derive(Clone, Copy)]
+enum Advice {
+    HugePages,
+    PopulateWrite,
+}
+
+/// `madvise(advice)` over the pages that lie wholly inside `block .. block + bytes`, so that the advice
+/// never reaches memory outside it; nothing where there are none, or elsewhere than glibc on Linux.
+fn advise_pages_inside(block: *const u8, bytes: usize, advice: Advice) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         // SAFETY: sysconf only reads a constant of the system.
@@ -104,16 +103,21 @@ pub fn populate_for_writing(block: *const u8, bytes: usize) {
         }
         /// Not in every libc crate version's constants.
         const MADV_POPULATE_WRITE: libc::c_int = 23;
-        // SAFETY: populating faults in the range's pages as a write to each would, without writing:
-        // the process's memory holds what it held; where part of the range is not mapped it fails
-        // with ENOMEM, and a kernel without the advice fails with EINVAL, changing nothing.
+        let advice = match advice {
+            Advice::HugePages => libc::MADV_HUGEPAGE,
+            Advice::PopulateWrite => MADV_POPULATE_WRITE,
+        };
+        // SAFETY: both advices change only how the kernel backs the range's pages, never what they hold
+        // or whether they are mapped: MADV_HUGEPAGE marks the range for huge pages, MADV_POPULATE_WRITE
+        // faults its pages in as a write to each would, without writing. Where part of the range is not
+        // mapped the call fails with ENOMEM, and a kernel without the advice fails with EINVAL.
         unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, MADV_POPULATE_WRITE);
+            libc::madvise(start as *mut libc::c_void, end - start, advice);
         }
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
-        let _ = (block, bytes);
+        let _ = (block, bytes, advice);
     }
 }
 
