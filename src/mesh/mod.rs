@@ -121,7 +121,8 @@ impl MeshData {
         let offset = self.positions.len() as u32;
         fn extend<T: Copy>(column: &mut Vec<T>, more: &[T]) {
             column.reserve(more.len());
-            crate::memory::populate_room(column, column.len() + more.len());
+            let upto = column.len() + more.len();
+            crate::memory::populate_room(column, upto);
             column.extend_from_slice(more);
         }
         extend(&mut self.positions, &piece.positions);

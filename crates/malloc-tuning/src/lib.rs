@@ -13,11 +13,12 @@ pub fn fix_mmap_threshold(bytes: usize) -> bool {
     set_tunable(Tunable::MmapThreshold, bytes)
 }
 
-/// Keeps up to `bytes` of free memory at the top of the heap from now on, for the whole process, instead
-/// of handing it back to the system at each free. Returns whether it was set (only glibc on Linux has
-/// the tunable).
+/// Keeps up to `bytes` of free memory at the top of each heap (the main one and every thread's arena)
+/// from now on, for the whole process, instead of handing it back to the system at each free (past
+/// `bytes`, glibc trims the top back to its pad, 128 KiB). Returns whether it was set (only glibc on
+/// Linux has the tunable).
 ///
-/// Why: glibc hands back the heap's free top once it passes this threshold, 128 KiB unless set. Left to
+/// Why: glibc hands back a heap's free top once it passes this threshold, 128 KiB unless set. Left to
 /// itself glibc raises it with the mmap threshold (to twice that); once [`fix_mmap_threshold`] has
 /// fixed that one, it stays at 128 KiB, and a load that makes and frees a few hundred KB of small
 /// blocks gives them back at its end and takes them again, page fault by page fault, at the next.
@@ -76,8 +77,10 @@ pub fn offer_huge_pages(block: *const u8, bytes: usize) {
 
 /// Has the kernel make the pages wholly inside `block .. block + bytes` present and writable now, in one
 /// call, instead of one page fault per page as they are first written (`MADV_POPULATE_WRITE`, Linux 5.14;
-/// elsewhere, or on an older kernel, nothing). For memory about to be written in full: it takes the
-/// memory those writes would take, no more. The contents of pages already present are left as they are.
+/// elsewhere, or on an older kernel, nothing). For memory from the allocator about to be written in
+/// full: it takes the memory those writes would take, no more, and leaves the contents of pages
+/// already present as they are. (On a file mapping it would, as a write does, dirty a shared page or
+/// part a private one from its file: not for such memory.)
 pub fn populate_for_writing(block: *const u8, bytes: usize) {
     advise_pages_inside(block, bytes, Advice::PopulateWrite);
 }
@@ -91,6 +94,8 @@ enum Advice {
 
 /// `madvise(advice)` over the pages that lie wholly inside `block .. block + bytes`, so that the advice
 /// never reaches memory outside it; nothing where there are none, or elsewhere than glibc on Linux.
+/// (For huge pages that leaves out a 2 MiB range that would end in a block's last partial 4 KiB page,
+/// about one block in 512: such a huge page would reach past the block.)
 fn advise_pages_inside(block: *const u8, bytes: usize, advice: Advice) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -108,9 +113,10 @@ fn advise_pages_inside(block: *const u8, bytes: usize, advice: Advice) {
             Advice::PopulateWrite => MADV_POPULATE_WRITE,
         };
         // SAFETY: both advices change only how the kernel backs the range's pages, never what they hold
-        // or whether they are mapped: MADV_HUGEPAGE marks the range for huge pages, MADV_POPULATE_WRITE
-        // faults its pages in as a write to each would, without writing. Where part of the range is not
-        // mapped the call fails with ENOMEM, and a kernel without the advice fails with EINVAL.
+        // or whether they are mapped (for the allocator's anonymous memory the callers give):
+        // MADV_HUGEPAGE marks the range for huge pages, MADV_POPULATE_WRITE faults its pages in as a
+        // write to each would, without writing. Where part of the range is not mapped the call fails
+        // with ENOMEM, and a kernel without the advice fails with EINVAL.
         unsafe {
             libc::madvise(start as *mut libc::c_void, end - start, advice);
         }

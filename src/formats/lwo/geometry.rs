@@ -324,13 +324,17 @@ impl ObjectBuilder {
         // As many as the chunk holds in entries of long indices, the fewest it can hold, are put in
         // place at once (fewer only where entries are dropped, at most the chunk's size).
         let longest_entry = 4 * (1 + usize::from(discontinuous)) + 4 * usize::from(dimension);
-        crate::memory::populate_room(&map.values, r.remaining() / longest_entry * usize::from(dimension));
+        crate::memory::populate_room(&mut map.values, r.remaining() / longest_entry * usize::from(dimension));
         if discontinuous {
             map.polygons.reserve(most_entries);
         }
         let first_offset = r.offset();
         let polygons = discontinuous.then_some((self.pols_start, polygon_count));
         let dropped = read_map_entries(r, &mut map, point_count, polygons, true)?;
+        if dropped > 0 {
+            // Room put in place for entries that were dropped is given back.
+            map.values.shrink_to_fit();
+        }
         self.report_dropped(at, first_offset, dropped, "vertex-map entries name points or polygons out of range and were dropped");
         self.layers[layer].vertex_maps.push(map);
         Ok(())
