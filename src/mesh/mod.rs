@@ -131,11 +131,11 @@ impl MeshData {
             extend(set, more);
         }
         if let (Some(colors), Some(more)) = (&mut self.colors, &piece.colors) {
-            colors.extend_from_slice(more);
+            extend(colors, more);
         }
         for (target, more) in self.morph_targets.iter_mut().zip(&piece.morph_targets) {
-            target.positions.extend_from_slice(&more.positions);
-            target.normals.extend_from_slice(&more.normals);
+            extend(&mut target.positions, &more.positions);
+            extend(&mut target.normals, &more.normals);
         }
         // Wrapping: `offset` is the vertex count cast to u32, so past 4 G vertices the indices are
         // wrong either way, and without an overflow test per index the loop runs four at a time.
