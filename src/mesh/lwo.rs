@@ -439,6 +439,10 @@ struct LayerInputs<'a> {
     morphs: &'a LayerMorphs<'a>,
     /// The maps each surface's corners read, by surface index.
     maps_of_surface: HashMap<u32, CornerMaps<'a>>,
+    /// No corner of the layer has a stored normal or a morph, and its vertices are searched by point
+    /// where possible: the polygons of a surface without a second UV set or a colour map can be built
+    /// by the plain loop ([`PlainRun`]), even where another surface of the layer has them.
+    plain_surfaces_in_plain_loop: bool,
 }
 
 impl<'a> LayerInputs<'a> {
@@ -487,12 +491,14 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
     // With morphs each corner keeps its own sum: a morph can crease a point that is smooth at rest.
     let (normals, point_normals) = CornerNormals::with_shared(layer, surfaces, options.smoothing, morphs.is_empty());
     let mut lookups = MapLookups::default();
+    let stored_normals = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
     let inputs = LayerInputs {
         layer,
         options,
         normals: &normals,
         point_normals: &point_normals,
-        stored_normals: layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name)),
+        plain_surfaces_in_plain_loop: search == VertexSearch::ByPointWherePossible && morphs.is_empty() && stored_normals.is_none(),
+        stored_normals,
         morphs: &morphs,
         maps_of_surface: corner_maps_by_surface(layer, surfaces, &mut lookups),
     };
@@ -512,10 +518,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
     // the ranges are built by a loop compiled without them (see `build_range`).
     // The tests' reference, every corner compared, is the general loop too: the two shortcuts are
     // held to it together.
-    let plain = search == VertexSearch::ByPointWherePossible
-        && morphs.is_empty()
-        && inputs.stored_normals.is_none()
-        && inputs.maps_of_surface.values().all(|m| m.second_uv.is_none() && m.color.is_none());
+    let plain = inputs.plain_surfaces_in_plain_loop && inputs.maps_of_surface.values().all(|m| m.second_uv.is_none() && m.color.is_none());
     // Each range's meshes join the layer's as soon as the ranges before it have, so that only the
     // ranges in flight are held apart.
     let mut built = crate::parallel::parallel_in_order(
@@ -862,10 +865,11 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                 mesh.triangle_records.extend(std::iter::repeat_n(polygon, tris.len()));
             }
         }
-        if PLAIN {
+        if PLAIN || (inputs.plain_surfaces_in_plain_loop && maps.second_uv.is_none() && maps.color.is_none()) {
             // The polygons after this one that are plain triangles and quads of its mesh, in a loop of
-            // their own. A projection they take from its table of points (not a cubic one, which
-            // follows each polygon's normal, nor one past the kept few).
+            // their own (in a layer where another surface has a colour map or a second UV set, too:
+            // this mesh's corners have neither). A projection they take from its table of points (not
+            // a cubic one, which follows each polygon's normal, nor one past the kept few).
             let projection = match maps.projection {
                 Some(block) => match projected_points.iter_mut().find(|(b, _)| std::ptr::eq(*b, block)) {
                     Some((_, known)) if block.projection != Projection::Cubic => Some(Some((block, known))),
