@@ -686,7 +686,9 @@ impl RangeScratch {
 /// has no morphs) the loop is compiled without them: a flat sphere's corner took 134 instructions
 /// with them, 104 without; and there, after each polygon this loop builds into a surface's mesh (whose
 /// projection, if any, is kept in a table), the triangles and quads that follow it in the same mesh are
-/// built by a loop of their own ([`PlainRun`]), as long as they are plain.
+/// built by a loop of their own ([`PlainRun`]), as long as they are plain. That loop also serves the
+/// surfaces without a second UV set of a layer with neither stored normals nor morphs where another
+/// surface has one, or where a surface has a colour map (compiled again with colours).
 fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
     let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
@@ -865,11 +867,12 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                 mesh.triangle_records.extend(std::iter::repeat_n(polygon, tris.len()));
             }
         }
-        if PLAIN || (inputs.plain_surfaces_in_plain_loop && maps.second_uv.is_none() && maps.color.is_none()) {
+        if PLAIN || (inputs.plain_surfaces_in_plain_loop && maps.second_uv.is_none()) {
             // The polygons after this one that are plain triangles and quads of its mesh, in a loop of
-            // their own (in a layer where another surface has a colour map or a second UV set, too:
-            // this mesh's corners have neither). A projection they take from its table of points (not
-            // a cubic one, which follows each polygon's normal, nor one past the kept few).
+            // their own (in a layer where another surface has a second UV set, too: this mesh's corners
+            // have none; with a colour map, in the loop compiled with colours). A projection they take
+            // from its table of points (not a cubic one, which follows each polygon's normal, nor one
+            // past the kept few).
             let projection = match maps.projection {
                 Some(block) => match projected_points.iter_mut().find(|(b, _)| std::ptr::eq(*b, block)) {
                     Some((_, known)) if block.projection != Projection::Cubic => Some(Some((block, known))),
@@ -879,7 +882,10 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
             };
             if let Some(projection) = projection {
                 let run = PlainRun { inputs, maps, projection, key, slot_tag, last_vertex_of_point, triangles: &mut out.triangles };
-                next = run.build::<BY_POINT>(mesh, next, end);
+                next = match maps.color {
+                    Some(_) if !PLAIN => run.build::<BY_POINT, true>(mesh, next, end),
+                    _ => run.build::<BY_POINT, false>(mesh, next, end),
+                };
             }
         }
     }
@@ -906,9 +912,10 @@ fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, po
     }
 }
 
-/// A run of plain triangles and quads of one mesh, in a layer built `PLAIN` (see [`build_range`]): faces
+/// A run of plain triangles and quads of one mesh (see [`build_range`] for the layers and surfaces): faces
 /// (and patches, when they are not subdivided) of three or four corners, decided by the triangulator's
-/// quick cases, their UVs projected through a kept table, read from the surface's map or none. Most
+/// quick cases, their UVs projected through a kept table, read from the surface's map or none, and
+/// their colours, where the surface has a colour map, read from it. Most
 /// polygons of most files are such runs, and their loop is the general one made small: what stays the
 /// same over the run is taken once, a polygon's corners are counted at compile time, every corner's
 /// UV is made before its vertex, and the mesh's columns are taken apart, so that the compiler knows
@@ -932,8 +939,10 @@ impl PlainRun<'_, '_> {
     /// Builds polygons `from..end` into `mesh` while they are of its surface and detail, faces (or
     /// patches, when not subdividing) of three or four corners that the triangulator's quick cases
     /// decide; returns the first it leaves.
+    /// `COLORED`: the surface has a colour map (compiled apart, so that the other surfaces' loop does
+    /// not test for one at every corner).
     #[inline(never)]
-    fn build<const BY_POINT: bool>(mut self, mesh: &mut MeshData, from: usize, end: usize) -> usize {
+    fn build<const BY_POINT: bool, const COLORED: bool>(mut self, mesh: &mut MeshData, from: usize, end: usize) -> usize {
         let polys = &self.inputs.layer.polygons;
         let subdividing = self.inputs.options.subdivision_level > 0;
         let mut p = from;
@@ -944,8 +953,8 @@ impl PlainRun<'_, '_> {
                 break;
             }
             let made = match polys.indices.get(a as usize..b as usize) {
-                Some(&[v0, v1, v2]) => self.polygon::<BY_POINT, 3>(mesh, p, [v0, v1, v2], a as usize),
-                Some(&[v0, v1, v2, v3]) => self.polygon::<BY_POINT, 4>(mesh, p, [v0, v1, v2, v3], a as usize),
+                Some(&[v0, v1, v2]) => self.polygon::<BY_POINT, COLORED, 3>(mesh, p, [v0, v1, v2], a as usize),
+                Some(&[v0, v1, v2, v3]) => self.polygon::<BY_POINT, COLORED, 4>(mesh, p, [v0, v1, v2, v3], a as usize),
                 _ => false,
             };
             if !made {
@@ -957,7 +966,7 @@ impl PlainRun<'_, '_> {
     }
 
     #[inline(always)]
-    fn polygon<const BY_POINT: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
+    fn polygon<const BY_POINT: bool, const COLORED: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
         let LayerInputs { layer, normals, point_normals, .. } = *self.inputs;
         // Each corner's point found once, and every use of it read from the layer's points, not from an
         // array of them written just before: reads of an array's just-written corners wider than the
@@ -967,7 +976,9 @@ impl PlainRun<'_, '_> {
         if !fans_quickly(&points.map(|point| *point)) {
             return false;
         }
-        // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped.
+        // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped. A
+        // colour is read only for a corner that makes or compares a vertex (most of a smooth surface's
+        // take their point's).
         let mut uvs = [[0.0f32; 2]; N];
         let mut at_the_seam = false;
         if let Some((block, known)) = &mut self.projection {
@@ -984,11 +995,13 @@ impl PlainRun<'_, '_> {
             }
         }
         let has_uv = self.projection.is_some() || self.maps.uv.is_some();
+        let color_map = self.maps.color.as_deref().filter(|_| COLORED);
         let flat = normals.flat_normal(p, self.key.0).map(lwo_to_bevy);
         let values_by_point = BY_POINT && !at_the_seam && !matches!(self.maps.point_values, PointValues::PerCorner);
         let slot_tag = self.slot_tag;
-        let MeshData { positions, normals: normal_column, uv_sets, indices, triangle_records, .. } = mesh;
+        let MeshData { positions, normals: normal_column, uv_sets, colors: color_column, indices, triangle_records, .. } = mesh;
         let mut uv_column = uv_sets.first_mut().filter(|_| has_uv);
+        let mut color_column = color_column.as_mut().filter(|_| COLORED);
         let mut corner_vertex = [0u32; N];
         for k in 0..N {
             let v = vs[k];
@@ -1003,9 +1016,17 @@ impl PlainRun<'_, '_> {
                 None => lwo_to_bevy(point_normals.at(normals, p, v)),
             };
             let uv = uvs[k];
+            let color = color_map.map_or([1.0; 4], |map| corner_color(map, Corner { point: v, polygon: p as u32, at: first_corner + k }));
             let last_slot = self.last_vertex_of_point.get_mut(v);
             let previous = match last_slot.as_deref() {
-                Some(&[tag, i]) if tag & !PER_CORNER_VERTEX == slot_tag && normal_column[i as usize] == normal && uv_column.as_ref().is_none_or(|uvs| uvs[i as usize] == uv) => Some(i),
+                Some(&[tag, i])
+                    if tag & !PER_CORNER_VERTEX == slot_tag
+                        && normal_column[i as usize] == normal
+                        && uv_column.as_ref().is_none_or(|uvs| uvs[i as usize] == uv)
+                        && color_column.as_ref().is_none_or(|column| column[i as usize] == color) =>
+                {
+                    Some(i)
+                }
                 _ => None,
             };
             corner_vertex[k] = match previous {
@@ -1017,10 +1038,13 @@ impl PlainRun<'_, '_> {
                     if let Some(uvs) = uv_column.as_deref_mut() {
                         uvs.push(uv);
                     }
+                    if let Some(column) = color_column.as_deref_mut() {
+                        column.push(color);
+                    }
                     if let Some(last) = last_slot {
                         // A NaN value equals nothing: its vertex is taken by no other corner.
                         let no_nan = |values: &[f32]| !values.iter().any(|x| x.is_nan());
-                        let own_values = by_point && no_nan(&normal) && (!has_uv || no_nan(&uv));
+                        let own_values = by_point && no_nan(&normal) && (!has_uv || no_nan(&uv)) && (!COLORED || no_nan(&color));
                         *last = [if own_values { slot_tag } else { slot_tag | PER_CORNER_VERTEX }, i];
                     }
                     i
@@ -1034,6 +1058,14 @@ impl PlainRun<'_, '_> {
         *self.triangles += N - 2;
         true
     }
+}
+
+/// A corner's colour from a colour map: white where the map does not name it, opaque for an RGB map.
+#[inline(always)]
+fn corner_color(map: &MapLookup<'_>, corner: Corner) -> [f32; 4] {
+    let value = map.get(corner).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
+    let c = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(1.0));
+    if map.dimension < 4 { [c[0], c[1], c[2], 1.0] } else { c }
 }
 
 /// What [`polygon_corners`] reads of one polygon.
@@ -1088,11 +1120,7 @@ fn polygon_corners<const BY_POINT: bool, const PLAIN: bool>(
             (None, None) => None,
         };
         let second_uv = maps.second_uv.as_ref().filter(|_| !PLAIN && uv.is_some()).map(|m| m.uv(corner).unwrap_or([0.0, 1.0]));
-        let color = maps.color.as_ref().filter(|_| !PLAIN).map(|color| {
-            let value = color.get(corner).unwrap_or(&[1.0, 1.0, 1.0, 1.0]);
-            let c = [0, 1, 2, 3].map(|i| value.get(i).copied().unwrap_or(1.0));
-            if color.dimension < 4 { [c[0], c[1], c[2], 1.0] } else { c }
-        });
+        let color = maps.color.as_ref().filter(|_| !PLAIN).map(|color| corner_color(color, corner));
         // Corners of one point that agree on every attribute share a vertex (smooth shading makes that
         // the common case), which keeps large objects' meshes near their point count.
         let attributes = |mesh: &MeshData, i: usize| {
