@@ -401,10 +401,22 @@ fn verdict(ok: bool) -> &'static str {
     if ok { "meets" } else { "misses" }
 }
 
-/// Side by side on one file: time, MB/s, triangles and working memory of both, and our speed-up.
-fn compare(label: &str, path: &Path, ours: &str, theirs: &str, runs: usize) -> (Value, Value) {
+/// Side by side on one file: time, MB/s, triangles and working memory of both, and our speed-up. Each
+/// side's child (the median of its `runs`) is run `rounds` times, the sides taking turns, and each side
+/// keeps its fastest child: this shared machine has stretches of seconds in which whole processes run
+/// 1.5–1.9 times slower, and one child of either side caught in one moved a file's ratio that much.
+fn compare(label: &str, path: &Path, ours: &str, theirs: &str, runs: usize, rounds: usize) -> (Value, Value) {
     let bytes = input_bytes(path);
-    let (a, b) = (measure(ours, path, runs), measure(theirs, path, runs));
+    let faster = |kept: Value, new: Value| match (seconds(&kept), seconds(&new)) {
+        (Some(k), Some(n)) if n >= k => kept,
+        (Some(_), None) => kept,
+        _ => new,
+    };
+    let (mut a, mut b) = (Value::Null, Value::Null);
+    for _ in 0..rounds.max(1) {
+        a = faster(a, measure(ours, path, runs));
+        b = faster(b, measure(theirs, path, runs));
+    }
     let mb = bytes as f64 / (1 << 20) as f64;
     let rate = |v: &Value| seconds(v).map(|s| format!("{:.0}", mb / s)).unwrap_or_else(|| "–".into());
     let ratio = match (seconds(&a), seconds(&b)) {
@@ -549,7 +561,7 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
     let (mut ours_total, mut theirs_total) = (0.0, 0.0);
     for path in &corpus {
         let label = path.strip_prefix(CORPUS).unwrap_or(path).display().to_string();
-        let (a, b) = compare(&label, path, "ours-lwo", "assimp", 5);
+        let (a, b) = compare(&label, path, "ours-lwo", "assimp", 5, 3);
         if let (Some(x), Some(y)) = (seconds(&a), seconds(&b)) {
             ours_total += x;
             theirs_total += y;
@@ -557,7 +569,7 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
     }
     println!("| corpus, files both read | | {:.1} ms | | {:.1} ms | | {:.1}× | | |", ours_total * 1e3, theirs_total * 1e3, theirs_total / ours_total);
 
-    let (a, b) = compare(&format!("generated {}", large_lwo.file_name().unwrap().to_string_lossy()), large_lwo, "ours-lwo", "assimp", 3);
+    let (a, b) = compare(&format!("generated {}", large_lwo.file_name().unwrap().to_string_lossy()), large_lwo, "ours-lwo", "assimp", 3, 2);
     let lwo_mb = input_bytes(large_lwo) as f64 / (1 << 20) as f64;
     let mut targets = Vec::new();
     if let (Some(x), Some(y)) = (seconds(&a), seconds(&b)) {
@@ -582,8 +594,8 @@ fn wmo_rows(large_wmo: &Path) -> Vec<String> {
     println!("|---|---|---|---|---|---|---|---|---|");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let name = large_wmo.file_name().unwrap().to_string_lossy();
-    let (wa, wb) = compare(&format!("generated {name} (parse + meshes, {threads} threads)"), large_wmo, "ours-wmo", "wow-wmo", 3);
-    let (wp, wpb) = compare(&format!("generated {name} (parse only, 1 thread)"), large_wmo, "ours-wmo-parse", "wow-wmo", 3);
+    let (wa, wb) = compare(&format!("generated {name} (parse + meshes, {threads} threads)"), large_wmo, "ours-wmo", "wow-wmo", 3, 2);
+    let (wp, wpb) = compare(&format!("generated {name} (parse only, 1 thread)"), large_wmo, "ours-wmo-parse", "wow-wmo", 3, 2);
     let wmo_mb = input_bytes(large_wmo) as f64 / (1 << 20) as f64;
     let mut targets = Vec::new();
     if let (Some(x), Some(y), Some(p), Some(q)) = (seconds(&wa), seconds(&wb), seconds(&wp), seconds(&wpb)) {
