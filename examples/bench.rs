@@ -229,13 +229,7 @@ fn generated_archive(dir: &Path, files: usize) -> Result<PathBuf, String> {
     }
     let staging = dir.join(format!("client-{files}-files"));
     let _ = std::fs::remove_dir_all(&staging);
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = lwo_wmo_viewer::fixtures::xorshift64(0x9E37_79B9_7F4A_7C15);
     let mut groups: [Vec<String>; 4] = Default::default();
     for index in 0..files {
         let name = format!("World/Generated/Zone{:02}/Doodad{:03}/File{index:05}.bin", index % 37, (index / 37) % 211);

@@ -316,13 +316,8 @@ mod tests {
     #[test]
     fn the_box_in_lanes_is_the_box_point_by_point() {
         let values = [-0.0f32, 0.0, 1.5, -1.5, 3.0, -7.25, 1e-30, -1e30];
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            values[(state % values.len() as u64) as usize]
-        };
+        let mut random = crate::fixtures::xorshift64(0x2545_f491_4f6c_dd1d);
+        let mut next = || values[(random() % values.len() as u64) as usize];
         for round in 0..4000 {
             let points: Vec<[f32; 3]> = (0..round % 23).map(|_| [next(), next(), next()]).collect();
             let mut each = Bounds::EMPTY;

@@ -204,13 +204,7 @@ mod tests {
     /// near and far.
     #[test]
     fn the_angle_is_f64_s_rounded_once_and_within_an_ulp_of_f32_s() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut random = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = crate::fixtures::xorshift64(0x2545_f491_4f6c_dd1d);
         let mut points: Vec<(f32, f32)> = vec![(0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (-0.0, -0.0), (1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0)];
         points.extend([(0.0, 1.0), (0.0, -1.0), (1.0, 0.0), (-1.0, 0.0), (-0.0, -1.0), (1e-30, 1.0), (1.0, 1e-30), (3.0, 7.0)]);
         for _ in 0..4_000_000 {
