@@ -845,18 +845,17 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
         }
         // A triangle's in the mesh's vertices, in the mesh's winding.
         let in_mesh = |t: [u32; 3]| lwo_triangle_to_bevy(t.map(|i| corner_vertex[i as usize]));
-        // A triangle's or a quad's indices and records as copies of known length, which compile to a
-        // few moves where a copy of any length was a call to `memcpy` per polygon (3 % of a small
-        // file's load); other polygons' rewritten in place, then copied in one go.
+        // A triangle's or a quad's indices written in place (`append_triangles`) and records copied at
+        // a known length, a few moves where a copy of any length was a call to `memcpy` per polygon (3 %
+        // of a small file's load); other polygons' rewritten in place, then copied in one go.
         let polygon = p as u32;
         match tris.as_slice() {
             &[t] => {
-                mesh.indices.extend_from_slice(&in_mesh(t));
+                super::append_triangles(&mut mesh.indices, [in_mesh(t)].into_iter());
                 mesh.triangle_records.push(polygon);
             }
             &[t, u] => {
-                let ([a, b, c], [d, e, f]) = (in_mesh(t), in_mesh(u));
-                mesh.indices.extend_from_slice(&[a, b, c, d, e, f]);
+                super::append_triangles(&mut mesh.indices, [in_mesh(t), in_mesh(u)].into_iter());
                 mesh.triangle_records.extend_from_slice(&[polygon, polygon]);
             }
             _ => {
@@ -1051,8 +1050,8 @@ impl PlainRun<'_, '_> {
                 }
             };
         }
-        for t in QUICK_FANS[N - 3] {
-            indices.extend_from_slice(&lwo_triangle_to_bevy(t.map(|i| corner_vertex[i as usize])));
+        super::append_triangles(indices, QUICK_FANS[N - 3].iter().map(|t| lwo_triangle_to_bevy(t.map(|i| corner_vertex[i as usize]))));
+        for _ in 0..N - 2 {
             triangle_records.push(p as u32);
         }
         *self.triangles += N - 2;
@@ -1329,7 +1328,7 @@ fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f
     for (f, face) in cage.faces().enumerate() {
         let origin = cage.face_origins.get(f).copied().unwrap_or(NONE);
         for k in 1..face.len().saturating_sub(1) {
-            mesh.indices.extend_from_slice(&lwo_triangle_to_bevy([face[0], face[k], face[k + 1]]));
+            super::append_triangles(&mut mesh.indices, [lwo_triangle_to_bevy([face[0], face[k], face[k + 1]])].into_iter());
             mesh.triangle_records.push(origin);
         }
     }

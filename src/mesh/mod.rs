@@ -267,6 +267,21 @@ impl Bounds {
     }
 }
 
+/// Appends triangles to an index column, each index written in place. A triangle made as an array and
+/// copied in was stored in four-byte pieces and read back in an eight-byte one, which waits for the
+/// stores to reach the cache (no store forwards to a load it only partly covers): 12 % of the plain
+/// loop's samples on a flat corpus sphere, about 6 % of its load.
+#[inline(always)]
+pub(crate) fn append_triangles(indices: &mut Vec<u32>, triangles: impl ExactSizeIterator<Item = [u32; 3]>) {
+    let at = indices.len();
+    indices.resize(at + 3 * triangles.len(), 0);
+    for (slot, [a, b, c]) in indices[at..].chunks_exact_mut(3).zip(triangles) {
+        if let [x, y, z] = slot {
+            (*x, *y, *z) = (a, b, c);
+        }
+    }
+}
+
 pub(crate) fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }

@@ -242,7 +242,7 @@ pub fn liquid_mesh(liquid: &Liquid) -> Option<MeshData> {
                 continue;
             }
             let at = |di: usize, dj: usize| ((j + dj) * xv + i + di) as u32;
-            mesh.indices.extend_from_slice(&[at(0, 0), at(1, 0), at(1, 1), at(0, 0), at(1, 1), at(0, 1)]);
+            super::append_triangles(&mut mesh.indices, [[at(0, 0), at(1, 0), at(1, 1)], [at(0, 0), at(1, 1), at(0, 1)]].into_iter());
         }
     }
     (!mesh.is_empty()).then_some(mesh)
