@@ -440,9 +440,9 @@ struct LayerInputs<'a> {
     /// The maps each surface's corners read, by surface index.
     maps_of_surface: HashMap<u32, CornerMaps<'a>>,
     /// No corner of the layer has a stored normal or a morph, and its vertices are searched by point
-    /// where possible: the polygons of a surface without a second UV set or a colour map can be built
-    /// by the plain loop ([`PlainRun`]), even where another surface of the layer has them.
-    plain_surfaces_in_plain_loop: bool,
+    /// where possible: runs of its triangles and quads can be built by the plain loop ([`PlainRun`]),
+    /// compiled with colours and a second UV set for the surfaces that have them.
+    plain_loop_serves_layer: bool,
 }
 
 impl<'a> LayerInputs<'a> {
@@ -497,7 +497,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
         options,
         normals: &normals,
         point_normals: &point_normals,
-        plain_surfaces_in_plain_loop: search == VertexSearch::ByPointWherePossible && morphs.is_empty() && stored_normals.is_none(),
+        plain_loop_serves_layer: search == VertexSearch::ByPointWherePossible && morphs.is_empty() && stored_normals.is_none(),
         stored_normals,
         morphs: &morphs,
         maps_of_surface: corner_maps_by_surface(layer, surfaces, &mut lookups),
@@ -518,7 +518,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
     // the ranges are built by a loop compiled without them (see `build_range`).
     // The tests' reference, every corner compared, is the general loop too: the two shortcuts are
     // held to it together.
-    let plain = inputs.plain_surfaces_in_plain_loop && inputs.maps_of_surface.values().all(|m| m.second_uv.is_none() && m.color.is_none());
+    let plain = inputs.plain_loop_serves_layer && inputs.maps_of_surface.values().all(|m| m.second_uv.is_none() && m.color.is_none());
     // Each range's meshes join the layer's as soon as the ranges before it have, so that only the
     // ranges in flight are held apart.
     let mut built = crate::parallel::parallel_in_order(
@@ -687,8 +687,8 @@ impl RangeScratch {
 /// with them, 104 without; and there, after each polygon this loop builds into a surface's mesh (whose
 /// projection, if any, is kept in a table), the triangles and quads that follow it in the same mesh are
 /// built by a loop of their own ([`PlainRun`]), as long as they are plain. That loop also serves the
-/// surfaces without a second UV set of a layer with neither stored normals nor morphs where another
-/// surface has one, or where a surface has a colour map (compiled again with colours).
+/// other layers without stored normals or morphs, compiled again with colours and a second UV set for
+/// the surfaces that have either.
 fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
     let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
@@ -866,12 +866,11 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                 mesh.triangle_records.extend(std::iter::repeat_n(polygon, tris.len()));
             }
         }
-        if PLAIN || (inputs.plain_surfaces_in_plain_loop && maps.second_uv.is_none()) {
+        if PLAIN || inputs.plain_loop_serves_layer {
             // The polygons after this one that are plain triangles and quads of its mesh, in a loop of
-            // their own (in a layer where another surface has a second UV set, too: this mesh's corners
-            // have none; with a colour map, in the loop compiled with colours). A projection they take
-            // from its table of points (not a cubic one, which follows each polygon's normal, nor one
-            // past the kept few).
+            // their own (where the surface has a colour map or a second UV set, in the loop compiled
+            // with them). A projection they take from its table of points (not a cubic one, which
+            // follows each polygon's normal, nor one past the kept few).
             let projection = match maps.projection {
                 Some(block) => match projected_points.iter_mut().find(|(b, _)| std::ptr::eq(*b, block)) {
                     Some((_, known)) if block.projection != Projection::Cubic => Some(Some((block, known))),
@@ -881,9 +880,9 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
             };
             if let Some(projection) = projection {
                 let run = PlainRun { inputs, maps, projection, key, slot_tag, last_vertex_of_point, triangles: &mut out.triangles };
-                next = match maps.color {
-                    Some(_) if !PLAIN => run.build::<BY_POINT, true>(mesh, next, end),
-                    _ => run.build::<BY_POINT, false>(mesh, next, end),
+                next = match !PLAIN && (maps.color.is_some() || maps.second_uv.is_some()) {
+                    true => run.build::<BY_POINT, true>(mesh, next, end),
+                    false => run.build::<BY_POINT, false>(mesh, next, end),
                 };
             }
         }
@@ -914,7 +913,7 @@ fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, po
 /// A run of plain triangles and quads of one mesh (see [`build_range`] for the layers and surfaces): faces
 /// (and patches, when they are not subdivided) of three or four corners, decided by the triangulator's
 /// quick cases, their UVs projected through a kept table, read from the surface's map or none, and
-/// their colours, where the surface has a colour map, read from it. Most
+/// their colours and second UVs, where the surface has them, read from its maps. Most
 /// polygons of most files are such runs, and their loop is the general one made small: what stays the
 /// same over the run is taken once, a polygon's corners are counted at compile time, every corner's
 /// UV is made before its vertex, and the mesh's columns are taken apart, so that the compiler knows
@@ -938,10 +937,10 @@ impl PlainRun<'_, '_> {
     /// Builds polygons `from..end` into `mesh` while they are of its surface and detail, faces (or
     /// patches, when not subdividing) of three or four corners that the triangulator's quick cases
     /// decide; returns the first it leaves.
-    /// `COLORED`: the surface has a colour map (compiled apart, so that the other surfaces' loop does
-    /// not test for one at every corner).
+    /// `EXTRAS`: the surface has a colour map or a second UV set (compiled apart, so that the other
+    /// surfaces' loop does not test for them at every corner).
     #[inline(never)]
-    fn build<const BY_POINT: bool, const COLORED: bool>(mut self, mesh: &mut MeshData, from: usize, end: usize) -> usize {
+    fn build<const BY_POINT: bool, const EXTRAS: bool>(mut self, mesh: &mut MeshData, from: usize, end: usize) -> usize {
         let polys = &self.inputs.layer.polygons;
         let subdividing = self.inputs.options.subdivision_level > 0;
         let mut p = from;
@@ -952,8 +951,8 @@ impl PlainRun<'_, '_> {
                 break;
             }
             let made = match polys.indices.get(a as usize..b as usize) {
-                Some(&[v0, v1, v2]) => self.polygon::<BY_POINT, COLORED, 3>(mesh, p, [v0, v1, v2], a as usize),
-                Some(&[v0, v1, v2, v3]) => self.polygon::<BY_POINT, COLORED, 4>(mesh, p, [v0, v1, v2, v3], a as usize),
+                Some(&[v0, v1, v2]) => self.polygon::<BY_POINT, EXTRAS, 3>(mesh, p, [v0, v1, v2], a as usize),
+                Some(&[v0, v1, v2, v3]) => self.polygon::<BY_POINT, EXTRAS, 4>(mesh, p, [v0, v1, v2, v3], a as usize),
                 _ => false,
             };
             if !made {
@@ -965,7 +964,7 @@ impl PlainRun<'_, '_> {
     }
 
     #[inline(always)]
-    fn polygon<const BY_POINT: bool, const COLORED: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
+    fn polygon<const BY_POINT: bool, const EXTRAS: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
         let LayerInputs { layer, normals, point_normals, .. } = *self.inputs;
         // Each corner's point found once, and every use of it read from the layer's points, not from an
         // array of them written just before: reads of an array's just-written corners wider than the
@@ -994,13 +993,19 @@ impl PlainRun<'_, '_> {
             }
         }
         let has_uv = self.projection.is_some() || self.maps.uv.is_some();
-        let color_map = self.maps.color.as_deref().filter(|_| COLORED);
+        // Read only for a corner that makes or compares a vertex (most of a smooth surface's take their
+        // point's), as `polygon_corners` reads them.
+        let color_map = self.maps.color.as_deref().filter(|_| EXTRAS);
+        let second_uv_map = self.maps.second_uv.as_deref().filter(|_| EXTRAS && has_uv);
         let flat = normals.flat_normal(p, self.key.0).map(lwo_to_bevy);
         let values_by_point = BY_POINT && !at_the_seam && !matches!(self.maps.point_values, PointValues::PerCorner);
         let slot_tag = self.slot_tag;
         let MeshData { positions, normals: normal_column, uv_sets, colors: color_column, indices, triangle_records, .. } = mesh;
-        let mut uv_column = uv_sets.first_mut().filter(|_| has_uv);
-        let mut color_column = color_column.as_mut().filter(|_| COLORED);
+        let sets = uv_sets.len().min(1);
+        let (first_set, other_sets) = uv_sets.split_at_mut(sets);
+        let mut uv_column = first_set.first_mut().filter(|_| has_uv);
+        let mut second_uv_column = other_sets.first_mut().filter(|_| second_uv_map.is_some());
+        let mut color_column = color_column.as_mut().filter(|_| color_map.is_some());
         let mut corner_vertex = [0u32; N];
         for k in 0..N {
             let v = vs[k];
@@ -1015,14 +1020,17 @@ impl PlainRun<'_, '_> {
                 None => lwo_to_bevy(point_normals.at(normals, p, v)),
             };
             let uv = uvs[k];
-            let color = color_map.map_or([1.0; 4], |map| corner_color(map, Corner { point: v, polygon: p as u32, at: first_corner + k }));
+            let corner = Corner { point: v, polygon: p as u32, at: first_corner + k };
+            let color = color_map.map(|map| corner_color(map, corner));
+            let second_uv = second_uv_map.map(|map| map.uv(corner).unwrap_or([0.0, 1.0]));
             let last_slot = self.last_vertex_of_point.get_mut(v);
             let previous = match last_slot.as_deref() {
                 Some(&[tag, i])
                     if tag & !PER_CORNER_VERTEX == slot_tag
                         && normal_column[i as usize] == normal
                         && uv_column.as_ref().is_none_or(|uvs| uvs[i as usize] == uv)
-                        && color_column.as_ref().is_none_or(|column| column[i as usize] == color) =>
+                        && second_uv_column.as_ref().zip(second_uv).is_none_or(|(column, uv)| column[i as usize] == uv)
+                        && color_column.as_ref().zip(color).is_none_or(|(column, color)| column[i as usize] == color) =>
                 {
                     Some(i)
                 }
@@ -1037,13 +1045,18 @@ impl PlainRun<'_, '_> {
                     if let Some(uvs) = uv_column.as_deref_mut() {
                         uvs.push(uv);
                     }
-                    if let Some(column) = color_column.as_deref_mut() {
+                    if let (Some(column), Some(uv)) = (second_uv_column.as_deref_mut(), second_uv) {
+                        column.push(uv);
+                    }
+                    if let (Some(column), Some(color)) = (color_column.as_deref_mut(), color) {
                         column.push(color);
                     }
                     if let Some(last) = last_slot {
                         // A NaN value equals nothing: its vertex is taken by no other corner.
                         let no_nan = |values: &[f32]| !values.iter().any(|x| x.is_nan());
-                        let own_values = by_point && no_nan(&normal) && (!has_uv || no_nan(&uv)) && (!COLORED || no_nan(&color));
+                        let own_values = by_point && no_nan(&normal) && (!has_uv || no_nan(&uv))
+                            && second_uv.is_none_or(|uv| no_nan(&uv))
+                            && color.is_none_or(|color| no_nan(&color));
                         *last = [if own_values { slot_tag } else { slot_tag | PER_CORNER_VERTEX }, i];
                     }
                     i
