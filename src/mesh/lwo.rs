@@ -919,7 +919,7 @@ fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, po
 /// UV is made before its vertex, and the mesh's columns are taken apart, so that the compiler knows
 /// that writing one leaves the others (a flat sphere's quad took about 1180 instructions in the
 /// general loop, about 850 here; the corpus 7.1 % fewer). Its corner loop is [`polygon_corners`]'s
-/// for a plain layer, and must give the same vertices (the test that holds the shortcuts to every
+/// for the corners it builds, and must give the same vertices (the test that holds the shortcuts to every
 /// corner compared holds it too): that function, made to serve both, took 17–20 % more instructions,
 /// a loop over a slice and optional values where this one has arrays and all its values.
 struct PlainRun<'r, 'a> {
@@ -1009,7 +1009,7 @@ impl PlainRun<'_, '_> {
         let mut corner_vertex = [0u32; N];
         for k in 0..N {
             let v = vs[k];
-            // As in `polygon_corners`, which this loop must equal for a plain layer's corners.
+            // As in `polygon_corners`, which this loop must equal for the corners it builds.
             let by_point = values_by_point && point_normals.shares(v) && self.maps.point_values.hold_at(v);
             if by_point && let [tag, i] = self.last_vertex_of_point.get(v) && tag == slot_tag {
                 corner_vertex[k] = i;
