@@ -974,9 +974,7 @@ impl PlainRun<'_, '_> {
         if !fans_quickly(&points.map(|point| *point)) {
             return false;
         }
-        // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped. A
-        // colour is read only for a corner that makes or compares a vertex (most of a smooth surface's
-        // take their point's).
+        // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped.
         let mut uvs = [[0.0f32; 2]; N];
         let mut at_the_seam = false;
         if let Some((block, known)) = &mut self.projection {
