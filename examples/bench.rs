@@ -34,7 +34,7 @@ const CORPUS: &str = "/usr/share/assimp/models/LWO";
 type Run = fn(&Path) -> Result<usize, String>;
 
 fn ours_lwo(path: &Path) -> Result<usize, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = lwo_wmo_viewer::source::read_file(path).map_err(|e| e.to_string())?;
     let document = formats::parse_document(&bytes).map_err(|e| e.to_string())?;
     // The model owns its data: the file's bytes can go before the meshes are built, as in the loader.
     drop(bytes);
@@ -45,11 +45,11 @@ fn ours_lwo(path: &Path) -> Result<usize, String> {
 /// threads as the machine has, handed out by the loader's `parallel_map` (a fixed half each, as the
 /// bench had, left one thread idle whenever the other core was busy).
 fn ours_wmo(path: &Path, build: bool) -> Result<usize, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = lwo_wmo_viewer::source::read_file(path).map_err(|e| e.to_string())?;
     let (_, root) = formats::wmo::parse_root(&bytes).map_err(|e| e.to_string())?;
     let groups: Vec<PathBuf> = group_files(path, root.group_infos.len()).into_iter().collect::<Result<_, _>>()?;
     let one = |group_path: &PathBuf| -> Result<usize, String> {
-        let group_bytes = std::fs::read(group_path).map_err(|e| e.to_string())?;
+        let group_bytes = lwo_wmo_viewer::source::read_file(group_path).map_err(|e| e.to_string())?;
         let (_, group) = formats::wmo::parse_group(&group_bytes).map_err(|e| e.to_string())?;
         Ok(if build { mesh::wmo::build_group(&group, Some(&root)).rendered_triangles } else { group.indices.len() / 3 })
     };
