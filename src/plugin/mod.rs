@@ -177,10 +177,21 @@ impl bevy::asset::AssetLoader for ModelLoader {
             }
         };
         let display_path = source.display_path(&path);
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).await.map_err(|source| FileError::Io { file: display_path.clone().into(), source })?;
+        // A file of Bevy's file source is read from the folder on disk, as its other files are: straight
+        // into the buffer the scene keeps (`source::read_file`). Bevy's reader, which has only opened
+        // it, would copy it through a pipe into a growing `Vec`, and sharing that was a third copy (a
+        // registered source's reader has read the file already: it is read from there).
+        let read_from_disk = if from_named_source { None } else { source.read(&path).ok() };
+        let bytes = match read_from_disk {
+            Some(bytes) => bytes,
+            None => {
+                let mut bytes = Vec::new();
+                reader.read_to_end(&mut bytes).await.map_err(|source| FileError::Io { file: display_path.clone().into(), source })?;
+                Arc::from(bytes)
+            }
+        };
         let document = parse_document(&bytes).map_err(|e| FileError::parse(&display_path, e))?;
-        let file = SceneFile { path, display_path, bytes: Arc::from(bytes), document: Some(Arc::new(document)) };
+        let file = SceneFile { path, display_path, bytes, document: Some(Arc::new(document)) };
         let defaults = LoadOptions::default();
         let options = LoadOptions {
             lwo: crate::mesh::lwo::BuildOptions {
