@@ -66,6 +66,12 @@ pub fn read_file(path: &Path) -> io::Result<Arc<[u8]>> {
     let mut file = File::open(path)?;
     let size = file.metadata().ok().filter(|m| m.is_file()).and_then(|m| usize::try_from(m.len()).ok()).filter(|&n| n > 0);
     if let Some(size) = size {
+        // A size the system will not give memory for is an error, as `std::fs::read` makes it, not an
+        // abort: asked first of a `Vec`, which can fail (an `Arc` cannot); below a megabyte the process
+        // could not go on anyway.
+        if size >= 1 << 20 {
+            Vec::<u8>::new().try_reserve_exact(size).map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, format!("no memory for a file of {size} bytes")))?;
+        }
         let mut bytes: Arc<[u8]> = std::iter::repeat_n(0u8, size).collect();
         if file.read_exact(Arc::get_mut(&mut bytes).expect("made here, not shared yet")).is_ok() {
             return Ok(bytes);
@@ -159,6 +165,13 @@ mod tests {
         #[cfg(target_os = "linux")]
         assert!(read_file(Path::new("/proc/self/status")).unwrap().starts_with(b"Name:"));
         assert_eq!(read_file(&root.join("missing.lwo")).unwrap_err().kind(), io::ErrorKind::NotFound);
+        // A file larger than the memory (sparse: it takes no disk) is an error, not an abort. Where
+        // the system promises any amount of memory (overcommit mode 1) the buffer would be made and
+        // filled, so the case is left out there.
+        let always_overcommits = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|mode| mode.trim() == "1");
+        if !always_overcommits && File::create(root.join("huge.lwo")).and_then(|f| f.set_len(1 << 42)).is_ok() {
+            assert_eq!(read_file(&root.join("huge.lwo")).unwrap_err().kind(), io::ErrorKind::OutOfMemory);
+        }
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
