@@ -180,11 +180,15 @@ impl bevy::asset::AssetLoader for ModelLoader {
         // A file of Bevy's file source is read from the folder on disk, as its other files are: straight
         // into the buffer the scene keeps (`source::read_file`). Bevy's reader, which has only opened
         // it, would copy it through a pipe into a growing `Vec`, and sharing that was a third copy (a
-        // registered source's reader has read the file already: it is read from there).
-        let read_from_disk = if from_named_source { None } else { source.read(&path).ok() };
+        // registered source's reader has read the file already: it is read from there). A file not
+        // on disk is Bevy's to read (its file source may be another than the folder).
+        let read_from_disk = if from_named_source { None } else { Some(source.read(&path)) };
         let bytes = match read_from_disk {
-            Some(bytes) => bytes,
-            None => {
+            Some(Ok(bytes)) => bytes,
+            Some(Err(error)) if !matches!(error, crate::source::SourceError::NotFound { .. }) => {
+                return Err(FileError::Source { file: display_path.into(), error }.into());
+            }
+            _ => {
                 let mut bytes = Vec::new();
                 reader.read_to_end(&mut bytes).await.map_err(|source| FileError::Io { file: display_path.clone().into(), source })?;
                 Arc::from(bytes)
