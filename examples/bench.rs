@@ -69,7 +69,8 @@ fn group_files(root: &Path, count: usize) -> Vec<Result<PathBuf, String>> {
 
 fn wow_wmo(path: &Path) -> Result<usize, String> {
     let parse = |p: &Path| -> Result<wow_wmo::api::ParsedWmo, String> {
-        let bytes = std::fs::read(p).map_err(|e| e.to_string())?;
+        // Read as ours are, so that the ratio compares the parsers.
+        let bytes = lwo_wmo_viewer::source::read_file(p).map_err(|e| e.to_string())?;
         wow_wmo::api::parse_wmo(&mut Cursor::new(&bytes)).map_err(|e| e.to_string())
     };
     let wow_wmo::api::ParsedWmo::Root(root) = parse(path)? else { return Err("not a root".into()) };

@@ -56,31 +56,39 @@ impl LooseFolder {
 }
 
 /// A file's whole contents, read straight into the shared buffer the sources hand out (an `Arc<[u8]>`
-/// made from a `Vec` is a second copy), which is written in full (zeroed) first. The kernel's copy out
-/// of its page cache is slow when it also faults in the pages it copies to: on this project's VM the
-/// 63 MB benchmark file took 33–35 ms into a fresh `Vec` (`std::fs::read`, transparent huge pages
-/// offered by the binaries' allocator) and 17–18 ms zeroed first (8 ms of that the zeroing). A file
-/// whose size is not known, or that shrinks while it is read, is read to its end in one go (as it is
-/// then).
+/// made from a `Vec` is a second copy), which is written in full first ([`zeroed_file_buffer`]). A file
+/// whose size is not known (`/proc`'s), or that shrinks while it is read, is read to its end instead.
+/// One that grows while it is read is read as far as its size when opened (`std::fs::read` read on
+/// to the end, at the price of one more system call for every file): a writer still at work is
+/// followed by `--watch`'s next reload.
 pub fn read_file(path: &Path) -> io::Result<Arc<[u8]>> {
     let mut file = File::open(path)?;
     let size = file.metadata().ok().filter(|m| m.is_file()).and_then(|m| usize::try_from(m.len()).ok()).filter(|&n| n > 0);
     if let Some(size) = size {
-        // A size the system will not give memory for is an error, as `std::fs::read` makes it, not an
-        // abort: asked first of a `Vec`, which can fail (an `Arc` cannot); below a megabyte the process
-        // could not go on anyway.
-        if size >= 1 << 20 {
-            Vec::<u8>::new().try_reserve_exact(size).map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, format!("no memory for a file of {size} bytes")))?;
+        let mut bytes = zeroed_file_buffer(size)?;
+        match file.read_exact(Arc::get_mut(&mut bytes).expect("made here, not shared yet")) {
+            Ok(()) => return Ok(bytes),
+            Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => file.rewind()?,
+            Err(error) => return Err(error),
         }
-        let mut bytes: Arc<[u8]> = std::iter::repeat_n(0u8, size).collect();
-        if file.read_exact(Arc::get_mut(&mut bytes).expect("made here, not shared yet")).is_ok() {
-            return Ok(bytes);
-        }
-        file.rewind()?;
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
     Ok(Arc::from(bytes))
+}
+
+/// A buffer of `size` zeros for a file's bytes to be read into. The kernel's copy out of its page
+/// cache is slow when it also faults in the pages it copies to: on this project's VM the 63 MB
+/// benchmark file took 33–35 ms into a fresh `Vec` (`std::fs::read`, transparent huge pages offered by
+/// the binaries' allocator) and 17–18 ms into memory zeroed first (8 ms of that the zeroing). A size
+/// the system will not give memory for is an error, as `std::fs::read` makes it, not an abort: asked
+/// first of a `Vec`, which can fail (an `Arc` cannot); below a megabyte the process could not go on
+/// anyway.
+pub fn zeroed_file_buffer(size: usize) -> io::Result<Arc<[u8]>> {
+    if size >= 1 << 20 {
+        Vec::<u8>::new().try_reserve_exact(size).map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, format!("no memory for a file of {size} bytes")))?;
+    }
+    Ok(std::iter::repeat_n(0u8, size).collect())
 }
 
 /// Finds `name` directly inside `dir` ignoring ASCII case.
@@ -168,9 +176,14 @@ mod tests {
         // A file larger than the memory (sparse: it takes no disk) is an error, not an abort. Where
         // the system promises any amount of memory (overcommit mode 1) the buffer would be made and
         // filled, so the case is left out there.
-        let always_overcommits = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|mode| mode.trim() == "1");
-        if !always_overcommits && File::create(root.join("huge.lwo")).and_then(|f| f.set_len(1 << 42)).is_ok() {
-            assert_eq!(read_file(&root.join("huge.lwo")).unwrap_err().kind(), io::ErrorKind::OutOfMemory);
+        #[cfg(target_os = "linux")]
+        {
+            let always_overcommits = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|mode| mode.trim() == "1");
+            if !always_overcommits && File::create(root.join("huge.lwo")).and_then(|f| f.set_len(1 << 42)).is_ok() {
+                let read = read_file(&root.join("huge.lwo"));
+                std::fs::remove_file(root.join("huge.lwo")).unwrap();
+                assert_eq!(read.unwrap_err().kind(), io::ErrorKind::OutOfMemory);
+            }
         }
         std::fs::remove_dir_all(&root).unwrap();
     }

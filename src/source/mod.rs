@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use game_data::{DataEntry, GameData};
-pub use loose::{read_file, LooseFolder};
+pub use loose::{read_file, zeroed_file_buffer, LooseFolder};
 pub use mpq::MpqArchive;
 
 /// A tree of files that can be read by relative path.
