@@ -8,6 +8,7 @@
 //! The tree is an arena: nodes live in one `Vec` and refer to each other by [`ChunkId`], so a model
 //! item can name the chunk it came from with a copyable index instead of a path to search for.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::{Deref, Range};
 
@@ -34,6 +35,9 @@ impl ChunkId {
     }
 }
 
+/// A decoded value of a chunk, by name (`name`, `index`, `values` …; the grammar's own words).
+pub type Field = (&'static str, String);
+
 /// One chunk of a [`ChunkTree`]: where it is in the file and what the grammar made of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChunkNode {
@@ -50,9 +54,9 @@ pub struct ChunkNode {
     pub prefix_len: usize,
     /// What the node is called in paths and trees when its id alone does not say it (`FORM SURF "Right"`,
     /// `(fields)` for an anonymous chunk); set by the format's grammar.
-    pub display: Option<String>,
+    pub display: Option<Cow<'static, str>>,
     /// Decoded values of a chunk whose meaning its parent gives (an LWO3 anonymous chunk), as name and value.
-    pub fields: Vec<(String, String)>,
+    pub fields: Vec<Field>,
     /// Set by the tree when the node is added: the structure is the walker's, never a grammar's.
     parent: Option<ChunkId>,
     /// The children are linked (first, last, each to the next), not listed: adding a chunk then
@@ -116,7 +120,7 @@ impl ChunkNode {
     /// Shown name: the grammar's display name, else `FORM LWO2` for forms and the id otherwise.
     pub fn label(&self) -> String {
         if let Some(display) = &self.display {
-            return display.clone();
+            return display.to_string();
         }
         match self.form_type {
             Some(t) => format!("{} {}", self.id, t),
@@ -126,7 +130,7 @@ impl ChunkNode {
 
     /// The node's part of a path: the display name where the grammar gave one, else the id.
     pub fn segment(&self) -> String {
-        self.display.clone().unwrap_or_else(|| self.id.to_string())
+        self.display.as_deref().map_or_else(|| self.id.to_string(), str::to_owned)
     }
 
     /// What the node is, for nesting rules: a form's type, else its id.
@@ -219,6 +223,16 @@ impl ChunkTree {
             numbers.remove(&parent);
         }
         &mut self.nodes[id.index()]
+    }
+
+    /// A chunk's first child, to walk its children while changing them (with [`Self::next_sibling`]).
+    pub fn first_child(&self, id: ChunkId) -> Option<ChunkId> {
+        self.node(id).first_child
+    }
+
+    /// The chunk after this one under the same parent.
+    pub fn next_sibling(&self, id: ChunkId) -> Option<ChunkId> {
+        self.node(id).next_sibling
     }
 
     /// A chunk's children, in file order.
@@ -430,12 +444,12 @@ struct NestedChunk<'t> {
     #[serde(skip_serializing_if = "Option::is_none")]
     display: Option<&'t str>,
     #[serde(skip_serializing_if = "no_fields")]
-    fields: &'t [(String, String)],
+    fields: &'t [Field],
     #[serde(skip_serializing_if = "NestedChunks::is_empty")]
     children: NestedChunks<'t>,
 }
 
-fn no_fields(fields: &&[(String, String)]) -> bool {
+fn no_fields(fields: &&[Field]) -> bool {
     fields.is_empty()
 }
 

@@ -739,7 +739,7 @@ pub fn hex_dump(bytes: &[u8], base: usize) -> String {
 pub fn chunk_fields(document: &Document, chunk: ChunkId) -> Vec<(String, String)> {
     let node = document.tree.node(chunk);
     let mut out = vec![("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)), ("length".to_owned(), node.length.to_string())];
-    out.extend(node.fields.iter().cloned());
+    out.extend(node.fields.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
     // The model item a chunk made is the one that names the chunk's id.
     let kind = node.kind().to_string();
     match &document.model {

@@ -147,13 +147,13 @@ fn cube06_reads_its_clip_and_the_image_node_on_the_principled_colour() {
     assert!(lines.contains(&"Image (1).Color → Principled BSDF (1).Color".to_owned()), "{lines:?}");
     assert!(lines.iter().any(|l| l.starts_with("Standard (1) [Standard]: Color = (0.5020, 0.5020, 0.5020), Luminosity = 0, Diffuse = 0.95")), "{lines:?}");
     // Paths name the forms; the anonymous chunks show decoded.
-    let paths: Vec<(String, Vec<(String, String)>)> = tree.paths().into_iter().map(|(path, id)| (path, tree.node(id).fields.clone())).collect();
+    let paths: Vec<(String, Vec<(&str, String)>)> = tree.paths().into_iter().map(|(path, id)| (path, tree.node(id).fields.clone())).collect();
     let find = |p: &str| paths.iter().find(|(path, _)| path == p).map(|(_, f)| f.clone()).unwrap_or_else(|| panic!("no {p}"));
-    assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/(fields)"), [("index".to_owned(), "1".to_owned())]);
-    assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/FORM STIL \"Images/general/UV_Grid.jpg\"/(fields)"), [("file".to_owned(), "Images/general/UV_Grid.jpg".to_owned())]);
-    assert_eq!(find("FORM LWO3/FORM SURF \"Default\"/(fields)"), [("name".to_owned(), "Default".to_owned()), ("source".to_owned(), String::new())]);
+    assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/(fields)"), [("index", "1".to_owned())]);
+    assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/FORM STIL \"Images/general/UV_Grid.jpg\"/(fields)"), [("file", "Images/general/UV_Grid.jpg".to_owned())]);
+    assert_eq!(find("FORM LWO3/FORM SURF \"Default\"/(fields)"), [("name", "Default".to_owned()), ("source", String::new())]);
     let colour = find("FORM LWO3/FORM SURF \"Default\"/FORM NODS/FORM NNDS/FORM NTAG \"Standard (1)\"/FORM NDTA/FORM SATR/FORM META/FORM ADAT/FORM ENTR \"Color\"/FORM VALU/FORM VALU/(fields)");
-    assert_eq!(colour[0], ("count".to_owned(), "3".to_owned()));
+    assert_eq!(colour[0], ("count", "3".to_owned()));
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! nested FORMs of LWO3 with their anonymous `"    "` chunks (lwo-surfaces.md §7a), and the names that
 //! make LWO3 paths readable (`FORM LWO3/FORM SURF "Right"/FORM NODS/…`).
 
-use crate::formats::chunk::{read_iff_tree_with, ChunkId, ChunkNode, ChunkRef, ChunkTree, IffGrammar, LengthWidth, Nesting, FORM};
+use std::borrow::Cow;
+
+use crate::formats::chunk::{read_iff_tree_with, ChunkId, ChunkNode, ChunkRef, ChunkTree, Field, IffGrammar, LengthWidth, Nesting, FORM};
 use crate::formats::error::Result;
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
@@ -103,25 +105,35 @@ impl IffGrammar for LightWaveGrammar {
         }
         if ancestors.is_empty() {
             let root = tree.node_mut(node);
-            root.display = Some(root.label());
+            root.display = Some(Cow::Owned(root.label()));
             return;
         }
         let Some(form_type) = tree.node(node).form_type.filter(|_| tree.node(node).id == FORM) else {
             return;
         };
-        // The ids are copied out: naming a child borrows the tree mutably.
-        for child in tree.children(node).collect::<Vec<_>>() {
-            let child = tree.node_mut(child);
+        // Walked by id, as naming a child borrows the tree mutably (a list of the ids was an
+        // allocation per form, of which an LWO3 file's node graphs have hundreds).
+        let mut next = tree.first_child(node);
+        while let Some(id) = next {
+            next = tree.next_sibling(id);
+            let child = tree.node_mut(id);
             if child.id == ANONYMOUS && child.fields.is_empty() {
-                child.display = Some("(fields)".into());
+                child.display = Some(Cow::Borrowed("(fields)"));
                 child.fields = anonymous_fields(form_type, child.data(file));
             }
         }
         let name = form_name(form_type, tree.chunk(node), file);
-        tree.node_mut(node).display = Some(match name {
-            Some(name) => format!("FORM {form_type} \"{name}\""),
-            None => format!("FORM {form_type}"),
-        });
+        // Made in one string: through `format!` it was a formatted write per piece.
+        let type_text = form_type.to_string();
+        let mut display = String::with_capacity(7 + type_text.len() + name.as_ref().map_or(0, |n| n.len() + 3));
+        display.push_str("FORM ");
+        display.push_str(&type_text);
+        if let Some(name) = name {
+            display.push_str(" \"");
+            display.push_str(&name);
+            display.push('"');
+        }
+        tree.node_mut(node).display = Some(Cow::Owned(display));
     }
 }
 
@@ -151,7 +163,7 @@ fn legacy_lwo3_prefix(form_type: FourCc, data: &mut Reader<'_>) -> Result<()> {
 /// The name a form goes by in paths: a surface's name, a clip's index, a still's file, a node's
 /// instance name, an input's name.
 fn form_name(form_type: FourCc, node: ChunkRef<'_>, file: &[u8]) -> Option<String> {
-    let field = |key: &str| node.children().find(|c| c.id == ANONYMOUS)?.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let field = |key: &str| node.children().find(|c| c.id == ANONYMOUS)?.fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
     let string_child = |id: &[u8; 4]| {
         let child = node.children().find(|c| c.id.0 == *id)?;
         child.reader(file, Endian::Big).s0().ok()
@@ -167,11 +179,12 @@ fn form_name(form_type: FourCc, node: ChunkRef<'_>, file: &[u8]) -> Option<Strin
 }
 
 /// Decodes an anonymous chunk by the form it leads (lwo-surfaces.md §7a); bytes it cannot place are
-/// shown in hex.
-pub fn anonymous_fields(form_type: FourCc, data: &[u8]) -> Vec<(String, String)> {
+/// shown in hex. Each value is made in one string (a list of numbers too): an LWO3 file has hundreds
+/// of these chunks, and a string per number, joined, was most of the allocations of reading one.
+pub fn anonymous_fields(form_type: FourCc, data: &[u8]) -> Vec<Field> {
     let mut r = Reader::big(data, 0);
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
+    let mut out: Vec<Field> = Vec::new();
+    let mut push = |k: &'static str, v: String| out.push((k, v));
     match &form_type.0 {
         b"SURF" => {
             if let Ok(name) = r.s0() {
@@ -197,8 +210,7 @@ pub fn anonymous_fields(form_type: FourCc, data: &[u8]) -> Vec<(String, String)>
             Some(0) => {
                 if let Ok(count) = r.u32() {
                     push("count", count.to_string());
-                    let values: Vec<String> = (0..count.min(16)).map_while(|_| r.f64().ok()).map(|v| format!("{v}")).collect();
-                    push("values", values.join(", "));
+                    push("values", listed((0..count.min(16)).map_while(|_| r.f64().ok())));
                 }
             }
             Some(_) => {
@@ -228,31 +240,49 @@ pub fn anonymous_fields(form_type: FourCc, data: &[u8]) -> Vec<(String, String)>
             }
         }
         b"VPVL" | b"IMST" => {
-            let mut values = Vec::new();
-            while r.remaining() >= 4 {
-                values.push(format!("{}", r.f32().unwrap_or_default()));
-            }
-            push("values", values.join(", "));
+            push("values", listed(std::iter::from_fn(|| (r.remaining() >= 4).then(|| r.f32().unwrap_or_default()))));
         }
         _ => {}
     }
     if out.is_empty() && !data.is_empty() {
-        let hex: Vec<String> = data.iter().take(32).map(|b| format!("{b:02X}")).collect();
-        out.push(("bytes".to_owned(), hex.join(" ")));
+        let mut hex = String::with_capacity(3 * data.len().min(32));
+        for (k, b) in data.iter().take(32).enumerate() {
+            if k > 0 {
+                hex.push(' ');
+            }
+            hex.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
+            hex.push(char::from(HEX_DIGITS[usize::from(b & 0xF)]));
+        }
+        out.push(("bytes", hex));
     }
     out
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Numbers as `Display` writes each, joined by ", ", in one string.
+fn listed<T: std::fmt::Display>(values: impl Iterator<Item = T>) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    for (k, value) in values.enumerate() {
+        if k > 0 {
+            text.push_str(", ");
+        }
+        let _ = write!(text, "{value}");
+    }
+    text
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn fields(form_type: &[u8; 4], data: &[u8]) -> Vec<(String, String)> {
+    fn fields(form_type: &[u8; 4], data: &[u8]) -> Vec<Field> {
         anonymous_fields(FourCc::new(form_type), data)
     }
 
-    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-        items.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    fn pairs(items: &[(&'static str, &str)]) -> Vec<Field> {
+        items.iter().map(|&(k, v)| (k, v.to_owned())).collect()
     }
 
     #[test]
