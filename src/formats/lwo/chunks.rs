@@ -123,8 +123,9 @@ impl IffGrammar for LightWaveGrammar {
             }
         }
         let name = form_name(form_type, tree.chunk(node), file);
-        // Made in one string: through `format!` it was a formatted write per piece.
-        let type_text = form_type.to_string();
+        // Made in one string: through `format!` (or the type's `to_string`) it was a formatted write
+        // per piece into a string grown as it went.
+        let type_text = form_type.as_printable().map_or_else(|| Cow::Owned(form_type.to_string()), Cow::Borrowed);
         let mut display = String::with_capacity(7 + type_text.len() + name.as_ref().map_or(0, |n| n.len() + 3));
         display.push_str("FORM ");
         display.push_str(&type_text);
