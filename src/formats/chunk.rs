@@ -35,7 +35,8 @@ impl ChunkId {
     }
 }
 
-/// A decoded value of a chunk, by name (`name`, `index`, `values` …; the grammar's own words).
+/// A decoded value of a chunk, by name (`name`, `index`, `values` …; the grammar's own words):
+/// [`super::chunk_fields`].
 pub type Field = (&'static str, String);
 
 /// One chunk of a [`ChunkTree`]: where it is in the file and what the grammar made of it.
@@ -53,10 +54,9 @@ pub struct ChunkNode {
     /// Data bytes before the first child: a form type, SURF names, the MOGP header.
     pub prefix_len: usize,
     /// What the node is called in paths and trees when its id alone does not say it (`FORM SURF "Right"`,
-    /// `(fields)` for an anonymous chunk); set by the format's grammar.
+    /// `(fields)` for an anonymous chunk); set by the format's grammar. (The values of a chunk whose
+    /// meaning its parent gives are decoded when asked: [`super::chunk_fields`].)
     pub display: Option<Cow<'static, str>>,
-    /// Decoded values of a chunk whose meaning its parent gives (an LWO3 anonymous chunk), as name and value.
-    pub fields: Vec<Field>,
     /// Set by the tree when the node is added: the structure is the walker's, never a grammar's.
     parent: Option<ChunkId>,
     /// The children are linked (first, last, each to the next), not listed: adding a chunk then
@@ -81,7 +81,6 @@ impl ChunkNode {
             length,
             prefix_len: 0,
             display: None,
-            fields: Vec::new(),
             parent: None,
             first_child: None,
             last_child: None,
@@ -316,9 +315,9 @@ impl ChunkTree {
     }
 
     /// The chunks nested as the file nests them, for serialising (`--info --json`): each node with its
-    /// `children` inline.
-    pub fn nested(&self) -> NestedChunks<'_> {
-        NestedChunks { tree: self, first: self.roots.first().copied() }
+    /// decoded fields (read from `file`, the bytes the tree was read from) and its `children` inline.
+    pub fn nested<'t>(&'t self, file: &'t [u8]) -> NestedChunks<'t> {
+        NestedChunks { tree: self, file, first: self.roots.first().copied() }
     }
 
     /// `ids` with their paths under `parent_path`, numbered among themselves.
@@ -429,6 +428,7 @@ impl Deref for ChunkRef<'_> {
 /// The serialised form of a list of chunks: each one's fields, then its `children` the same way.
 pub struct NestedChunks<'t> {
     tree: &'t ChunkTree,
+    file: &'t [u8],
     /// The first chunk of the level; the others follow it.
     first: Option<ChunkId>,
 }
@@ -443,14 +443,10 @@ struct NestedChunk<'t> {
     length: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     display: Option<&'t str>,
-    #[serde(skip_serializing_if = "no_fields")]
-    fields: &'t [Field],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fields: Vec<Field>,
     #[serde(skip_serializing_if = "NestedChunks::is_empty")]
     children: NestedChunks<'t>,
-}
-
-fn no_fields(fields: &&[Field]) -> bool {
-    fields.is_empty()
 }
 
 impl NestedChunks<'_> {
@@ -470,8 +466,8 @@ impl serde::Serialize for NestedChunks<'_> {
                 offset: node.offset,
                 length: node.length,
                 display: node.display.as_deref(),
-                fields: &node.fields,
-                children: NestedChunks { tree: self.tree, first: node.first_child },
+                fields: super::chunk_fields(self.tree, id, self.file),
+                children: NestedChunks { tree: self.tree, file: self.file, first: node.first_child },
             }
         }))
     }
@@ -829,11 +825,15 @@ mod tests {
     }
 
     /// LWO2 with two surfaces holding a sub-chunk each: repeated ids are numbered in paths.
-    fn two_surfaces() -> ChunkTree {
+    fn two_surfaces_file() -> Vec<u8> {
         let mut body = chunk(b"PNTS", &[0; 12]);
         body.extend(chunk(b"SURF", b"A\0B\0COLR\x00\x02ab"));
         body.extend(chunk(b"SURF", b"C\0D\0COLR\x00\x02ab"));
-        read_iff_tree(&form(b"LWO2", &body)).unwrap()
+        form(b"LWO2", &body)
+    }
+
+    fn two_surfaces() -> ChunkTree {
+        read_iff_tree(&two_surfaces_file()).unwrap()
     }
 
     #[test]
@@ -859,8 +859,9 @@ mod tests {
 
     #[test]
     fn the_serialised_tree_nests_children_and_leaves_out_what_is_empty() {
-        let tree = two_surfaces();
-        let json = serde_json::to_value(tree.nested()).unwrap();
+        let file = two_surfaces_file();
+        let tree = read_iff_tree(&file).unwrap();
+        let json = serde_json::to_value(tree.nested(&file)).unwrap();
         let surf = &json[0]["children"][2];
         assert_eq!(json[0]["type"], "LWO2");
         assert_eq!((&surf["id"], &surf["offset"], &surf["length"]), (&"SURF".into(), &52.into(), &12.into()));

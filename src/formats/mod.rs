@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::source::{FileSource, LooseFolder};
 
-pub use chunk::{ChunkId, ChunkNode, ChunkRef, ChunkTree};
+pub use chunk::{ChunkId, ChunkNode, ChunkRef, ChunkTree, Field};
 pub use error::{ErrorKind, FileError, ParseError, Warning};
 pub use fourcc::FourCc;
 
@@ -124,6 +124,14 @@ pub fn parse_document(bytes: &[u8]) -> Result<Document, ParseError> {
             },
         )),
     }
+}
+
+/// The values of chunk `id` that the tree's format decodes for people (an LWO3 anonymous chunk's, by
+/// the form it leads), read from `file`, the bytes `tree` was read from; empty for other chunks.
+/// Decoded when asked, not kept in the tree: a LightWave 2018 object has hundreds of such chunks, and
+/// decoding them all into strings was a sixth of reading one.
+pub fn chunk_fields(tree: &ChunkTree, id: ChunkId, file: &[u8]) -> Vec<Field> {
+    lwo::chunks::decoded_fields(tree, id, file)
 }
 
 /// Walks only the chunk tree, so the inspector can show the structure of a file its parser rejects:

@@ -16,6 +16,8 @@ use crate::mesh;
 /// Everything `--info` reports about one file.
 pub struct Info {
     pub document: Document,
+    /// The file's bytes, which the chunk tree's decoded fields are read from.
+    pub bytes: Arc<[u8]>,
     pub summary: Map<String, Value>,
     pub warnings: Vec<String>,
 }
@@ -30,6 +32,7 @@ pub fn gather(path: &Path) -> Result<Info, FileError> {
 pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError> {
     let file = crate::scene::read_file(source, path)?;
     let display_path = file.display_path.clone();
+    let bytes = file.bytes.clone();
     let Some(document) = file.document.map(Arc::unwrap_or_clone) else {
         return Err(FileError::Unsupported { file: display_path.into(), message: "not a model this viewer builds".into() });
     };
@@ -61,7 +64,7 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
         }
         Model::M2(model) => m2_summary(source, path, model, &mut warnings),
     };
-    Ok(Info { document, summary, warnings })
+    Ok(Info { document, bytes, summary, warnings })
 }
 
 /// The model and its view (embedded view 0, or for version 264 `Name00.skin` beside the file, else the
@@ -196,7 +199,7 @@ pub fn to_json(path: &Path, info: &Info) -> Value {
     let mut object = Map::new();
     object.insert("file".into(), json!(path.display().to_string()));
     object.insert("format".into(), json!(info.document.format.name()));
-    object.insert("chunks".into(), serde_json::to_value(info.document.tree.nested()).unwrap_or(Value::Null));
+    object.insert("chunks".into(), serde_json::to_value(info.document.tree.nested(&info.bytes)).unwrap_or(Value::Null));
     object.insert("warnings".into(), json!(info.warnings));
     for (k, v) in &info.summary {
         object.insert(k.clone(), v.clone());

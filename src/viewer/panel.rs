@@ -618,7 +618,7 @@ fn chunks_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, act
                     m2_arrays(ui, f, m2, state, actions);
                 }
                 for node in document.tree.root_chunks() {
-                    chunk_node(ui, f, document, node, state, actions);
+                    chunk_node(ui, f, document, &file.bytes, node, state, actions);
                 }
             });
         }
@@ -646,7 +646,7 @@ fn m2_arrays(ui: &mut egui::Ui, file: usize, model: &crate::formats::m2::M2Model
     }
 }
 
-fn chunk_node(ui: &mut egui::Ui, file: usize, document: &Document, node: ChunkRef<'_>, state: &PanelState, actions: &mut Vec<PanelAction>) {
+fn chunk_node(ui: &mut egui::Ui, file: usize, document: &Document, bytes: &[u8], node: ChunkRef<'_>, state: &PanelState, actions: &mut Vec<PanelAction>) {
     let selected_chunk = match &state.selected {
         Some((f, ChunkSelection::Chunk(chunk))) if *f == file => Some(*chunk),
         _ => None,
@@ -666,7 +666,7 @@ fn chunk_node(ui: &mut egui::Ui, file: usize, document: &Document, node: ChunkRe
             .open((state.reveal && holds_selection).then_some(true));
         let response = header.show(ui, |ui| {
             for child in node.children() {
-                chunk_node(ui, file, document, child, state, actions);
+                chunk_node(ui, file, document, bytes, child, state, actions);
             }
         });
         if response.header_response.secondary_clicked() || response.header_response.double_clicked() {
@@ -675,7 +675,7 @@ fn chunk_node(ui: &mut egui::Ui, file: usize, document: &Document, node: ChunkRe
     }
     if selected {
         egui::Frame::group(ui.style()).show(ui, |ui| {
-            for (k, v) in chunk_fields(document, node.chunk) {
+            for (k, v) in chunk_fields(document, node.chunk, bytes) {
                 ui.label(format!("{k}: {v}"));
             }
             ui.label(hex_job(&state.hex, state.hex_base, state.picked.as_ref().map(|p| p.bytes.clone())));
@@ -735,11 +735,11 @@ pub fn hex_dump(bytes: &[u8], base: usize) -> String {
         .join("\n")
 }
 
-/// Decoded fields of the chunks the parsers know, found through the model.
-pub fn chunk_fields(document: &Document, chunk: ChunkId) -> Vec<(String, String)> {
+/// Decoded fields of the chunks the parsers know, found through the model and in `bytes` (the file's).
+pub fn chunk_fields(document: &Document, chunk: ChunkId, bytes: &[u8]) -> Vec<(String, String)> {
     let node = document.tree.node(chunk);
     let mut out = vec![("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)), ("length".to_owned(), node.length.to_string())];
-    out.extend(node.fields.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+    out.extend(crate::formats::chunk_fields(&document.tree, chunk, bytes).into_iter().map(|(k, v)| (k.to_owned(), v)));
     // The model item a chunk made is the one that names the chunk's id.
     let kind = node.kind().to_string();
     match &document.model {

@@ -128,7 +128,7 @@ fn cube04_faces_take_their_colours_from_their_principled_nodes() {
 
 #[test]
 fn cube06_reads_its_clip_and_the_image_node_on_the_principled_colour() {
-    let (_, tree, object) = real("Cube06-UVTextureMapStandard.lwo");
+    let (bytes, tree, object) = real("Cube06-UVTextureMapStandard.lwo");
     assert_eq!(object.clips.len(), 1);
     assert_eq!((object.clips[0].index, &object.clips[0].source), (1, &ClipSource::Still("Images/general/UV_Grid.jpg".into())));
     let shading = lwo::shading(&object.surfaces[0], &object);
@@ -147,7 +147,7 @@ fn cube06_reads_its_clip_and_the_image_node_on_the_principled_colour() {
     assert!(lines.contains(&"Image (1).Color → Principled BSDF (1).Color".to_owned()), "{lines:?}");
     assert!(lines.iter().any(|l| l.starts_with("Standard (1) [Standard]: Color = (0.5020, 0.5020, 0.5020), Luminosity = 0, Diffuse = 0.95")), "{lines:?}");
     // Paths name the forms; the anonymous chunks show decoded.
-    let paths: Vec<(String, Vec<(&str, String)>)> = tree.paths().into_iter().map(|(path, id)| (path, tree.node(id).fields.clone())).collect();
+    let paths: Vec<(String, Vec<(&str, String)>)> = tree.paths().into_iter().map(|(path, id)| (path, lwo_wmo_viewer::formats::chunk_fields(&tree, id, &bytes))).collect();
     let find = |p: &str| paths.iter().find(|(path, _)| path == p).map(|(_, f)| f.clone()).unwrap_or_else(|| panic!("no {p}"));
     assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/(fields)"), [("index", "1".to_owned())]);
     assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/FORM STIL \"Images/general/UV_Grid.jpg\"/(fields)"), [("file", "Images/general/UV_Grid.jpg".to_owned())]);

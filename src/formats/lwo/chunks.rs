@@ -112,26 +112,30 @@ impl IffGrammar for LightWaveGrammar {
             return;
         };
         // Walked by id, as naming a child borrows the tree mutably (a list of the ids was an
-        // allocation per form, of which an LWO3 file's node graphs have hundreds).
+        // allocation per form, of which an LWO3 file's node graphs have hundreds). Their values are
+        // decoded when asked ([`decoded_fields`]).
         let mut next = tree.first_child(node);
         while let Some(id) = next {
             next = tree.next_sibling(id);
-            let child = tree.node_mut(id);
-            if child.id == ANONYMOUS && child.fields.is_empty() {
-                child.display = Some(Cow::Borrowed("(fields)"));
-                child.fields = anonymous_fields(form_type, child.data(file));
+            if tree.node(id).id == ANONYMOUS && tree.node(id).display.is_none() {
+                tree.node_mut(id).display = Some(Cow::Borrowed("(fields)"));
             }
         }
         let name = form_name(form_type, tree.chunk(node), file);
         // Made in one string: through `format!` (or the type's `to_string`) it was a formatted write
-        // per piece into a string grown as it went.
+        // per piece into a string grown as it went. A form is described after its first child and
+        // again after its last: the second time its name is usually the same, and kept.
         let type_text = form_type.as_printable().map_or_else(|| Cow::Owned(form_type.to_string()), Cow::Borrowed);
-        let mut display = String::with_capacity(7 + type_text.len() + name.as_ref().map_or(0, |n| n.len() + 3));
+        let name = name.as_deref();
+        if tree.node(node).display.as_deref().is_some_and(|shown| form_display_is(shown, &type_text, name)) {
+            return;
+        }
+        let mut display = String::with_capacity(7 + type_text.len() + name.map_or(0, |n| n.len() + 3));
         display.push_str("FORM ");
         display.push_str(&type_text);
         if let Some(name) = name {
             display.push_str(" \"");
-            display.push_str(&name);
+            display.push_str(name);
             display.push('"');
         }
         tree.node_mut(node).display = Some(Cow::Owned(display));
@@ -161,10 +165,34 @@ fn legacy_lwo3_prefix(form_type: FourCc, data: &mut Reader<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Whether `shown` is the display `FORM {type_text} "{name}"` (without the name when it has none).
+fn form_display_is(shown: &str, type_text: &str, name: Option<&str>) -> bool {
+    let Some(rest) = shown.strip_prefix("FORM ").and_then(|rest| rest.strip_prefix(type_text)) else { return false };
+    match name {
+        Some(name) => rest.strip_prefix(" \"").and_then(|rest| rest.strip_suffix('"')) == Some(name),
+        None => rest.is_empty(),
+    }
+}
+
+/// The values of an LWO3 anonymous chunk, decoded by the form it leads ([`anonymous_fields`]); empty
+/// for any other chunk, and in files of other dialects.
+pub fn decoded_fields(tree: &ChunkTree, id: ChunkId, file: &[u8]) -> Vec<Field> {
+    let node = tree.node(id);
+    let lwo3 = tree.roots().first().is_some_and(|&root| tree.node(root).form_type == Some(FourCc::new(b"LWO3")));
+    let parent = tree.parent(id).map(|p| tree.node(p));
+    match parent.and_then(|p| p.form_type.filter(|_| p.id == FORM)) {
+        Some(form_type) if lwo3 && node.id == ANONYMOUS => anonymous_fields(form_type, node.data(file)),
+        _ => Vec::new(),
+    }
+}
+
 /// The name a form goes by in paths: a surface's name, a clip's index, a still's file, a node's
 /// instance name, an input's name.
 fn form_name(form_type: FourCc, node: ChunkRef<'_>, file: &[u8]) -> Option<String> {
-    let field = |key: &str| node.children().find(|c| c.id == ANONYMOUS)?.fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone());
+    let field = |key: &str| {
+        let fields = node.children().find(|c| c.id == ANONYMOUS)?;
+        anonymous_fields(form_type, fields.data(file)).into_iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    };
     let string_child = |id: &[u8; 4]| {
         let child = node.children().find(|c| c.id.0 == *id)?;
         child.reader(file, Endian::Big).s0().ok()
