@@ -22,6 +22,16 @@ impl FourCc {
     pub fn as_printable(&self) -> Option<&str> {
         std::str::from_utf8(&self.0).ok().filter(|_| self.is_printable())
     }
+
+    /// Appends the id as [`fmt::Display`] writes it, a printable one letter by letter (without the
+    /// formatter, or a check of the bytes as UTF-8, each a call).
+    pub fn push_to(&self, text: &mut String) {
+        if self.is_printable() {
+            self.0.iter().for_each(|&b| text.push(char::from(b)));
+        } else {
+            text.push_str(&self.to_string());
+        }
+    }
 }
 
 impl fmt::Display for FourCc {

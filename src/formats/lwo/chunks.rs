@@ -121,18 +121,23 @@ impl IffGrammar for LightWaveGrammar {
                 tree.node_mut(id).display = Some(Cow::Borrowed("(fields)"));
             }
         }
-        let name = form_name(form_type, tree.chunk(node), file);
-        // Made in one string: through `format!` (or the type's `to_string`) it was a formatted write
-        // per piece into a string grown as it went. A form is described after its first child and
-        // again after its last: the second time its name is usually the same, and kept.
-        let type_text = form_type.as_printable().map_or_else(|| Cow::Owned(form_type.to_string()), Cow::Borrowed);
-        let name = name.as_deref();
-        if tree.node(node).display.as_deref().is_some_and(|shown| form_display_is(shown, &type_text, name)) {
+        // A form is described after its first child and again after its last. A name, once found, is
+        // the first child of its kind (`NAME`, `NNME`, the anonymous chunk) and stays; read again and
+        // compared, the names of a node graph's inputs were a tenth of reading a LightWave 2018 object.
+        if tree.node(node).display.as_deref().is_some_and(|shown| shown.ends_with('"')) {
             return;
         }
-        let mut display = String::with_capacity(7 + type_text.len() + name.map_or(0, |n| n.len() + 3));
+        let name = form_name(form_type, tree.chunk(node), file);
+        let name = name.as_deref();
+        let unchanged = |shown: &str| shown.strip_prefix("FORM ").is_some_and(|rest| rest.len() == 4 && rest.as_bytes() == form_type.0);
+        if name.is_none() && tree.node(node).display.as_deref().is_some_and(unchanged) {
+            return;
+        }
+        // Made in one string: through `format!` (or the type's `to_string`) it was a formatted write
+        // per piece into a string grown as it went.
+        let mut display = String::with_capacity(9 + name.map_or(0, |n| n.len() + 3));
         display.push_str("FORM ");
-        display.push_str(&type_text);
+        form_type.push_to(&mut display);
         if let Some(name) = name {
             display.push_str(" \"");
             display.push_str(name);
@@ -163,15 +168,6 @@ fn legacy_lwo3_prefix(form_type: FourCc, data: &mut Reader<'_>) -> Result<()> {
         _ => {}
     }
     Ok(())
-}
-
-/// Whether `shown` is the display `FORM {type_text} "{name}"` (without the name when it has none).
-fn form_display_is(shown: &str, type_text: &str, name: Option<&str>) -> bool {
-    let Some(rest) = shown.strip_prefix("FORM ").and_then(|rest| rest.strip_prefix(type_text)) else { return false };
-    match name {
-        Some(name) => rest.strip_prefix(" \"").and_then(|rest| rest.strip_suffix('"')) == Some(name),
-        None => rest.is_empty(),
-    }
 }
 
 /// The values of an LWO3 anonymous chunk, decoded by the form it leads ([`anonymous_fields`]); empty
