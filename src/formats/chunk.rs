@@ -149,10 +149,58 @@ impl ChunkNode {
 /// the walkers meet them, so iterating the arena is the depth-first walk of the file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChunkTree {
-    nodes: Vec<ChunkNode>,
+    nodes: NodeColumn,
     roots: Vec<ChunkId>,
     pub warnings: Vec<Warning>,
     numbers: SiblingNumbers,
+}
+
+thread_local! {
+    /// The emptied node column of the last large tree this thread dropped, for its next one. A column
+    /// past the allocator's mmap threshold (128 KiB, `memory::map_large_blocks`: about 1100 nodes, an
+    /// LWO3 file's node graphs have thousands) is mapped afresh for each tree and faulted in page by
+    /// page, 57 faults a load of Cube04-MultipleStandard.lwo at 2.85 µs each on this project's VM, and
+    /// copied as it grows: reading files one after another (batch thumbnails, `--watch`, an app's many
+    /// models) keeps one instead. At most [`SPARE_NODES_KEPT`] bytes are kept.
+    static SPARE_NODES: std::cell::Cell<Vec<ChunkNode>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The largest node column [`SPARE_NODES`] keeps, in bytes (some 35 000 nodes).
+const SPARE_NODES_KEPT: usize = 4 << 20;
+
+/// A tree's nodes, a parent before its children; dropped, a large column is kept for the thread's
+/// next tree ([`SPARE_NODES`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct NodeColumn(Vec<ChunkNode>);
+
+impl Deref for NodeColumn {
+    type Target = Vec<ChunkNode>;
+
+    fn deref(&self) -> &Vec<ChunkNode> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for NodeColumn {
+    fn deref_mut(&mut self) -> &mut Vec<ChunkNode> {
+        &mut self.0
+    }
+}
+
+impl Drop for NodeColumn {
+    fn drop(&mut self) {
+        let bytes = self.0.capacity() * std::mem::size_of::<ChunkNode>();
+        if (128 << 10..=SPARE_NODES_KEPT).contains(&bytes) {
+            let mut nodes = std::mem::take(&mut self.0);
+            nodes.clear();
+            // Keep the larger of this column and the one kept before (a thread that has ended
+            // keeps none: its destructor has run).
+            let _ = SPARE_NODES.try_with(|spare| {
+                let kept = spare.take();
+                spare.set(if kept.capacity() > nodes.capacity() { kept } else { nodes });
+            });
+        }
+    }
 }
 
 /// Per parent (`None`: the top level), each child's number among the earlier siblings of its segment,
@@ -183,9 +231,13 @@ impl PartialEq for SiblingNumbers {
 impl ChunkTree {
     /// An empty tree with room for the nodes a file of `bytes` bytes usually has: a chunk of a small file
     /// is a few dozen bytes, and growing the node column from empty copied it five times in a 1 KB
-    /// file's load. Large files hold large chunks, so the room stops at a few hundred nodes.
+    /// file's load. Large files hold large chunks, so the room stops at a few hundred nodes. A column
+    /// a tree of this thread left ([`SPARE_NODES`]) serves instead where it has more room.
     pub fn for_file_of(bytes: usize) -> Self {
-        Self { nodes: Vec::with_capacity((bytes / 32).clamp(8, 512)), ..Self::default() }
+        let room = (bytes / 32).clamp(8, 512);
+        let spare = SPARE_NODES.with(|spare| spare.take());
+        let nodes = if spare.capacity() > room { spare } else { Vec::with_capacity(room) };
+        Self { nodes: NodeColumn(nodes), ..Self::default() }
     }
 
     /// The top-level chunks: `MVER`, `MOHD`, … for WMO, the one `FORM` for IFF.
@@ -834,6 +886,32 @@ mod tests {
 
     fn two_surfaces() -> ChunkTree {
         read_iff_tree(&two_surfaces_file()).unwrap()
+    }
+
+    /// A tree of thousands of chunks leaves its node column to the next tree its thread reads, which
+    /// then neither maps nor grows one; a small tree's column is not kept.
+    #[test]
+    fn a_large_trees_node_column_serves_the_next_tree_of_its_thread() {
+        let body: Vec<u8> = (0..3000).flat_map(|_| chunk(b"TAGS", b"ab")).collect();
+        let file = form(b"LWO2", &body);
+        let tree = read_iff_tree(&file).unwrap();
+        assert_eq!(tree.len(), 3001);
+        let room = tree.nodes.capacity();
+        assert!(room * std::mem::size_of::<ChunkNode>() >= 128 << 10, "{room} nodes");
+        drop(tree);
+        let next = read_iff_tree(&file).unwrap();
+        assert_eq!((next.nodes.capacity(), next.len()), (room, 3001), "the column kept, and only this tree's nodes in it");
+        drop(next);
+        let small = two_surfaces();
+        assert!(small.nodes.capacity() >= room, "a small file's tree takes the kept column too");
+        drop(small);
+        // That small tree gave the column back; a tree made apart from the walk is not a large one.
+        let alone = ChunkTree::for_file_of(64);
+        assert_eq!(alone.nodes.capacity(), room);
+        drop(alone);
+        let fresh = ChunkTree::default();
+        drop(fresh);
+        assert_eq!(ChunkTree::for_file_of(64).nodes.capacity(), room, "an empty column is not kept in its place");
     }
 
     #[test]
