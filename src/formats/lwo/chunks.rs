@@ -133,6 +133,10 @@ impl IffGrammar for LightWaveGrammar {
         if name.is_none() && tree.node(node).display.as_deref().is_some_and(unchanged) {
             return;
         }
+        if let (None, Some(shown)) = (name, common_form_display(form_type)) {
+            tree.node_mut(node).display = Some(Cow::Borrowed(shown));
+            return;
+        }
         // Made in one string: through `format!` (or the type's `to_string`) it was a formatted write
         // per piece into a string grown as it went.
         let mut display = String::with_capacity(9 + name.map_or(0, |n| n.len() + 3));
@@ -168,6 +172,30 @@ fn legacy_lwo3_prefix(form_type: FourCc, data: &mut Reader<'_>) -> Result<()> {
         _ => {}
     }
     Ok(())
+}
+
+/// The display of an unnamed form of the types a node graph is made of, without a string of its own:
+/// in LightWave 2018's objects, half of all forms are `FORM VALU`.
+fn common_form_display(form_type: FourCc) -> Option<&'static str> {
+    Some(match &form_type.0 {
+        b"VALU" => "FORM VALU",
+        b"NDTA" => "FORM NDTA",
+        b"META" => "FORM META",
+        b"ADAT" => "FORM ADAT",
+        b"ATTR" => "FORM ATTR",
+        b"SATR" => "FORM SATR",
+        b"SSHD" => "FORM SSHD",
+        b"SSHA" => "FORM SSHA",
+        b"NROT" => "FORM NROT",
+        b"NODS" => "FORM NODS",
+        b"NNDS" => "FORM NNDS",
+        b"NCON" => "FORM NCON",
+        b"VPRM" => "FORM VPRM",
+        b"VPVL" => "FORM VPVL",
+        b"IIMG" => "FORM IIMG",
+        b"IMST" => "FORM IMST",
+        _ => return None,
+    })
 }
 
 /// The values of an LWO3 anonymous chunk, decoded by the form it leads ([`anonymous_fields`]); empty
