@@ -591,6 +591,23 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
         theirs_with_uvs_total * 1e3,
         theirs_with_uvs_total / ours_total
     );
+    // LightWave's own objects of today (LWO3, from LightWave 2018: node graphs of thousands of small
+    // chunks), which the assimp corpus has none of; for reference, no target.
+    let lightwave_2018 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018/Objects");
+    let mut lwo3: Vec<PathBuf> = std::fs::read_dir(&lightwave_2018).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "lwo")).collect();
+    lwo3.sort();
+    let (mut ours_lwo3, mut theirs_lwo3) = (0.0, 0.0);
+    for path in &lwo3 {
+        let label = format!("LightWave 2018: {}", path.file_name().unwrap_or_default().to_string_lossy());
+        let (a, b) = compare(&label, path, "ours-lwo", "assimp", 5, 3);
+        if let (Some(x), Some(y)) = (seconds(&a), seconds(&b)) {
+            ours_lwo3 += x;
+            theirs_lwo3 += y;
+        }
+    }
+    if !lwo3.is_empty() {
+        println!("| LightWave 2018's objects, files both read | | {:.1} ms | | {:.1} ms | | {:.1}× | | |", ours_lwo3 * 1e3, theirs_lwo3 * 1e3, theirs_lwo3 / ours_lwo3);
+    }
 
     let (a, b) = compare(&format!("generated {}", large_lwo.file_name().unwrap().to_string_lossy()), large_lwo, "ours-lwo", "assimp", 3, 2);
     let lwo_mb = input_bytes(large_lwo) as f64 / (1 << 20) as f64;
