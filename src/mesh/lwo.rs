@@ -1336,10 +1336,15 @@ fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f
     if has_uv {
         mesh.uv_sets.push((0..cage.points.len()).map(|i| cage.extras_of(i)).map(|e| [e.first().copied().unwrap_or(0.0), e.get(1).copied().unwrap_or(0.0)]).collect());
     }
+    // Room for every triangle first (the faces are quads after one level): grown triangle by
+    // triangle, the two columns were copied again and again.
+    let triangles: usize = cage.faces().map(|face| face.len().saturating_sub(2)).sum();
+    mesh.indices.reserve_exact(3 * triangles);
+    mesh.triangle_records.reserve_exact(triangles);
     for (f, face) in cage.faces().enumerate() {
         let origin = cage.face_origins.get(f).copied().unwrap_or(NONE);
         for k in 1..face.len().saturating_sub(1) {
-            super::append_triangles(&mut mesh.indices, [lwo_triangle_to_bevy([face[0], face[k], face[k + 1]])].into_iter());
+            mesh.indices.extend(lwo_triangle_to_bevy([face[0], face[k], face[k + 1]]));
             mesh.triangle_records.push(origin);
         }
     }

@@ -92,7 +92,15 @@ impl Rows {
     }
 }
 
+#[inline(always)]
 fn add_weighted(acc: &mut [f32], value: &[f32], weight: f32) {
+    // Positions alone (no UVs or morphs) are most cages: three values, unrolled.
+    if let (Ok(acc), Ok(value)) = (<&mut [f32; 3]>::try_from(&mut *acc), <&[f32; 3]>::try_from(value)) {
+        for k in 0..3 {
+            acc[k] += value[k] * weight;
+        }
+        return;
+    }
     for (a, v) in acc.iter_mut().zip(value) {
         *a += v * weight;
     }
