@@ -332,6 +332,21 @@ impl<'a> MapLookup<'a> {
         Some(Self { vmap, in_point_order, ordered_points, entry_of_point, vmad, dimension })
     }
 
+    /// Whether every corner of a layer of `point_count` points finds a direction here (a value of
+    /// three that normalizes): its point's VMAP entry, or a VMAD entry for the corner, which wins.
+    fn directs_every_point(&self, point_count: usize) -> bool {
+        let directions = |map: &VertexMap| {
+            let (values, rest) = map.values.as_chunks::<3>();
+            rest.is_empty() && values.len() == map.len() && values.iter().all(|&v| super::normalize(v).is_some())
+        };
+        let every_point = match self.vmap {
+            Some(vmap) if self.in_point_order => vmap.points.len() >= point_count,
+            Some(_) => self.entry_of_point.iter().all(|&e| e != NONE),
+            None => false,
+        };
+        self.dimension == 3 && every_point && self.vmap.is_some_and(directions) && self.vmad.as_ref().is_none_or(|(vmad, _)| directions(vmad))
+    }
+
     /// The map and entry that give a corner its value: the VMAD's for the corner, else the VMAP's for
     /// its point. The per-corner lookups are always inlined: with `build_range` compiled twice, the
     /// compiler made them calls, a call per corner (4 % of a modo object's load).
@@ -488,10 +503,16 @@ enum VertexSearch {
 fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece_done: &(dyn Fn() + Sync), search: VertexSearch) -> BuiltLayer {
     let polys = &layer.polygons;
     let morphs = LayerMorphs::new(layer);
-    // With morphs each corner keeps its own sum: a morph can crease a point that is smooth at rest.
-    let (normals, point_normals) = CornerNormals::with_shared(layer, surfaces, options.smoothing, morphs.is_empty());
-    let mut lookups = MapLookups::default();
     let stored_normals = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
+    // Where the file's normals answer every corner (modo writes one for every point, and one for
+    // every corner besides), none is made: making them was a fifth of such a sphere's load.
+    let (normals, point_normals) = if stored_normals.as_ref().is_some_and(|m| m.directs_every_point(layer.points.len())) {
+        (CornerNormals::unasked(layer), PointNormals::none())
+    } else {
+        // With morphs each corner keeps its own sum: a morph can crease a point that is smooth at rest.
+        CornerNormals::with_shared(layer, surfaces, options.smoothing, morphs.is_empty())
+    };
+    let mut lookups = MapLookups::default();
     let inputs = LayerInputs {
         layer,
         options,
@@ -1645,6 +1666,56 @@ mod tests {
         let built = build_layer(&grid, &grid_surfaces, BuildOptions::default(), &|| {}, VertexSearch::ByPointWherePossible);
         let vertices: Vec<usize> = built.surfaces.iter().map(|s| s.mesh.positions.len()).collect();
         assert_eq!(vertices, [15 + 3 + 3 + 1, 15 + 3]);
+    }
+
+    /// Where the file's normals answer every corner, no normal is made (`CornerNormals::unasked`),
+    /// and the meshes are those made when they are: modo's two corpus objects, each against itself
+    /// with one more point that no polygon uses and the NORM map does not name, which leaves the map
+    /// short of a point and so has the normals made. A map missing a point, or with a value that
+    /// gives no direction (zero, NaN) at a point or in its VMAD, answers for not every corner.
+    #[test]
+    fn a_layer_whose_every_corner_has_a_stored_normal_is_built_as_one_whose_normals_are_made() {
+        let corpus = std::path::Path::new("/usr/share/assimp/models/LWO");
+        for name in ["LWO2/ModoExport_vertNormals.lwo", "LXOB_Modo/sphereWithVertMap.lxo"] {
+            let bytes = std::fs::read(corpus.join(name)).expect("the assimp corpus (assimp-testmodels)");
+            let object = crate::formats::lwo::parse(&bytes).expect("parses").1;
+            let layer = &object.layers[0];
+            let mut extended = layer.clone();
+            extended.points.push([1.0, 2.0, 3.0]);
+            let stored = |layer: &Layer| {
+                let map = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM").expect("a NORM map");
+                MapLookup::new(layer, &[b"NORM"], &map.name).expect("a lookup").directs_every_point(layer.points.len())
+            };
+            assert!(stored(layer) && !stored(&extended), "{name}");
+            let [unasked, made] = [layer, &extended].map(|layer| {
+                let built = build_layer(layer, &object.surfaces, BuildOptions::default(), &|| {}, VertexSearch::ByPointWherePossible);
+                format!("{:?}", (built.surfaces, built.lines, built.points, built.triangles, built.degenerate))
+            });
+            assert!(unasked == made, "{name}");
+        }
+        let normals = |name: &str, discontinuous: bool, points: &[u32], polygons: &[u32], values: &[[f32; 3]]| VertexMap {
+            kind: FourCc(*b"NORM"),
+            dimension: 3,
+            name: name.into(),
+            discontinuous,
+            points: points.iter().copied().collect(),
+            polygons: polygons.to_vec(),
+            values: values.as_flattened().to_vec(),
+            parameters: None,
+        };
+        let up = [[0.0, 1.0, 0.0]; 6];
+        let directs = |maps: Vec<VertexMap>| {
+            let mut layer = layer_of_triangles();
+            layer.vertex_maps = maps;
+            MapLookup::new(&layer, &[b"NORM"], "n").unwrap().directs_every_point(layer.points.len())
+        };
+        assert!(directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up)]));
+        assert!(directs(vec![normals("n", false, &[5, 4, 3, 2, 1, 0], &[], &up), normals("n", true, &[1], &[7], &[[2.0, 0.0, 0.0]])]));
+        assert!(!directs(vec![normals("n", false, &[0, 1, 2, 3, 4], &[], &up[..5])]), "a point missing");
+        let mut zero = up;
+        zero[3] = [0.0; 3];
+        assert!(!directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &zero)]), "a zero normal");
+        assert!(!directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up), normals("n", true, &[1], &[7], &[[f32::NAN, 0.0, 1.0]])]), "a NaN in the VMAD");
     }
 
     /// A VMAD read through its per-corner table and through its sorted entries names the same entry

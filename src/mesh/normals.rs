@@ -58,6 +58,9 @@ pub struct CornerNormals<'a> {
     incident_normals: Vec<[f32; 3]>,
     /// Per surface: the cosine of its smoothing angle, or `None` when it is shaded flat.
     cos_limit: Vec<Option<f32>>,
+    /// The file's own normals answer every corner ([`Self::unasked`]): no polygon's flat normal is
+    /// offered either.
+    unasked: bool,
     /// When every polygon's surface is smoothed with one and the same angle and every polygon is in
     /// one smoothing group (most objects): that angle's cosine. The smoothing test then needs neither
     /// a polygon's surface nor its group.
@@ -145,7 +148,23 @@ impl<'a> CornerNormals<'a> {
             _ => None,
         };
         let kept = (!tabled).then(Vec::new);
-        Self { layer, face_normals, first: Vec::new(), incident: Vec::new(), kept, incident_normals: Vec::new(), cos_limit, uniform_cos_limit }
+        Self { layer, face_normals, first: Vec::new(), incident: Vec::new(), kept, incident_normals: Vec::new(), cos_limit, uniform_cos_limit, unasked: false }
+    }
+
+    /// For a layer whose every corner takes a normal the file stores (modo's NORM maps): nothing is
+    /// made. Asked all the same, a corner gets its polygon's normal, made then.
+    pub fn unasked(layer: &'a Layer) -> Self {
+        Self {
+            layer,
+            face_normals: Vec::new(),
+            first: Vec::new(),
+            incident: Vec::new(),
+            kept: Some(Vec::new()),
+            incident_normals: Vec::new(),
+            cos_limit: Vec::new(),
+            uniform_cos_limit: None,
+            unasked: true,
+        }
     }
 
     /// Lists the polygons around each point `keep` names (none when no surface is smoothed, as no
@@ -330,7 +349,7 @@ impl<'a> CornerNormals<'a> {
     /// `surface` is the polygon's surface, which the caller has at hand.
     #[inline]
     pub fn flat_normal(&self, p: usize, surface: u32) -> Option<[f32; 3]> {
-        if self.uniform_cos_limit.is_some() || self.cos_limit.get(surface as usize).copied().flatten().is_some() {
+        if self.unasked || self.uniform_cos_limit.is_some() || self.cos_limit.get(surface as usize).copied().flatten().is_some() {
             return None;
         }
         Some(match self.kept {
