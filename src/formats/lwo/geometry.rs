@@ -475,14 +475,45 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
             _ => values.extend(bytes.chunks_exact(4).map(|b| f32::from_be_bytes([b[0], b[1], b[2], b[3]]))),
         }
     }
+    // An entry kept, or counted as dropped when it names a point past the layer's or a polygon it
+    // does not have.
+    #[inline(always)]
+    fn record(map: &mut VertexMap, dropped: &mut usize, point: u32, point_count: u32, polygon: Option<(usize, bool)>, values: &[u8]) {
+        if point >= point_count || polygon.is_some_and(|(_, known)| !known) {
+            *dropped += 1;
+            return;
+        }
+        map.points.push(point);
+        if let Some((p, _)) = polygon {
+            map.polygons.push(p as u32);
+        }
+        push_values(&mut map.values, values);
+    }
     if entries_from_bytes && r.endian() == Endian::Big {
-        // Entries read from the bytes themselves, each index as one big-endian word ([`vx_at`]),
+        let bytes = r.peek_rest();
+        let mut at = 0usize;
+        // Entries whose indices are all short (every point and polygon below 65 280: nearly every
+        // map) lie a fixed stride apart: read at that stride while they last, so that no entry's
+        // place waits on the width of the one before it (a chain of dependent loads).
+        let index_bytes = if polygons.is_some() { 4 } else { 2 };
+        for entry in bytes.chunks_exact(index_bytes + value_bytes) {
+            let (indices, values) = entry.split_at(index_bytes);
+            let polygon = match (polygons, indices) {
+                (None, &[a, _]) if a != 0xFF => None,
+                (Some((first, count)), &[a, _, c, d]) if a != 0xFF && c != 0xFF => {
+                    let p = first + usize::from(u16::from_be_bytes([c, d]));
+                    Some((p, p < count))
+                }
+                _ => break,
+            };
+            at += entry.len();
+            record(map, &mut dropped, u32::from(u16::from_be_bytes([indices[0], indices[1]])), point_count, polygon, values);
+        }
+        // Then entries read from the bytes themselves, each index as one big-endian word ([`vx_at`]),
         // while four bytes remain at each index and the values are whole: the position stays in a
         // register (through the reader a VMAD entry took 140 instructions, and modo's normals are a
         // VMAD naming every corner). The rest, from an entry's start, is left to the reader's loop
         // below, which also makes its error.
-        let bytes = r.peek_rest();
-        let mut at = 0usize;
         while let Some((point, width)) = vx_at(bytes, at) {
             let mut next = at + width;
             // A VMAD entry's polygon, and whether the layer has it.
@@ -497,15 +528,7 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
             };
             let Some(values) = bytes.get(next..next + value_bytes) else { break };
             at = next + value_bytes;
-            if point >= point_count || polygon.is_some_and(|(_, known)| !known) {
-                dropped += 1;
-                continue;
-            }
-            map.points.push(point);
-            if let Some((p, _)) = polygon {
-                map.polygons.push(p as u32);
-            }
-            push_values(&mut map.values, values);
+            record(map, &mut dropped, point, point_count, polygon, values);
         }
         r.skip(at)?;
     }
@@ -520,15 +543,7 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
             None => None,
         };
         let values = r.bytes(value_bytes)?;
-        if point >= point_count || polygon.is_some_and(|(_, known)| !known) {
-            dropped += 1;
-            continue;
-        }
-        map.points.push(point);
-        if let Some((p, _)) = polygon {
-            map.polygons.push(p as u32);
-        }
-        push_values(&mut map.values, values);
+        record(map, &mut dropped, point, point_count, polygon, values);
     }
     Ok(dropped)
 }
@@ -845,7 +860,17 @@ mod tests {
                     entry(8, 1, 6.0),
                 ]
                 .concat();
-                for cut in 0..=body.len() {
+                // Short entries first (read at their stride), up to one whose polygon alone is long.
+                let short_first = [
+                    entry(0, 3, 1.0),
+                    entry(8, 1, 6.0),
+                    entry(7, 0x1_2346, 5.0),
+                    entry(0xFF00, 0xFF00, 2.0),
+                    entry(0x1_2345, 0x1_2345, 3.0),
+                    entry(0x1_2346, 0, 4.0),
+                ]
+                .concat();
+                for (body, cut) in [&body, &short_first].into_iter().flat_map(|body| (0..=body.len()).map(move |cut| (body, cut))) {
                     let read = |from_bytes: bool| {
                         let (points, polygons, values) = (MapPoints::default(), Vec::new(), Vec::new());
                         let kind = crate::formats::FourCc(*b"TXUV");
