@@ -235,8 +235,6 @@ impl Triangulator {
         }
     }
 
-    /// Tessellates a self-crossing outline into `local`, recording the corners lyon adds as crossings
-    /// along the polygon's own edges. False when lyon gives up on the outline.
     /// The outline edge nearest `v`, and where along it `v` lies.
     fn nearest_edge(&self, v: [f64; 2]) -> (u32, u32, f32) {
         let n = self.projected.len();
@@ -258,6 +256,8 @@ impl Triangulator {
         (i as u32, ((i + 1) % n) as u32, t as f32)
     }
 
+    /// Tessellates a self-crossing outline into `local`, recording the corners lyon adds as crossings
+    /// along the polygon's own edges. False when lyon gives up on the outline.
     fn fill_crossing_outline(&mut self) -> bool {
         /// Where lyon says an output vertex comes from: a corner of the outline, or a point on one of
         /// its edges (a crossing). Asking lyon, rather than searching the outline, keeps this linear.
