@@ -899,11 +899,11 @@ impl Surface {
     }
 
     /// The colour image block that drives the base colour, if any.
+    /// The last in ordinal order (layered last, drawn on top); of equal ordinals, the later block.
     pub fn color_map(&self) -> Option<&Block> {
-        let mut colour: Vec<&Block> =
-            self.blocks.iter().filter(|b| b.enabled && b.channel.0 == *b"COLR" && b.kind == BlockKind::Image).collect();
-        colour.sort_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()));
-        colour.last().copied()
+        // `max_by` gives the last of equal maxima: what the last of a stable sort gives, with no list
+        // made (asked for each surface several times a load).
+        self.blocks.iter().filter(|b| b.enabled && b.channel.0 == *b"COLR" && b.kind == BlockKind::Image).max_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()))
     }
 }
 
