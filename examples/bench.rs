@@ -331,13 +331,6 @@ fn status_kb(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// The process's minor page faults so far (field 10 of `/proc/self/stat`; 0 where there is none).
-fn minor_faults() -> u64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // The command name, field 2, is in parentheses and may hold spaces: count from after it.
-    stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(7)).and_then(|v| v.parse().ok()).unwrap_or(0)
-}
-
 /// `--child KIND PATH RUNS`: the median of RUNS runs, each run's time in order, and the peak resident set, as one
 /// JSON line.
 fn child(kind: &str, path: &Path, runs: usize) -> Value {
@@ -359,23 +352,20 @@ fn child(kind: &str, path: &Path, runs: usize) -> Value {
     }
     let baseline_kb = status_kb("VmRSS:");
     let mut times = Vec::new();
-    let mut faults = Vec::new();
     let mut triangles = 0;
     for _ in 0..runs.max(1) {
-        let faults_before = minor_faults();
         let started = Instant::now();
         match run(path) {
             Ok(t) => triangles = t,
             Err(e) => return json!({ "error": e }),
         }
         times.push(started.elapsed().as_secs_f64());
-        faults.push(minor_faults().saturating_sub(faults_before));
     }
     // Each run's time in the order run, beside the median: a child's first runs are slower than the
     // rest (code not yet in the caches), which the median of five leaves out.
     let in_order = times.clone();
     times.sort_by(f64::total_cmp);
-    json!({ "seconds": times[times.len() / 2], "runs": in_order, "faults": faults, "triangles": triangles, "peak_kb": status_kb("VmHWM:"), "baseline_kb": baseline_kb })
+    json!({ "seconds": times[times.len() / 2], "runs": in_order, "triangles": triangles, "peak_kb": status_kb("VmHWM:"), "baseline_kb": baseline_kb })
 }
 
 fn measure(kind: &str, path: &Path, runs: usize) -> Value {
