@@ -332,9 +332,11 @@ impl<'a> MapLookup<'a> {
         Some(Self { vmap, in_point_order, ordered_points, entry_of_point, vmad, dimension })
     }
 
-    /// Whether every corner of a layer of `point_count` points finds a direction here (a value of
-    /// three that normalizes): its point's VMAP entry, or a VMAD entry for the corner, which wins.
-    fn directs_every_point(&self, point_count: usize) -> bool {
+    /// Whether every corner of `layer` finds a direction here (a value of three that normalizes):
+    /// its point's VMAP entry, or a VMAD entry for the corner, which wins. A corner naming a point past
+    /// the layer's (a second PNTS left fewer) finds none.
+    fn directs_every_corner(&self, layer: &Layer) -> bool {
+        let point_count = layer.points.len();
         let directions = |map: &VertexMap| {
             let (values, rest) = map.values.as_chunks::<3>();
             rest.is_empty() && values.len() == map.len() && values.iter().all(|&v| super::normalize(v).is_some())
@@ -344,7 +346,11 @@ impl<'a> MapLookup<'a> {
             Some(_) => self.entry_of_point.iter().all(|&e| e != NONE),
             None => false,
         };
-        self.dimension == 3 && every_point && self.vmap.is_some_and(directions) && self.vmad.as_ref().is_none_or(|(vmad, _)| directions(vmad))
+        self.dimension == 3
+            && every_point
+            && self.vmap.is_some_and(directions)
+            && self.vmad.as_ref().is_none_or(|(vmad, _)| directions(vmad))
+            && layer.polygons.indices.iter().all(|&v| (v as usize) < point_count)
     }
 
     /// The map and entry that give a corner its value: the VMAD's for the corner, else the VMAP's for
@@ -506,7 +512,7 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
     let stored_normals = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
     // Where the file's normals answer every corner (modo writes one for every point, and one for
     // every corner besides), none is made: making them was a fifth of such a sphere's load.
-    let (normals, point_normals) = if stored_normals.as_ref().is_some_and(|m| m.directs_every_point(layer.points.len())) {
+    let (normals, point_normals) = if stored_normals.as_ref().is_some_and(|m| m.directs_every_corner(layer)) {
         (CornerNormals::unasked(layer), PointNormals::none())
     } else {
         // With morphs each corner keeps its own sum: a morph can crease a point that is smooth at rest.
@@ -1672,7 +1678,8 @@ mod tests {
     /// and the meshes are those made when they are: modo's two corpus objects, each against itself
     /// with one more point that no polygon uses and the NORM map does not name, which leaves the map
     /// short of a point and so has the normals made. A map missing a point, or with a value that
-    /// gives no direction (zero, NaN) at a point or in its VMAD, answers for not every corner.
+    /// gives no direction (zero, NaN) at a point or in its VMAD, answers for not every corner, nor
+    /// does any map where a polygon names a point past the layer's.
     #[test]
     fn a_layer_whose_every_corner_has_a_stored_normal_is_built_as_one_whose_normals_are_made() {
         let corpus = std::path::Path::new("/usr/share/assimp/models/LWO");
@@ -1684,7 +1691,7 @@ mod tests {
             extended.points.push([1.0, 2.0, 3.0]);
             let stored = |layer: &Layer| {
                 let map = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM").expect("a NORM map");
-                MapLookup::new(layer, &[b"NORM"], &map.name).expect("a lookup").directs_every_point(layer.points.len())
+                MapLookup::new(layer, &[b"NORM"], &map.name).expect("a lookup").directs_every_corner(layer)
             };
             assert!(stored(layer) && !stored(&extended), "{name}");
             let [unasked, made] = [layer, &extended].map(|layer| {
@@ -1707,7 +1714,7 @@ mod tests {
         let directs = |maps: Vec<VertexMap>| {
             let mut layer = layer_of_triangles();
             layer.vertex_maps = maps;
-            MapLookup::new(&layer, &[b"NORM"], "n").unwrap().directs_every_point(layer.points.len())
+            MapLookup::new(&layer, &[b"NORM"], "n").unwrap().directs_every_corner(&layer)
         };
         assert!(directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up)]));
         assert!(directs(vec![normals("n", false, &[5, 4, 3, 2, 1, 0], &[], &up), normals("n", true, &[1], &[7], &[[2.0, 0.0, 0.0]])]));
@@ -1716,6 +1723,12 @@ mod tests {
         zero[3] = [0.0; 3];
         assert!(!directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &zero)]), "a zero normal");
         assert!(!directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up), normals("n", true, &[1], &[7], &[[f32::NAN, 0.0, 1.0]])]), "a NaN in the VMAD");
+        // A second PNTS left five points: polygons still name the sixth, which no entry answers for
+        // (its corners' normals are made, smoothed; a review found the shortcut had skipped them).
+        let mut short = layer_of_triangles();
+        short.vertex_maps = vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up)];
+        short.points.truncate(5);
+        assert!(!MapLookup::new(&short, &[b"NORM"], "n").unwrap().directs_every_corner(&short), "a corner past the layer's points");
     }
 
     /// A VMAD read through its per-corner table and through its sorted entries names the same entry
