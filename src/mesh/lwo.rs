@@ -1513,17 +1513,15 @@ mod tests {
     use super::*;
     use crate::formats::fourcc::FourCc;
 
+    /// A map of `kind` with `dimension` values an entry, for `points` (and a VMAD's `polygons`).
+    fn vertex_map(kind: &[u8; 4], dimension: u16, name: &str, discontinuous: bool, points: &[u32], polygons: &[u32], values: Vec<f32>) -> VertexMap {
+        let (points, polygons) = (points.iter().copied().collect(), polygons.to_vec());
+        VertexMap { kind: FourCc(*kind), dimension, name: name.into(), discontinuous, points, polygons, values, parameters: None }
+    }
+
+    /// A UV map whose entry i for point p is (p, i).
     fn uv_map(name: &str, discontinuous: bool, points: &[u32], polygons: &[u32]) -> VertexMap {
-        VertexMap {
-            kind: FourCc(*b"TXUV"),
-            dimension: 2,
-            name: name.into(),
-            discontinuous,
-            points: points.iter().copied().collect(),
-            polygons: polygons.to_vec(),
-            values: points.iter().enumerate().flat_map(|(i, &p)| [p as f32, i as f32]).collect(),
-            parameters: None,
-        }
+        vertex_map(b"TXUV", 2, name, discontinuous, points, polygons, points.iter().enumerate().flat_map(|(i, &p)| [p as f32, i as f32]).collect())
     }
 
     /// The corner of `polygon` at `point` (its first, if the polygon lists the point twice).
@@ -1701,15 +1699,8 @@ mod tests {
             });
             assert!(unasked == made, "{name}");
         }
-        let normals = |name: &str, discontinuous: bool, points: &[u32], polygons: &[u32], values: &[[f32; 3]]| VertexMap {
-            kind: FourCc(*b"NORM"),
-            dimension: 3,
-            name: name.into(),
-            discontinuous,
-            points: points.iter().copied().collect(),
-            polygons: polygons.to_vec(),
-            values: values.as_flattened().to_vec(),
-            parameters: None,
+        let normals = |name: &str, discontinuous: bool, points: &[u32], polygons: &[u32], values: &[[f32; 3]]| {
+            vertex_map(b"NORM", 3, name, discontinuous, points, polygons, values.as_flattened().to_vec())
         };
         let up = [[0.0, 1.0, 0.0]; 6];
         let directs = |maps: Vec<VertexMap>| {

@@ -851,25 +851,11 @@ mod tests {
                     let polygon = if discontinuous { vx(polygon) } else { Vec::new() };
                     [vx(point), polygon, (0..dimension).flat_map(|i| (first + f32::from(i) / 4.0).to_be_bytes()).collect()].concat()
                 };
-                let body = [
-                    entry(0, 3, 1.0),
-                    entry(0xFF00, 0xFF00, 2.0),
-                    entry(0x1_2345, 0x1_2345, 3.0),
-                    entry(0x1_2346, 0, 4.0),
-                    entry(7, 0x1_2346, 5.0),
-                    entry(8, 1, 6.0),
-                ]
-                .concat();
-                // Short entries first (read at their stride), up to one whose polygon alone is long.
-                let short_first = [
-                    entry(0, 3, 1.0),
-                    entry(8, 1, 6.0),
-                    entry(7, 0x1_2346, 5.0),
-                    entry(0xFF00, 0xFF00, 2.0),
-                    entry(0x1_2345, 0x1_2345, 3.0),
-                    entry(0x1_2346, 0, 4.0),
-                ]
-                .concat();
+                let entries = [(0, 3, 1.0), (0xFF00, 0xFF00, 2.0), (0x1_2345, 0x1_2345, 3.0), (0x1_2346, 0, 4.0), (7, 0x1_2346, 5.0), (8, 1, 6.0)];
+                let in_order = |order: [usize; 6]| order.map(|k| entry(entries[k].0, entries[k].1, entries[k].2)).concat();
+                // As listed, and short entries first (read at their stride) up to one whose polygon
+                // alone is long.
+                let (body, short_first) = (in_order([0, 1, 2, 3, 4, 5]), in_order([0, 5, 4, 1, 2, 3]));
                 for (body, cut) in [&body, &short_first].into_iter().flat_map(|body| (0..=body.len()).map(move |cut| (body, cut))) {
                     let read = |from_bytes: bool| {
                         let (points, polygons, values) = (MapPoints::default(), Vec::new(), Vec::new());
