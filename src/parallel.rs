@@ -8,13 +8,13 @@ use std::sync::{Condvar, Mutex};
 
 /// `work` on every item, on as many threads as the machine has, results in the items' order.
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
     let workers = if items.len() > 1 { cores().min(items.len()) } else { 1 };
     if workers == 1 {
         // No thread for one item (or one core): a small file pays nothing for the machinery.
         return items.iter().map(work).collect();
     }
+    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {

@@ -1289,14 +1289,18 @@ fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<usize>) -> 
     // Where every polygon is a face on no other (nearly every layer), each run of a surface is summed
     // from the start column alone.
     if polys.kind.uniform() == Some(PolygonKind::Face) && polys.detail_of.uniform() == Some(NONE) {
+        let index_count = polys.indices.len();
         polys.surface.for_each_run(range.start..range.end.min(polys.len()), |surface, run| {
             let (mut corners, mut triangles) = (0, 0);
-            for pair in polys.starts.get(run.start..=run.end).unwrap_or(&[]).windows(2) {
+            let starts = polys.starts.get(run.start..=run.end).unwrap_or(&[]);
+            // Each polygon's corners from its start and the next, summed without a branch: a choice of
+            // values per polygon, which the compiler does four at a time.
+            for (&start, &end) in starts.iter().zip(starts.iter().skip(1)) {
                 // As `Polygons::vertices` reads it: a polygon past the index column has no corners.
-                let n = if pair[0] <= pair[1] && pair[1] as usize <= polys.indices.len() { (pair[1] - pair[0]) as usize } else { 0 };
-                if n >= 3 {
-                    (corners, triangles) = (corners + n, triangles + n - 2);
-                }
+                let n = if start <= end && end as usize <= index_count { (end - start) as usize } else { 0 };
+                let counted = if n >= 3 { n } else { 0 };
+                corners += counted;
+                triangles += counted.saturating_sub(2);
             }
             if corners > 0 {
                 let entry = sizes.entry((surface, false)).or_default();
