@@ -8,6 +8,7 @@ use super::{cross, dot, normalize, sub};
 
 /// The polygon normal as LightWave defines it: first edge × last edge from vertex 0, in the file's own
 /// frame. Falls back to Newell's normal when those edges are collinear.
+#[inline]
 pub fn polygon_normal(points: &[[f32; 3]], vertices: &[u32]) -> [f32; 3] {
     let at = |i: usize| points.get(vertices[i] as usize).copied().unwrap_or([0.0; 3]);
     if vertices.len() < 3 {
