@@ -156,7 +156,11 @@ fn assimp_with(path: &Path, steps: c_uint) -> Result<usize, String> {
         if scene.is_null() {
             return Err(CStr::from_ptr((api.error)()).to_string_lossy().into_owned());
         }
-        let meshes = std::slice::from_raw_parts((*scene).meshes, (*scene).mesh_count as usize);
+        // A scene of no meshes may have no array at all: a slice is not made from a null pointer.
+        let meshes: &[*const AiMesh] = match (*scene).meshes.is_null() {
+            true => &[],
+            false => std::slice::from_raw_parts((*scene).meshes, (*scene).mesh_count as usize),
+        };
         let triangles = meshes.iter().map(|&m| (*m).face_count as usize).sum();
         (api.release)(scene);
         Ok(triangles)

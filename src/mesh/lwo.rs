@@ -653,6 +653,13 @@ impl RangeMeshes {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many projection tables the ranges built on this thread filled before their corners asked, so
+    /// that tests can tell that way from the corners making the UVs.
+    static UVS_MADE_UP_FRONT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Set in a point's table entry beside its mesh's slot when its vertex there was made by a corner whose
 /// values are not its point's alone (see [`PointValues`]), or are NaN: no corner takes it unexamined.
 const PER_CORNER_VERTEX: u32 = 1 << 31;
@@ -732,10 +739,12 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
     let end = range.end;
     let mut next = range.start;
     // Whether one mesh holds every face of the layer: the whole layer is this range, and one (surface,
-    // detail) has all its faces' corners.
+    // detail) has all its faces' corners, at least as many as the layer has points (so that a layer
+    // of many points and few faces does not have them all projected for a few corners).
     let whole_layer = range.start == 0 && end >= polys.len();
     let all_corners: usize = expected.values().map(|&(corners, _)| corners).sum();
-    let holds_every_face = |key| whole_layer && expected.get(&key).is_some_and(|&(corners, _)| corners == all_corners);
+    let holds_every_face =
+        |key| whole_layer && layer.points.len() <= all_corners && expected.get(&key).is_some_and(|&(corners, _)| corners == all_corners);
     while next < end {
         let p = next;
         next += 1;
@@ -852,6 +861,8 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                     // point, gain nothing). Any other mesh makes its points' UVs as they come, so that
                     // no point of another surface is projected.
                     if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) && holds_every_face(key) {
+                        #[cfg(test)]
+                        UVS_MADE_UP_FRONT.with(|made| made.set(made.get() + 1));
                         for (v, point) in layer.points.iter().enumerate() {
                             projected_uv(block, &mut table, v as u32, point);
                         }
@@ -1759,12 +1770,14 @@ mod tests {
             let mut shared = layer.clone();
             let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: 0 };
             shared.polygons.push(PolygonKind::Face, 0, &[0, 1, 2], 7, NONE, record);
-            let [alone, beside_another] = [layer, &shared].map(|layer| {
+            let [(alone, up_front), (beside_another, not_up_front)] = [layer, &shared].map(|layer| {
+                let made_before = UVS_MADE_UP_FRONT.with(|made| made.get());
                 let built = build_layer(layer, &object.surfaces, BuildOptions::default(), &|| {}, VertexSearch::ByPointWherePossible);
                 let mesh = built.surfaces.into_iter().find(|s| s.surface == 0).expect("the mapped surface's mesh").mesh;
-                format!("{mesh:?}")
+                (mesh, UVS_MADE_UP_FRONT.with(|made| made.get()) - made_before)
             });
-            assert!(alone.contains("uv_sets: [["), "{name}: the surface has UVs");
+            assert_eq!((up_front, not_up_front), (1, 0), "{name}: which way each build made its UVs");
+            assert!(alone.uv_sets.first().is_some_and(|uvs| uvs.len() == alone.positions.len() && !uvs.is_empty()), "{name}: the surface has UVs");
             assert!(alone == beside_another, "{name}");
         }
     }

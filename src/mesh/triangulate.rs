@@ -422,8 +422,9 @@ fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
         && clears(a2, c1_squared, c2_squared, n, nn_wide)
         && b1_squared <= SIDE_OVER_DIAGONAL_SQUARED * c1_squared
         && c2_squared <= SIDE_OVER_DIAGONAL_SQUARED * c1_squared
-        // The turn at corner 0 is edge 3→0 × edge 0→1, (−c2) × b1: exactly b1 × c2, since negating is
-        // exact and a − b is −(b − a) to the bit; its edges' squares are those above.
+        // The turn at corner 0 is edge 3→0 × edge 0→1, (−c2) × b1: the same values as b1 × c2, since
+        // negating is exact and a − b is −(b − a) but for the sign of a zero, which `clears` does not
+        // see (a zero `along` fails either way); its edges' squares are those above.
         && clears(cross(b1, c2), c2_squared, b1_squared, n, nn_wide)
         && turn_clears(p1, p2, p3, n, nn_wide)
 }
