@@ -246,7 +246,7 @@ mod tests {
         }
     }
 
-    /// The shortcut for [0, 2) against `x − floor(x)`, to the bit: every f32 from −2 to 3, and a
+    /// The shortcut for (0, 2) against `x − floor(x)`, to the bit: every f32 from −2 to 3, and a
     /// stride through all the others.
     #[test]
     fn fract_is_x_less_its_floor_to_the_bit() {
