@@ -59,6 +59,13 @@ pub(crate) fn populate_room<T>(block: &mut Vec<T>, upto: usize) {
     }
 }
 
+/// As [`populate_room`], for bytes about to be written in full (a file's, read into them).
+pub(crate) fn populate_bytes(bytes: &mut [u8]) {
+    if bytes.len() >= 256 << 10 {
+        malloc_tuning::populate_for_writing(bytes.as_ptr(), bytes.len());
+    }
+}
+
 /// The allocator the viewer, its benchmark and its tests run on: the system's, with blocks of 16 MiB and
 /// more offered transparent huge pages. Where the kernel's policy is "madvise" (Debian's, Ubuntu's),
 /// a block otherwise takes a page fault per 4 KiB as it is first written. Measured on this project's

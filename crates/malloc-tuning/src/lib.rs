@@ -1,6 +1,7 @@
-//! glibc's mmap and trim thresholds, fixed, huge pages offered for large blocks, and pages populated
-//! ahead of writes. The viewer's crate forbids `unsafe`; these are the foreign calls it needs, kept
-//! here so that the guarantee holds for every line of the parsers.
+//! glibc's mmap and trim thresholds, fixed, huge pages offered for large blocks, pages populated ahead
+//! of writes, and zeroed memory taken as bytes without a pass over it. The viewer's crate forbids
+//! `unsafe`; these are the foreign calls and the one assumption it needs, kept here so that the
+//! guarantee holds for every line of the parsers.
 //!
 //! Why the threshold: glibc serves a block by mmap only above a threshold it raises to the largest
 //! block freed so far, and past that serves large blocks from the heap, where a freed one stays
@@ -83,6 +84,16 @@ pub fn offer_huge_pages(block: *const u8, bytes: usize) {
 /// part a private one from its file: not for such memory.)
 pub fn populate_for_writing(block: *const u8, bytes: usize) {
     advise_pages_inside(block, bytes, Advice::PopulateWrite);
+}
+
+/// `len` zero bytes, shared, from the allocator's zeroed memory: for a block the allocator maps, pages
+/// the kernel supplies zeroed as they are first touched, with no pass over them here (`Arc<[u8]>`'s own
+/// ways write every byte first, or copy from a vector). Aborts, as any allocation does, when the
+/// system has no memory for it: a caller that must not, asks first.
+pub fn zeroed_shared_bytes(len: usize) -> std::sync::Arc<[u8]> {
+    let zeros = std::sync::Arc::<[u8]>::new_zeroed_slice(len);
+    // SAFETY: the slice was allocated zeroed, and zero is a valid `u8`.
+    unsafe { zeros.assume_init() }
 }
 
 /// The `madvise` advice this crate gives.
