@@ -13,7 +13,7 @@ use super::point_table::PagedPointTable;
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
 use super::triangulate::{fans_quickly, Crossing, Triangulator, QUICK_FANS};
-use super::{add, sub, Bounds, MeshData, MorphTarget, Topology};
+use super::{add, point_at, point_ref, sub, Bounds, MeshData, MorphTarget, Topology};
 
 /// Hash tables keyed by surface indices and points: foldhash's fast hasher, where std's SipHash cost
 /// several percent of a load of files whose polygons switch surface often. Seeded per process as std's
@@ -1295,7 +1295,7 @@ fn limit_surface(
                 extras.extend(value);
             }
             for offsets in &morphs.offsets {
-                extras.extend(offsets.get(point as usize).copied().unwrap_or([0.0; 3]));
+                extras.extend(point_at(offsets, point));
             }
         }
         cage.extras = extras;
@@ -1479,7 +1479,7 @@ impl<'a> LayerMorphs<'a> {
     /// Bevy's frame) when its normal follows the shape, else the normal stays.
     fn push_vertex(&self, corner_normals: &CornerNormals<'_>, mesh: &mut MeshData, point: u32, corner: Option<(usize, [f32; 3])>) {
         for (k, target) in mesh.morph_targets.iter_mut().enumerate() {
-            target.positions.push(lwo_to_bevy(self.offsets[k].get(point as usize).copied().unwrap_or([0.0; 3])));
+            target.positions.push(lwo_to_bevy(point_at(&self.offsets[k], point)));
             let normal = corner.map_or([0.0; 3], |(polygon, base)| sub(lwo_to_bevy(corner_normals.at_with(&self.face_normals[k], polygon, point)), base));
             target.normals.push(normal);
         }
@@ -1524,21 +1524,6 @@ pub fn triangle_count(object: &LwoObject) -> usize {
         }
     }
     total
-}
-
-/// Parsed layers only hold in-range indices; a hand-made model that does not still builds, at the origin.
-#[inline(always)]
-fn point_at(points: &[[f32; 3]], index: u32) -> [f32; 3] {
-    // The point's place or the origin's, then one read: a copy of an optional point went through the
-    // stack, about 25 instructions a corner.
-    *point_ref(points, index)
-}
-
-/// [`point_at`]'s point where it is kept, for a function that takes it by reference.
-#[inline(always)]
-fn point_ref(points: &[[f32; 3]], index: u32) -> &[f32; 3] {
-    const ORIGIN: [f32; 3] = [0.0; 3];
-    points.get(index as usize).unwrap_or(&ORIGIN)
 }
 
 #[cfg(test)]

@@ -282,6 +282,24 @@ pub(crate) fn append_triangles(indices: &mut Vec<u32>, triangles: impl ExactSize
     }
 }
 
+/// Point `index` of `points`, or the origin past their end (parsed layers only hold in-range indices;
+/// a hand-made model that does not still builds).
+#[inline(always)]
+pub(crate) fn point_at(points: &[[f32; 3]], index: u32) -> [f32; 3] {
+    // The point's place or the origin's, then one read. A copy of an optional point
+    // (`get(i).copied().unwrap_or(origin)`) went through the stack, written in two parts and read back in
+    // others, a read no store forwards to: about 25 instructions a corner, and a stall on each read
+    // (the benchmark terrain's 1.2 M polygon normals: 24 ms on two threads, 7.5 ms without).
+    *point_ref(points, index)
+}
+
+/// [`point_at`]'s point where it is kept, for a function that takes it by reference.
+#[inline(always)]
+pub(crate) fn point_ref(points: &[[f32; 3]], index: u32) -> &[f32; 3] {
+    const ORIGIN: [f32; 3] = [0.0; 3];
+    points.get(index as usize).unwrap_or(&ORIGIN)
+}
+
 pub(crate) fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }

@@ -4,23 +4,31 @@
 
 use crate::formats::lwo::{Layer, Surface};
 
-use super::{cross, dot, normalize, sub};
+use super::{cross, dot, normalize, point_at, sub};
 
 /// The polygon normal as LightWave defines it: first edge × last edge from vertex 0, in the file's own
 /// frame. Falls back to Newell's normal when those edges are collinear.
 #[inline]
 pub fn polygon_normal(points: &[[f32; 3]], vertices: &[u32]) -> [f32; 3] {
-    let at = |i: usize| points.get(vertices[i] as usize).copied().unwrap_or([0.0; 3]);
+    let at = |i: usize| point_at(points, vertices[i]);
     if vertices.len() < 3 {
         return [0.0, 0.0, 0.0];
     }
     let v0 = at(0);
     let first = sub(at(1), v0);
     let last = sub(at(vertices.len() - 1), v0);
-    if let Some(n) = normalize(cross(first, last)) {
-        return n;
+    match normalize(cross(first, last)) {
+        Some(n) => n,
+        None => newell_polygon_normal(points, vertices),
     }
-    let corners: Vec<[f32; 3]> = (0..vertices.len()).map(at).collect();
+}
+
+/// [`polygon_normal`] where the first and last edges are collinear: Newell's normal. Rare, so a call of
+/// its own, kept out of the loops that make polygon normals.
+#[cold]
+#[inline(never)]
+fn newell_polygon_normal(points: &[[f32; 3]], vertices: &[u32]) -> [f32; 3] {
+    let corners: Vec<[f32; 3]> = vertices.iter().map(|&v| point_at(points, v)).collect();
     normalize(super::triangulate::newell_normal(&corners)).unwrap_or([0.0, 0.0, 0.0])
 }
 
