@@ -148,8 +148,9 @@ pub struct ModelLoader {
 }
 
 /// The whole file from Bevy's reader, into the buffer the scene keeps. Where the reader can seek (Bevy's
-/// file reader can), the file's size first and the bytes read into a buffer of that size, zeroed first
-/// as [`crate::source::read_file`] does; otherwise read to its end and copied into one. `read_to_end`
+/// file reader can), the file's size first and the bytes read into a buffer of that size, its pages in
+/// place first ([`crate::source::zeroed_file_buffer`], as [`crate::source::read_file`] has them, which
+/// also reads a large file in parts); otherwise read to its end and copied into one. `read_to_end`
 /// grows a `Vec` as it goes, and sharing that was one more copy: the viewer's first frame with the 63 MB
 /// benchmark file (`--output` at 640×360, four alternations) came after 1.98–2.29 s instead of 2.09–2.62 s.
 async fn read_whole(reader: &mut dyn bevy::asset::io::Reader) -> std::io::Result<Arc<[u8]>> {
