@@ -143,8 +143,9 @@ fn zeros(size: usize) -> io::Result<Arc<[u8]>> {
     Ok(malloc_tuning::zeroed_shared_bytes(size))
 }
 
-/// A buffer of `size` zeros for a file's bytes to be read into, its pages in place (as
-/// [`read_from_start`] puts them, in one part).
+/// A buffer of `size` zeros for a file's bytes to be read into (Bevy's reader, in the plugin), a large
+/// one with its pages in place in one call (`memory::populate_bytes`), as each part of one that
+/// [`read_file`] reads has them.
 pub fn zeroed_file_buffer(size: usize) -> io::Result<Arc<[u8]>> {
     let mut bytes = zeros(size)?;
     if size >= READ_IN_PARTS_FROM {
