@@ -56,8 +56,8 @@ impl LooseFolder {
 }
 
 /// A file's whole contents, read straight into the shared buffer the sources hand out (an `Arc<[u8]>`
-/// made from a `Vec` is a second copy), its pages in place before they are read into
-/// ([`read_from_start`]). A file whose size is not known (`/proc`'s), or that shrinks while it is read,
+/// made from a `Vec` is a second copy), its pages in place before they are read into, a large file in
+/// one part per core. A file whose size is not known (`/proc`'s), or that shrinks while it is read,
 /// is read to its end instead. One that grows while it is read is read as far as its size when opened
 /// (`std::fs::read` read on to the end, at the price of one more system call for every file): a writer
 /// still at work is followed by `--watch`'s next reload.
