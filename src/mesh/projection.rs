@@ -6,8 +6,9 @@ use std::f32::consts::{PI, TAU};
 use crate::formats::lwo::{Block, Projection};
 
 /// `x − ⌊x⌋`. A longitude comes here in (0, 2) (1 − heading / 2π): there `⌊x⌋` is 0 or 1 and `x − 1` is
-/// exact, so the result is the same to the bit without a call to `floorf`, which on this target (no
-/// SSE4.1) is a routine of its own; other values take it (zeros too: −0 less its floor is +0).
+/// exact, so the result is the same to the bit without `floorf`, which on the baseline x86-64 (no
+/// SSE4.1; what `RUSTFLAGS= cargo build` targets) is a routine of its own, and in the default build for
+/// the host CPU one rounding instruction; other values take it (zeros too: −0 less its floor is +0).
 #[inline]
 fn fract(x: f32) -> f32 {
     if x > 0.0 && x < 2.0 { x - f32::from(u8::from(x >= 1.0)) } else { x - x.floor() }
