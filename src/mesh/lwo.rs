@@ -831,6 +831,10 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                         }
                         mesh.indices.reserve_exact(3 * triangles);
                         mesh.triangle_records.reserve_exact(triangles);
+                        // These two are written to their end (n − 2 triangles a polygon): their pages
+                        // put in place in one call each. The vertex columns' room is an upper bound.
+                        crate::memory::populate_room(&mut mesh.indices, 3 * triangles);
+                        crate::memory::populate_room(&mut mesh.triangle_records, triangles);
                     }
                     out.surfaces.push(SurfaceMesh { surface: surface_index, detail, mesh });
                     out.surfaces.len() - 1

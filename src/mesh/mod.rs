@@ -137,10 +137,15 @@ impl MeshData {
             extend(&mut target.positions, &more.positions);
             extend(&mut target.normals, &more.normals);
         }
+        // The indices' pages put in place first too, as `extend` does for the other columns: where the
+        // layer's index column is not on huge pages, each page took a fault as it was written.
+        self.indices.reserve(piece.indices.len());
+        let upto = self.indices.len() + piece.indices.len();
+        crate::memory::populate_room(&mut self.indices, upto);
         // Wrapping: `offset` is the vertex count cast to u32, so past 4 G vertices the indices are
         // wrong either way, and without an overflow test per index the loop runs four at a time.
         self.indices.extend(piece.indices.iter().map(|&i| i.wrapping_add(offset)));
-        self.triangle_records.extend_from_slice(&piece.triangle_records);
+        extend(&mut self.triangle_records, &piece.triangle_records);
     }
 
     /// The bounds of the rest pose and of every morph target fully applied: where the mesh can be

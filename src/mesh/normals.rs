@@ -435,6 +435,11 @@ impl PointNormals {
         let runs: Vec<_> = sums.chunks_mut(run).zip(marks.chunks_mut(run)).enumerate().map(|(k, (sums, marks))| (k * run, sums, marks)).collect();
         let unsettled = std::sync::atomic::AtomicUsize::new(0);
         crate::parallel::parallel_each(runs, |(start, sums, marks)| {
+            // Every point's entries are written: their pages put in place in one call. The huge pages
+            // offered above cover only the whole 2 MiB ranges inside each table; the rest took a
+            // fault a page.
+            crate::memory::populate_elements(sums);
+            crate::memory::populate_elements(marks);
             for p in 0..polys.len() {
                 let (normal, tag) = (face_normals[p], p as u32 + 1);
                 for &v in polys.vertices(p) {

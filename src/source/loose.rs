@@ -92,20 +92,20 @@ fn read_from_start(file: &mut File, buffer: &mut [u8]) -> io::Result<()> {
 
 /// Reads `buffer` in full from the file's start (with `pread`, whatever its position), in about `count`
 /// parts ([`parts_at_huge_page_edges`]), each on its own thread: the part's pages put in place in one
-/// call ([`populate_bytes`]), then read into. The kernel's copy out of its page cache is slow when it
+/// call ([`populate_elements`]), then read into. The kernel's copy out of its page cache is slow when it
 /// also faults in the pages it copies to: on this project's VM the 63 MB benchmark file took 33–35 ms
 /// into a fresh `Vec` (`std::fs::read`), 18–20 ms into memory zeroed by a pass over it first (8 ms of
 /// that the zeroing, on pages the kernel had just zeroed), and 11–13 ms in two parts on two cores,
 /// each part's pages put in place by the kernel alone (four alternations of five reads). A file
 /// shorter than the buffer is an `UnexpectedEof`, as `read_exact` makes it.
 ///
-/// [`populate_bytes`]: crate::memory::populate_bytes
+/// [`populate_elements`]: crate::memory::populate_elements
 #[cfg(unix)]
 fn read_in_parts(file: &File, buffer: &mut [u8], count: usize) -> io::Result<()> {
     use std::os::unix::fs::FileExt;
     let failed = std::sync::Mutex::new(None);
     crate::parallel::parallel_each(parts_at_huge_page_edges(buffer, count), |(offset, part)| {
-        crate::memory::populate_bytes(part);
+        crate::memory::populate_elements(part);
         if let Err(error) = file.read_exact_at(part, offset as u64) {
             failed.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
         }
@@ -144,12 +144,12 @@ fn zeros(size: usize) -> io::Result<Arc<[u8]>> {
 }
 
 /// A buffer of `size` zeros for a file's bytes to be read into (Bevy's reader, in the plugin), a large
-/// one with its pages in place in one call (`memory::populate_bytes`), as each part of one that
+/// one with its pages in place in one call (`memory::populate_elements`), as each part of one that
 /// [`read_file`] reads has them.
 pub fn zeroed_file_buffer(size: usize) -> io::Result<Arc<[u8]>> {
     let mut bytes = zeros(size)?;
     if size >= READ_IN_PARTS_FROM {
-        crate::memory::populate_bytes(Arc::get_mut(&mut bytes).expect("made here, not shared yet"));
+        crate::memory::populate_elements(Arc::get_mut(&mut bytes).expect("made here, not shared yet"));
     }
     Ok(bytes)
 }
