@@ -49,21 +49,19 @@ pub(crate) fn offer_huge_pages<T>(block: &Vec<T>, len: usize) {
 /// worth it. Measured on the 63 MB LightWave benchmark file, one cold load a child: with a layer's
 /// vertex columns populated as each range is appended, 28.8 k → 19.9 k page faults; with a vertex
 /// map's values too, 17.7 k. Twenty alternations: a median 327.5 → 313 ms (the faults' share; this
-/// host's load moves single runs by more), the peak unchanged at 154–156 MB. Later, with each range's
-/// and the layer's index and triangle-record columns, and the shared-normal tables
-/// ([`populate_elements`]), populated too: 15.4 k → 7.4 k faults a cold load (five each, less the
-/// process's own start), the peak the same.
+/// host's load moves single runs by more), the peak unchanged at 154–156 MB. Later (session 36), with
+/// each range's and the layer's index and triangle-record columns and the shared normals' tables
+/// populated too: 16.6 k → 8.6 k page faults in a child of one load (of which the process's own start
+/// is about 1.25 k; five children of each build), the peak the same.
 pub(crate) fn populate_room<T>(block: &mut Vec<T>, upto: usize) {
     let elements = upto.saturating_sub(block.len());
     let room = block.spare_capacity_mut();
-    let bytes = elements.min(room.len()) * std::mem::size_of::<T>();
-    if bytes >= 256 << 10 {
-        malloc_tuning::populate_for_writing(room.as_ptr().cast(), bytes);
-    }
+    let about_to_be_written = elements.min(room.len());
+    populate_elements(&mut room[..about_to_be_written]);
 }
 
-/// As [`populate_room`], for elements about to be written in full (a file's bytes, read into them; a
-/// table every point of a layer fills).
+/// As [`populate_room`], for elements about to be written (a file's bytes, read into them; the shared
+/// normals' tables, which every point a polygon uses fills).
 pub(crate) fn populate_elements<T>(elements: &mut [T]) {
     let bytes = std::mem::size_of_val(elements);
     if bytes >= 256 << 10 {

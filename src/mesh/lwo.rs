@@ -821,7 +821,7 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                     mesh.colors = maps.color.is_some().then(|| mesh.colors.take().unwrap_or_default());
                     // Sized up front for the most the range can make without crossings, one vertex per
                     // corner: growing by doubling copies (modo's stored normals split most points),
-                    // and the unused end of a large block is never touched, so it costs no memory.
+                    // and the unused end of a large vertex column is never touched, so it costs no memory.
                     if let Some(&(corners, triangles)) = expected.get(&key) {
                         mesh.positions.reserve_exact(corners);
                         mesh.normals.reserve_exact(corners);
@@ -831,8 +831,10 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                         }
                         mesh.indices.reserve_exact(3 * triangles);
                         mesh.triangle_records.reserve_exact(triangles);
-                        // These two are written to their end (n − 2 triangles a polygon): their pages
-                        // put in place in one call each. The vertex columns' room is an upper bound.
+                        // These two are written to their end (n − 2 triangles a polygon) but where a
+                        // polygon is degenerate: their pages put in place in one call each, at most
+                        // 16 bytes a missing triangle unwritten, the bound `RangeMeshes::append`
+                        // accepts for the layer's. The vertex columns' room is an upper bound.
                         crate::memory::populate_room(&mut mesh.indices, 3 * triangles);
                         crate::memory::populate_room(&mut mesh.triangle_records, triangles);
                     }

@@ -435,7 +435,8 @@ impl PointNormals {
         let runs: Vec<_> = sums.chunks_mut(run).zip(marks.chunks_mut(run)).enumerate().map(|(k, (sums, marks))| (k * run, sums, marks)).collect();
         let unsettled = std::sync::atomic::AtomicUsize::new(0);
         crate::parallel::parallel_each(runs, |(start, sums, marks)| {
-            // Every point's entries are written: their pages put in place in one call. The huge pages
+            // Every sum is written, and the marks of every point a polygon uses (an unused point's are
+            // put in place unwritten, 8 bytes): their pages put in place in one call. The huge pages
             // offered above cover only the whole 2 MiB ranges inside each table; the rest took a
             // fault a page.
             crate::memory::populate_elements(sums);
