@@ -14,8 +14,10 @@ pub(super) struct ObjectBuilder {
     kind: LwoKind,
     layers: Vec<Layer>,
     tags: Vec<String>,
-    /// Raw surface reference per polygon, per layer: a TAGS index (LWO2) or a 0-based SRFS index (LWOB).
-    surface_refs: Vec<Vec<u32>>,
+    /// Raw surface reference per polygon, per layer: a TAGS index (LWO2) or a 0-based SRFS index (LWOB),
+    /// in a byte a polygon while they fit one (a million-polygon layer's column is then 1 MB, not 4,
+    /// written by the POLS reader on the parse's longest path).
+    surface_refs: Vec<NarrowColumn>,
     /// First polygon of the most recent POLS in the current layer: PTAG and VMAD count from it.
     pols_start: usize,
     description: Option<String>,
@@ -50,7 +52,7 @@ impl ObjectBuilder {
     fn layer(&mut self) -> usize {
         if self.layers.is_empty() {
             self.layers.push(Layer::new(0));
-            self.surface_refs.push(Vec::new());
+            self.surface_refs.push(NarrowColumn::default());
         }
         self.layers.len() - 1
     }
@@ -133,7 +135,7 @@ impl ObjectBuilder {
             }
         }
         self.layers.push(layer);
-        self.surface_refs.push(Vec::new());
+        self.surface_refs.push(NarrowColumn::default());
         self.pols_start = 0;
         Ok(())
     }
@@ -286,7 +288,7 @@ impl ObjectBuilder {
         match &kind.0 {
             b"SURF" => read_tag_entries(r, entries_from_bytes, |index, tag| {
                 if let Some(polygon) = in_layer(index) {
-                    surface_refs[polygon] = u32::from(tag);
+                    surface_refs.set(polygon, u32::from(tag));
                 }
             })?,
             b"PART" => read_tag_entries(r, entries_from_bytes, |index, tag| {
@@ -354,9 +356,7 @@ impl ObjectBuilder {
         let mut warned_tags = std::collections::HashSet::new();
         for (layer, refs) in self.layers.iter_mut().zip(&self.surface_refs) {
             // Tags come in runs of many polygons: each run resolved and set at once.
-            let mut polygon = 0;
-            for run in refs.chunk_by(|a, b| a == b) {
-                let tag = run[0];
+            refs.for_each_run(0..refs.len(), |tag, run| {
                 let tag_index = tag as usize;
                 let resolved = match self.tags.get(tag_index) {
                     Some(name) => *by_tag[tag_index].get_or_insert_with(|| {
@@ -386,9 +386,8 @@ impl ObjectBuilder {
                         })
                     }
                 };
-                layer.polygons.surface.set_many(polygon..polygon + run.len(), resolved);
-                polygon += run.len();
-            }
+                layer.polygons.surface.set_many(run, resolved);
+            });
         }
         LwoObject {
             kind: self.kind,
@@ -561,7 +560,7 @@ pub(super) struct PolygonsRead {
 
 /// Appends an LWO2/LWO3 POLS chunk's records to `polygons`, each with a surface reference of 0 in
 /// `surface_refs` (until a PTAG names one), dropping those that name a point at or past `point_count`.
-fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, polygons: &mut Polygons, surface_refs: &mut Vec<u32>) -> PolygonsRead {
+fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, polygons: &mut Polygons, surface_refs: &mut NarrowColumn) -> PolygonsRead {
     read_lwo2_polygons_from(r, chunk, point_count, polygons, surface_refs, true)
 }
 
@@ -631,7 +630,7 @@ fn read_plain_run<const N: usize>(
     record_bytes: usize,
     polygon_at: impl Fn(&[u8], usize) -> Option<[u32; N]>,
     polygons: &mut Polygons,
-    surface_refs: &mut Vec<u32>,
+    surface_refs: &mut NarrowColumn,
     kind: PolygonKind,
 ) {
     let first = Record { offset: (cursor.first_offset + cursor.at) as u32, index_in_chunk: cursor.index_in_chunk };
@@ -643,7 +642,7 @@ fn read_plain_run<const N: usize>(
     if count > 0 {
         polygons.next_corners_at();
         polygons.push_run(kind, N as u32, count as usize, first, record_bytes as u32);
-        surface_refs.resize(surface_refs.len() + count as usize, 0);
+        surface_refs.push_many(0, count as usize);
         cursor.index_in_chunk += count;
     }
 }
@@ -655,7 +654,7 @@ fn read_lwo2_polygons_from(
     chunk: ChunkId,
     point_count: u32,
     polygons: &mut Polygons,
-    surface_refs: &mut Vec<u32>,
+    surface_refs: &mut NarrowColumn,
     records_from_bytes: bool,
 ) -> PolygonsRead {
     polygons.start_chunk(chunk, RecordLayout::Lwo2);
@@ -795,7 +794,7 @@ pub(super) struct PolygonsReadAhead {
     chunk: ChunkId,
     point_count: u32,
     polygons: Polygons,
-    surface_refs: Vec<u32>,
+    surface_refs: NarrowColumn,
     read: PolygonsRead,
 }
 
@@ -804,7 +803,7 @@ impl PolygonsReadAhead {
     pub const MIN_BYTES: usize = 1 << 20;
 
     pub fn read(file: &[u8], node: ChunkRef<'_>, point_count: u32) -> Self {
-        let (mut polygons, mut surface_refs) = (Polygons::default(), Vec::new());
+        let (mut polygons, mut surface_refs) = (Polygons::default(), NarrowColumn::default());
         let mut r = node.reader(file, crate::formats::reader::Endian::Big);
         let read = read_lwo2_polygons(&mut r, node.chunk, point_count, &mut polygons, &mut surface_refs);
         Self { chunk: node.chunk, point_count, polygons, surface_refs, read }
@@ -837,6 +836,32 @@ impl PolygonsReadAhead {
 mod tests {
     use super::*;
     use crate::fixtures::lwo::vx;
+
+    /// Surface references are kept a byte a polygon while they fit one; a PTAG naming tags past 255
+    /// (and past 65 535: a tag is two bytes, but LWOB's surface numbers wrap to the largest four-byte
+    /// value) widens the column, and every polygon still gets its own tag's surface.
+    #[test]
+    fn surface_references_past_a_byte_resolve_to_their_own_surfaces() {
+        use crate::fixtures::lwo::{chunk, f32s, form, s0};
+        let names: Vec<String> = (0..300).map(|k| format!("S{k}")).collect();
+        let tags: Vec<u8> = names.iter().flat_map(|n| s0(n)).collect();
+        let triangle = |a: u32| [&3u16.to_be_bytes()[..], &vx(a), &vx(a + 1), &vx(a + 2)].concat();
+        let polygons: Vec<u8> = [&b"FACE"[..], &(0..4).flat_map(triangle).collect::<Vec<_>>()].concat();
+        let entry = |polygon: u32, tag: u16| [vx(polygon), tag.to_be_bytes().to_vec()].concat();
+        // Polygon 3 keeps tag 0 from POLS; polygon 1's first tag is overwritten by a later entry.
+        let ptag = [&b"SURF"[..], &entry(0, 5), &entry(1, 7), &entry(2, 299), &entry(1, 256)].concat();
+        let body = [chunk(b"TAGS", &tags), chunk(b"PNTS", &f32s(&[0.0; 18])), chunk(b"POLS", &polygons), chunk(b"PTAG", &ptag)].concat();
+        let (_, object) = crate::formats::lwo::parse(&form(b"LWO2", &body)).expect("a small object");
+        let layer = &object.layers[0];
+        let surface_of = |p: usize| object.surfaces[layer.polygons.surface.get(p) as usize].name.as_str();
+        assert_eq!([0, 1, 2, 3].map(surface_of), ["S5", "S256", "S299", "S0"]);
+
+        let mut refs = NarrowColumn::default();
+        refs.push_many(0, 3);
+        refs.set(1, 299);
+        refs.push(u32::MAX);
+        assert_eq!(refs.iter().collect::<Vec<_>>(), [0, 299, 0, u32::MAX]);
+    }
 
     /// VMAP and VMAD entries read from the bytes and entries read through the reader give the same
     /// map, dropped count, error and place, for a chunk cut at every length: short and long points and
@@ -967,7 +992,7 @@ mod tests {
                 for cut in 0..=body.len() {
                     let bytes = [&kind[..], &body[..cut]].concat();
                     let read = |from_bytes: bool| {
-                        let (mut polygons, mut refs) = (Polygons::default(), Vec::new());
+                        let (mut polygons, mut refs) = (Polygons::default(), NarrowColumn::default());
                         let mut r = Reader::big(&bytes, 100);
                         let read = read_lwo2_polygons_from(&mut r, chunk, point_count, &mut polygons, &mut refs, from_bytes);
                         (polygons, refs, read, r.offset())
@@ -1005,7 +1030,7 @@ mod tests {
         let body = [&b"FACE"[..], &records.concat()].concat();
         // The same chunk twice, the second's polygons numbered after the first's.
         let read = |from_bytes: bool| {
-            let (mut polygons, mut refs) = (Polygons::default(), Vec::new());
+            let (mut polygons, mut refs) = (Polygons::default(), NarrowColumn::default());
             for offset in [100, 100 + body.len()] {
                 let mut r = Reader::big(&body, offset);
                 let read = read_lwo2_polygons_from(&mut r, chunk, 0x2_0000, &mut polygons, &mut refs, from_bytes);

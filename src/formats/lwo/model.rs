@@ -351,7 +351,6 @@ impl NarrowColumn {
         self.push(value);
     }
 
-    /// Sets value `index`, if there is one.
     /// [`Self::set`] of every index in `range`.
     pub fn set_many(&mut self, range: Range<usize>, value: u32) {
         if range.is_empty() {
@@ -371,6 +370,7 @@ impl NarrowColumn {
         }
     }
 
+    /// Sets value `index`, if there is one.
     pub fn set(&mut self, index: usize, value: u32) {
         // As in `push`: the fit decided here, widening the rare call.
         match self {
