@@ -14,9 +14,8 @@ pub(super) struct ObjectBuilder {
     kind: LwoKind,
     layers: Vec<Layer>,
     tags: Vec<String>,
-    /// Raw surface reference per polygon, per layer: a TAGS index (LWO2) or a 0-based SRFS index (LWOB),
-    /// in a byte a polygon while they fit one (a million-polygon layer's column is then 1 MB, not 4,
-    /// written by the POLS reader on the parse's longest path).
+    /// Raw surface reference per polygon, per layer: a TAGS index (LWO2) or a 0-based SRFS index (LWOB).
+    /// Narrow, as the POLS reader writes one for every polygon on the parse's longest path.
     surface_refs: Vec<NarrowColumn>,
     /// First polygon of the most recent POLS in the current layer: PTAG and VMAD count from it.
     pols_start: usize,
@@ -837,30 +836,31 @@ mod tests {
     use super::*;
     use crate::fixtures::lwo::vx;
 
-    /// Surface references are kept a byte a polygon while they fit one; a PTAG naming tags past 255
-    /// (and past 65 535: a tag is two bytes, but LWOB's surface numbers wrap to the largest four-byte
-    /// value) widens the column, and every polygon still gets its own tag's surface.
+    /// Surface references are kept a byte a polygon while they fit one: a PTAG naming tag 256 widens
+    /// the column, and every polygon still gets its own tag's surface (a later entry for a polygon
+    /// wins). An LWOB polygon of surface 0, which names none, wraps to the largest four-byte value and
+    /// takes the default surface, with a warning, beside polygons that keep theirs.
     #[test]
     fn surface_references_past_a_byte_resolve_to_their_own_surfaces() {
         use crate::fixtures::lwo::{chunk, f32s, form, s0};
-        let names: Vec<String> = (0..300).map(|k| format!("S{k}")).collect();
-        let tags: Vec<u8> = names.iter().flat_map(|n| s0(n)).collect();
+        let tags: Vec<u8> = (0..300).flat_map(|k| s0(&format!("S{k}"))).collect();
         let triangle = |a: u32| [&3u16.to_be_bytes()[..], &vx(a), &vx(a + 1), &vx(a + 2)].concat();
         let polygons: Vec<u8> = [&b"FACE"[..], &(0..4).flat_map(triangle).collect::<Vec<_>>()].concat();
         let entry = |polygon: u32, tag: u16| [vx(polygon), tag.to_be_bytes().to_vec()].concat();
         // Polygon 3 keeps tag 0 from POLS; polygon 1's first tag is overwritten by a later entry.
-        let ptag = [&b"SURF"[..], &entry(0, 5), &entry(1, 7), &entry(2, 299), &entry(1, 256)].concat();
+        let ptag = [&b"SURF"[..], &entry(0, 5), &entry(1, 7), &entry(1, 256), &entry(2, 299)].concat();
         let body = [chunk(b"TAGS", &tags), chunk(b"PNTS", &f32s(&[0.0; 18])), chunk(b"POLS", &polygons), chunk(b"PTAG", &ptag)].concat();
         let (_, object) = crate::formats::lwo::parse(&form(b"LWO2", &body)).expect("a small object");
-        let layer = &object.layers[0];
-        let surface_of = |p: usize| object.surfaces[layer.polygons.surface.get(p) as usize].name.as_str();
+        let surface_of = |p: usize| object.surfaces[object.layers[0].polygons.surface.get(p) as usize].name.as_str();
         assert_eq!([0, 1, 2, 3].map(surface_of), ["S5", "S256", "S299", "S0"]);
 
-        let mut refs = NarrowColumn::default();
-        refs.push_many(0, 3);
-        refs.set(1, 299);
-        refs.push(u32::MAX);
-        assert_eq!(refs.iter().collect::<Vec<_>>(), [0, 299, 0, u32::MAX]);
+        let lwob_face = |surface: i16| [&3u16.to_be_bytes()[..], &vx(0), &vx(1), &vx(2), &surface.to_be_bytes()].concat();
+        let faces: Vec<u8> = [1, 0, 2].into_iter().flat_map(lwob_face).collect();
+        let body = [chunk(b"PNTS", &f32s(&[0.0; 9])), chunk(b"SRFS", &[s0("A"), s0("B")].concat()), chunk(b"POLS", &faces)].concat();
+        let (_, object) = crate::formats::lwo::parse(&form(b"LWOB", &body)).expect("a small LWOB object");
+        let surface_of = |p: usize| object.surfaces[object.layers[0].polygons.surface.get(p) as usize].name.as_str();
+        assert_eq!([0, 1, 2].map(surface_of), ["A", "Default", "B"]);
+        assert!(object.warnings.iter().any(|w| w.message.contains("4294967295")), "{:?}", object.warnings);
     }
 
     /// VMAP and VMAD entries read from the bytes and entries read through the reader give the same
