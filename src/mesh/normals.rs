@@ -65,7 +65,8 @@ pub struct CornerNormals<'a> {
     /// Once only some points are kept: the normal of each polygon in `incident`, beside it, in place
     /// of `face_normals` (then empty).
     incident_normals: Vec<[f32; 3]>,
-    /// Per surface: the cosine of its smoothing angle, or `None` when it is shaded flat.
+    /// Per surface: the cosine of its smoothing angle, or `None` when it is shaded flat (and, where the
+    /// object's surfaces are not all alike, when no polygon of the layer uses it).
     cos_limit: Vec<Option<f32>>,
     /// The file's own normals answer every corner ([`Self::unasked`]): no polygon's flat normal is
     /// offered either.
@@ -135,10 +136,36 @@ impl<'a> CornerNormals<'a> {
     /// ([`Self::index_points`]).
     fn unindexed(layer: &'a Layer, surfaces: &[Surface], smooth: bool) -> Self {
         let polys = &layer.polygons;
-        let cos_limit: Vec<Option<f32>> = surfaces
+        // Each surface's smoothing limit, or `None` where it is shaded flat.
+        let limits: Vec<Option<f32>> = surfaces
             .iter()
             .map(|s| (smooth && s.max_smoothing_angle > 0.0).then(|| s.max_smoothing_angle.min(std::f32::consts::PI).cos()))
             .collect();
+        // Where the object's surfaces differ (some smoothed and some flat, or two angles), only those
+        // this layer's polygons use count: one smoothed only in another layer asks nothing here, and a
+        // layer of flat surfaces alone lists no point's polygons (`hierarchy.lwo`'s sphere and one
+        // cube, flat beside two smoothed cubes, spent a sixth of the object's load on them). Where they
+        // are all alike (most objects, the large ones among them), the polygons are not read for it.
+        // Also the one angle of every surface the polygons use, if they have one.
+        let (cos_limit, one_angle) = if limits.windows(2).all(|pair| pair[0] == pair[1]) {
+            // Not where there is no polygon, or one of a surface the object lacks (shaded flat).
+            let one_angle = limits.first().copied().flatten().filter(|_| polys.surface.max().is_some_and(|last| (last as usize) < limits.len()));
+            (limits, one_angle)
+        } else {
+            let (mut used, mut unknown_surface) = (vec![false; limits.len()], false);
+            polys.surface.for_each_run(0..polys.len(), |surface, _| match used.get_mut(surface as usize) {
+                Some(used) => *used = true,
+                None => unknown_surface = true,
+            });
+            let cos_limit: Vec<Option<f32>> = limits.iter().zip(&used).map(|(&limit, &used)| limit.filter(|_| used)).collect();
+            // A polygon of a surface the object lacks is shaded flat.
+            let mut used_limits = limits.iter().zip(&used).filter(|&(_, &used)| used).map(|(&limit, _)| limit);
+            let one_angle = match used_limits.next() {
+                Some(Some(c)) if !unknown_surface && used_limits.all(|l| l == Some(c)) => Some(c),
+                _ => None,
+            };
+            (cos_limit, one_angle)
+        };
         // Flat everywhere, each polygon's normal is asked once (by its corners, as it is built), and a
         // large layer asks it then, not from a table that would cost its memory. A small layer's table
         // is made first all the same: one normal after another, each one's square root and divisions
@@ -148,14 +175,8 @@ impl<'a> CornerNormals<'a> {
         let tabled = smooths || polys.len() < FLAT_NORMALS_TABLED_BELOW;
         let face_normals =
             if tabled { crate::parallel::parallel_collect(polys.len(), 1 << 16, |p| polygon_normal(&layer.points, polys.vertices(p))) } else { Vec::new() };
-        let uniform_cos_limit = match (polys.surface.max(), cos_limit.first()) {
-            (Some(last_used), Some(&Some(c)))
-                if cos_limit.get(..=last_used as usize).is_some_and(|used| used.iter().all(|&l| l == Some(c))) && polys.smoothing_group.is_all_default() =>
-            {
-                Some(c)
-            }
-            _ => None,
-        };
+        // One angle for every surface the polygons use, and one smoothing group.
+        let uniform_cos_limit = one_angle.filter(|_| polys.smoothing_group.is_all_default());
         let kept = (!tabled).then(Vec::new);
         Self { layer, face_normals, first: Vec::new(), incident: Vec::new(), kept, incident_normals: Vec::new(), cos_limit, uniform_cos_limit, unasked: false }
     }
@@ -739,6 +760,34 @@ mod tests {
             // Not much stricter than it need be: from a tenth of a radian on, within 0.025 of it.
             assert!(angle < 0.1 || half * 2.0 > f64::from(angle) - 0.025, "smoothing angle {angle}: the bound lets through only {}", half * 2.0);
         }
+    }
+
+    /// A layer is smoothed by the surfaces its own polygons use: in `hierarchy.lwo`, the sphere and one
+    /// cube, of a flat surface, list no point's polygons though the object smooths two other surfaces
+    /// (the two other cubes', each at one angle: the one-angle shortcut), and every corner of them
+    /// keeps its polygon's normal.
+    #[test]
+    fn a_layer_is_smoothed_by_the_surfaces_its_polygons_use() {
+        let object = object(&std::fs::read("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo").expect("assimp-testmodels is installed"));
+        assert!(object.surfaces.iter().filter(|s| s.max_smoothing_angle > 0.0).count() >= 2);
+        let (mut flat_layers, mut smooth_layers) = (0, 0);
+        for layer in &object.layers {
+            let (normals, shared) = CornerNormals::with_shared(layer, &object.surfaces, true, true);
+            if normals.smooths_any() {
+                smooth_layers += 1;
+                assert!(normals.uniform_cos_limit.is_some());
+                continue;
+            }
+            flat_layers += 1;
+            assert!(normals.first.is_empty() && normals.incident.is_empty() && !shared.covers_points());
+            for p in 0..layer.polygons.len() {
+                let own = polygon_normal(&layer.points, layer.polygons.vertices(p)).map(f32::to_bits);
+                for &v in layer.polygons.vertices(p) {
+                    assert_eq!(shared.at(&normals, p, v).map(f32::to_bits), own, "polygon {p}, point {v}");
+                }
+            }
+        }
+        assert_eq!((flat_layers, smooth_layers), (2, 2));
     }
 
     #[test]
