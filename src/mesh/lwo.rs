@@ -475,13 +475,10 @@ impl<'a> LayerInputs<'a> {
 
 /// The maps of every surface the layer's polygons use, each map's lookup built once.
 fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups: &mut MapLookups<'a>) -> HashMap<u32, CornerMaps<'a>> {
-    // A layer uses a few surfaces over many polygons, in runs: a set, not a sorted copy of the polygons'
-    // column, and only the first polygon of a run looked up in it.
-    let mut used = std::collections::BTreeSet::new();
-    layer.polygons.surface.for_each_run(0..layer.polygons.len(), |surface_index, _| {
-        used.insert(surface_index);
-    });
-    used.into_iter()
+    layer
+        .polygons
+        .surfaces_used()
+        .into_iter()
         .map(|surface_index| {
             let surface = surfaces.get(surface_index as usize);
             let primary = uv_map_name(layer, surface);

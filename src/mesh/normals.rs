@@ -144,24 +144,21 @@ impl<'a> CornerNormals<'a> {
         // Where the object's surfaces differ (some smoothed and some flat, or two angles), only those
         // this layer's polygons use count: one smoothed only in another layer asks nothing here, and a
         // layer of flat surfaces alone lists no point's polygons (`hierarchy.lwo`'s sphere and one
-        // cube, flat beside two smoothed cubes, spent a sixth of the object's load on them). Where they
-        // are all alike (most objects, the large ones among them), the polygons are not read for it.
-        // Also the one angle of every surface the polygons use, if they have one.
+        // cube, flat beside two smoothed cubes, took a fifth of the object's instructions listing
+        // them). Where they are all alike (most objects, the large ones among them), only the highest
+        // surface index is read, as before. `one_angle`: the one smoothing limit of every surface the
+        // polygons use, if they have one.
         let (cos_limit, one_angle) = if limits.windows(2).all(|pair| pair[0] == pair[1]) {
             // Not where there is no polygon, or one of a surface the object lacks (shaded flat).
             let one_angle = limits.first().copied().flatten().filter(|_| polys.surface.max().is_some_and(|last| (last as usize) < limits.len()));
             (limits, one_angle)
         } else {
-            let (mut used, mut unknown_surface) = (vec![false; limits.len()], false);
-            polys.surface.for_each_run(0..polys.len(), |surface, _| match used.get_mut(surface as usize) {
-                Some(used) => *used = true,
-                None => unknown_surface = true,
-            });
-            let cos_limit: Vec<Option<f32>> = limits.iter().zip(&used).map(|(&limit, &used)| limit.filter(|_| used)).collect();
+            let used = polys.surfaces_used();
+            let cos_limit: Vec<Option<f32>> = limits.iter().enumerate().map(|(k, &limit)| limit.filter(|_| used.contains(&(k as u32)))).collect();
             // A polygon of a surface the object lacks is shaded flat.
-            let mut used_limits = limits.iter().zip(&used).filter(|&(_, &used)| used).map(|(&limit, _)| limit);
+            let mut used_limits = used.iter().map(|&surface| limits.get(surface as usize).copied().flatten());
             let one_angle = match used_limits.next() {
-                Some(Some(c)) if !unknown_surface && used_limits.all(|l| l == Some(c)) => Some(c),
+                Some(Some(c)) if used_limits.all(|l| l == Some(c)) => Some(c),
                 _ => None,
             };
             (cos_limit, one_angle)
@@ -197,8 +194,8 @@ impl<'a> CornerNormals<'a> {
         }
     }
 
-    /// Lists the polygons around each point `keep` names (none when no surface is smoothed, as no
-    /// corner then asks).
+    /// Lists the polygons around each point `keep` names (none when no surface the layer uses is
+    /// smoothed, as no corner then asks).
     fn index_points(&mut self, keep: impl Fn(u32) -> bool) {
         if !self.smooths_any() {
             return;
@@ -234,7 +231,8 @@ impl<'a> CornerNormals<'a> {
         (self.first, self.incident) = (first, incident);
     }
 
-    /// Whether any surface is smoothed; if none is, every corner has its polygon's normal.
+    /// Whether any surface the layer's polygons use is smoothed; if none is, every corner has its
+    /// polygon's normal.
     pub fn smooths_any(&self) -> bool {
         self.cos_limit.iter().any(Option::is_some)
     }
@@ -552,6 +550,8 @@ mod tests {
         let objects = [
             object(&crate::fixtures::lwo::large_object(40, 30)),
             corpus("LWO2/hierarchy_smoothed.lwo"),
+            // Two cubes of two smoothed surfaces beside a flat one: one angle among those they use.
+            corpus("LWO2/hierarchy.lwo"),
             corpus("LWO2/sphere_with_gradient.lwo"),
             corpus("LWO2/UglyVertexColors.lwo"),
             corpus("LXOB_Modo/CrazyEngine.lxo"),

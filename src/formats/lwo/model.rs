@@ -465,6 +465,16 @@ impl Polygons {
         self.len() == 0
     }
 
+    /// The surfaces the polygons use, each once. A layer uses a few surfaces over many polygons, in
+    /// runs: a set, filled once a run, not a sorted copy of the column.
+    pub fn surfaces_used(&self) -> std::collections::BTreeSet<u32> {
+        let mut used = std::collections::BTreeSet::new();
+        self.surface.for_each_run(0..self.len(), |surface, _| {
+            used.insert(surface);
+        });
+        used
+    }
+
     /// The POLS (or CRVS) chunk polygon `polygon` was read from.
     pub fn chunk_of(&self, polygon: usize) -> Option<ChunkId> {
         let starts_before = self.chunks.partition_point(|&(first, _)| first as usize <= polygon);
