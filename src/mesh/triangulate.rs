@@ -207,6 +207,12 @@ impl Triangulator {
             let d = sub(*p, origin);
             [f64::from(dot(d, u)), f64::from(dot(d, v))]
         }));
+        // Finite corners so far apart that their differences overflow f32 project to infinities, which
+        // neither triangulator can order (lyon's sweep then breaks its own invariants): no triangles, as
+        // for non-finite corners.
+        if !self.projected.iter().flatten().all(|c| c.is_finite()) {
+            return 0;
+        }
         let before = out.len();
         if is_simple(&self.projected) {
             self.earcut.earcut(self.projected.iter().copied(), &[] as &[u32], &mut self.local);
@@ -716,6 +722,27 @@ mod tests {
     }
 
     #[test]
+    /// Finite corners whose differences overflow f32 (a mesh_build fuzzer finding: lyon's sweep, given
+    /// the infinite outline, broke its own ordering invariant): no triangles, as for non-finite ones.
+    #[test]
+    fn corners_too_far_apart_for_f32_give_no_triangles() {
+        // A pentagram (self-crossing, so no fan covers it) three quarters of f32's range wide: each
+        // corner finite, the differences between opposite ones past f32::MAX.
+        let radius = 0.75 * f32::MAX;
+        let star: Vec<[f32; 3]> = (0..5)
+            .map(|k| {
+                let angle = std::f32::consts::FRAC_PI_2 + k as f32 * 4.0 * std::f32::consts::PI / 5.0;
+                [radius * angle.cos(), radius * angle.sin(), 0.0]
+            })
+            .collect();
+        assert!(all_finite(&star));
+        let mut tris = Vec::new();
+        assert_eq!(Triangulator::new().triangulate(&star, &mut tris), 0, "{tris:?}");
+        // The same star at an ordinary size is filled.
+        let small: Vec<[f32; 3]> = star.iter().map(|p| p.map(|c| c / radius)).collect();
+        assert!(Triangulator::new().triangulate(&small, &mut tris) > 0);
+    }
+
     fn non_finite_points_give_no_triangles() {
         let bad = [[0.0, 0.0, 0.0], [f32::NAN, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 0.0, 0.0]];
         let mut tris = Vec::new();
