@@ -52,6 +52,11 @@ pub fn winding_number(outline: &[[f64; 2]], p: [f64; 2]) -> i32 {
     w
 }
 
+/// The largest projected coordinate (from the polygon's first corner) the triangulators are given:
+/// lyon multiplies two coordinate differences in f32, which stays finite below about 9·10¹⁸. No real
+/// polygon spans a thousandth of this.
+const MAX_PROJECTED: f64 = 1e18;
+
 /// Outlines above this many corners are not checked edge against edge (that is quadratic); they are
 /// taken as simple, as every exporter writes them.
 const MAX_CHECKED_CORNERS: usize = 512;
@@ -207,10 +212,11 @@ impl Triangulator {
             let d = sub(*p, origin);
             [f64::from(dot(d, u)), f64::from(dot(d, v))]
         }));
-        // Finite corners so far apart that their differences overflow f32 project to infinities, which
-        // neither triangulator can order (lyon's sweep then breaks its own invariants): no triangles, as
-        // for non-finite corners.
-        if !self.projected.iter().flatten().all(|c| c.is_finite()) {
+        // Finite corners can project to infinities (their differences, or the dot products of those,
+        // past f32's range), and to coordinates so large that lyon's f32 products of two differences
+        // overflow: neither triangulator can order such an outline (lyon's sweep, given one, broke its
+        // own invariants). No triangles, as for non-finite corners.
+        if !self.projected.iter().flatten().all(|c| c.abs() < MAX_PROJECTED) {
             return 0;
         }
         let before = out.len();
@@ -721,28 +727,26 @@ mod tests {
         assert!(!fans_from_corner_0(&quads[0]));
     }
 
+    /// Finite corners whose projection onto their plane leaves the range the triangulators can order
+    /// (the mesh_build fuzzer found one projecting to −∞, on which lyon's sweep broke its own ordering
+    /// invariant): no triangles, as for non-finite corners.
     #[test]
-    /// Finite corners whose differences overflow f32 (a mesh_build fuzzer finding: lyon's sweep, given
-    /// the infinite outline, broke its own ordering invariant): no triangles, as for non-finite ones.
-    #[test]
-    fn corners_too_far_apart_for_f32_give_no_triangles() {
-        // A pentagram (self-crossing, so no fan covers it) three quarters of f32's range wide: each
-        // corner finite, the differences between opposite ones past f32::MAX.
-        let radius = 0.75 * f32::MAX;
-        let star: Vec<[f32; 3]> = (0..5)
-            .map(|k| {
-                let angle = std::f32::consts::FRAC_PI_2 + k as f32 * 4.0 * std::f32::consts::PI / 5.0;
-                [radius * angle.cos(), radius * angle.sin(), 0.0]
-            })
-            .collect();
-        assert!(all_finite(&star));
+    fn outlines_too_wide_for_the_triangulators_give_no_triangles() {
+        // A thin bow tie (self-crossing, so no fan covers it, and its lobes unequal, so it has an area
+        // f32 holds) whose ends are at ±`half` on the x axis.
+        let bow_tie = |half: f32| [[-half, 0.0, 0.0], [half, 0.5, 0.0], [half, 0.0, 0.0], [-half, 0.3, 0.0]];
         let mut tris = Vec::new();
-        assert_eq!(Triangulator::new().triangulate(&star, &mut tris), 0, "{tris:?}");
-        // The same star at an ordinary size is filled.
-        let small: Vec<[f32; 3]> = star.iter().map(|p| p.map(|c| c / radius)).collect();
-        assert!(Triangulator::new().triangulate(&small, &mut tris) > 0);
+        // 1.5 times f32::MAX wide: the difference of its ends overflows f32.
+        let overflowing = bow_tie(0.75 * f32::MAX);
+        assert!(all_finite(&overflowing));
+        assert_eq!(Triangulator::new().triangulate(&overflowing, &mut tris), 0, "{tris:?}");
+        // 10²⁰ wide: finite, but past what lyon's f32 products of differences hold.
+        assert_eq!(Triangulator::new().triangulate(&bow_tie(5e19), &mut tris), 0, "{tris:?}");
+        // An ordinary one is filled (its two lobes, split where the sides cross).
+        assert_eq!(Triangulator::new().triangulate(&bow_tie(2.0), &mut tris), 2);
     }
 
+    #[test]
     fn non_finite_points_give_no_triangles() {
         let bad = [[0.0, 0.0, 0.0], [f32::NAN, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 0.0, 0.0]];
         let mut tris = Vec::new();

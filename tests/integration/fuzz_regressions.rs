@@ -50,3 +50,17 @@ fn every_fuzzer_finding_now_ends_in_a_value_or_an_error() {
     }
     assert!(replayed > 0, "the findings under {}", root.display());
 }
+
+/// mesh_build's finding of session 38: polygons whose finite corners project onto their plane past
+/// what the triangulators can order, one to −∞ and one to about 1.8·10²⁹. lyon, given the first, broke
+/// its own ordering invariant (a debug assertion; with its assertions off it drew three triangles of
+/// it), and the second was triangulated too. Now neither gets any: the file's meshes hold 71
+/// triangles, where they held 76.
+#[test]
+fn a_polygon_projecting_past_f32_s_range_gets_no_triangles() {
+    let path = repo().join("tests/fuzz-regressions/mesh_build/crash-5e54178179107628d54e3b3a57ad3bb7d3a05851");
+    let bytes = std::fs::read(&path).unwrap();
+    let document = formats::parse_document(&bytes).expect("the mutated hierarchy_smoothed.lwo still parses");
+    let meshes = mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default());
+    assert_eq!(meshes.rendered_triangles(), 71);
+}
