@@ -118,6 +118,18 @@ impl<'a> Reader<'a> {
         Ok(Reader::new(data, base, self.endian))
     }
 
+    /// A reader over the next `n` bytes (all that are left, if fewer), advancing past them: for a length
+    /// already checked. No `Result` to pass the reader through, which the chunk walker's headers, one a
+    /// chunk, paid for (see `read_header` there).
+    #[inline(always)]
+    pub fn split_front(&mut self, n: usize) -> Reader<'a> {
+        let n = n.min(self.remaining());
+        let base = self.offset();
+        let data = self.data.get(self.pos..self.pos + n).unwrap_or(&[]);
+        self.pos += n;
+        Reader::new(data, base, self.endian)
+    }
+
     #[inline]
     pub fn u8(&mut self) -> Result<u8> {
         Ok(self.array::<1>()?[0])
