@@ -1,6 +1,8 @@
 //! A bounds-checked cursor over a byte slice. It never indexes and never panics: every read returns a
 //! `Result` whose error carries the absolute file offset.
 
+use std::borrow::Cow;
+
 use super::error::{ErrorKind, ParseError, Result};
 use super::fourcc::FourCc;
 
@@ -242,6 +244,13 @@ impl<'a> Reader<'a> {
     /// LightWave's S0: zero-terminated, padded to an even length. A string that runs to the end of its
     /// chunk without a terminator is accepted, since several exporters write one.
     pub fn s0(&mut self) -> Result<String> {
+        self.s0_text().map(Cow::into_owned)
+    }
+
+    /// [`Self::s0`], borrowed from the file where it is UTF-8 (as LightWave's own strings are): for a
+    /// string only looked at (an LWO3 node graph's value types and names, hundreds a file, each a
+    /// string made and dropped at once).
+    pub fn s0_text(&mut self) -> Result<Cow<'a, str>> {
         let start = self.pos;
         let rest = &self.data[start..];
         let (text, consumed) = match rest.iter().position(|&b| b == 0) {
@@ -251,7 +260,7 @@ impl<'a> Reader<'a> {
         };
         let padded = (consumed + 1) & !1;
         self.pos += padded.min(rest.len());
-        Ok(decode_text(text))
+        Ok(text_of(text))
     }
 
     /// A zero-terminated string without padding (WMO name blobs).
@@ -265,9 +274,14 @@ impl<'a> Reader<'a> {
 
 /// File names and surface names are ASCII in practice, Latin-1 in old European files.
 pub fn decode_text(bytes: &[u8]) -> String {
+    text_of(bytes).into_owned()
+}
+
+/// [`decode_text`], borrowing the bytes where they are UTF-8.
+pub fn text_of(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(bytes.iter().map(|&b| b as char).collect()),
     }
 }
 

@@ -56,6 +56,11 @@ impl IffGrammar for LightWaveGrammar {
         match self.dialect {
             IffDialect::Lwo3 => {
                 if node.id != FORM {
+                    // Named here, as it is read, rather than by a walk over its form's children when
+                    // the form is described (twice a form: the walk was most of describing one).
+                    if node.id == ANONYMOUS && ancestors.len() > 1 && node.display.is_none() {
+                        node.display = Some(Cow::Borrowed("(fields)"));
+                    }
                     return Ok(None);
                 }
                 let form_type = data.fourcc()?;
@@ -111,16 +116,6 @@ impl IffGrammar for LightWaveGrammar {
         let Some(form_type) = tree.node(node).form_type.filter(|_| tree.node(node).id == FORM) else {
             return;
         };
-        // Walked by id, as naming a child borrows the tree mutably (a list of the ids was an
-        // allocation per form, of which an LWO3 file's node graphs have hundreds). Their values are
-        // decoded when asked ([`decoded_fields`]).
-        let mut next = tree.first_child(node);
-        while let Some(id) = next {
-            next = tree.next_sibling(id);
-            if tree.node(id).id == ANONYMOUS && tree.node(id).display.is_none() {
-                tree.node_mut(id).display = Some(Cow::Borrowed("(fields)"));
-            }
-        }
         // A form is described after its first child and again after its last. A name, once found, is
         // the first child of its kind (`NAME`, `NNME`, the anonymous chunk) and stays; read again and
         // compared, the names of a node graph's inputs were a tenth of reading a LightWave 2018 object.
@@ -212,14 +207,15 @@ pub fn decoded_fields(tree: &ChunkTree, id: ChunkId, file: &[u8]) -> Vec<Field> 
 
 /// The name a form goes by in paths: a surface's name, a clip's index, a still's file, a node's
 /// instance name, an input's name.
-fn form_name(form_type: FourCc, node: ChunkRef<'_>, file: &[u8]) -> Option<String> {
+fn form_name<'f>(form_type: FourCc, node: ChunkRef<'_>, file: &'f [u8]) -> Option<Cow<'f, str>> {
     let field = |key: &str| {
         let fields = node.children().find(|c| c.id == ANONYMOUS)?;
-        anonymous_fields(form_type, fields.data(file)).into_iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        anonymous_fields(form_type, fields.data(file)).into_iter().find(|(k, _)| *k == key).map(|(_, v)| Cow::Owned(v))
     };
+    // Borrowed from the file: the name is copied once, into the form's display.
     let string_child = |id: &[u8; 4]| {
         let child = node.children().find(|c| c.id.0 == *id)?;
-        child.reader(file, Endian::Big).s0().ok()
+        child.reader(file, Endian::Big).s0_text().ok()
     };
     match &form_type.0 {
         b"SURF" => field("name"),
