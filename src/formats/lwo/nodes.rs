@@ -280,15 +280,16 @@ fn read_value(file: &[u8], valu: ChunkRef<'_>) -> Result<NodeValue> {
         return Ok(NodeValue::Other(String::new()));
     };
     let mut r = fields.reader(file, Endian::Big);
-    let kind = r.s0()?;
-    Ok(match kind.as_str() {
+    // Kept as a string only for a type read as no number.
+    let kind = r.s0_text()?;
+    Ok(match &*kind {
         "int" => NodeValue::Int(r.u32()? as i32),
         "double" => NodeValue::Double(r.f64()?),
         "vparam" | "vparam3" => match valu.children().find(|c| c.is_form(b"VALU")) {
             Some(inner) => NodeValue::Vector(read_doubles(file, inner)?),
-            None => NodeValue::Other(kind),
+            None => NodeValue::Other(kind.into_owned()),
         },
-        _ => NodeValue::Other(kind),
+        _ => NodeValue::Other(kind.into_owned()),
     })
 }
 
