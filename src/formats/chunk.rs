@@ -382,8 +382,8 @@ impl ChunkTree {
 
     /// Adds `node` as the last child of `parent` (or as the last top-level chunk). Inlined, so that the
     /// node is written once, in its place: passed to a call, it was written by the caller and read back
-    /// here in wider pieces, a read that waited for those writes to reach the cache (a third of this
-    /// function's time on an LWO3 file of two thousand chunks).
+    /// here in wider pieces, a read that waited for those writes to reach the cache (over a third of
+    /// this function's time on an LWO3 file of two thousand chunks).
     #[inline(always)]
     fn push(&mut self, parent: Option<ChunkId>, node: ChunkNode) -> ChunkId {
         let id = ChunkId(u32::try_from(self.nodes.len()).expect("a chunk tree is bounded by its file's size"));
@@ -577,11 +577,12 @@ pub struct Nesting {
 pub trait IffGrammar {
     /// Whether `node` holds children, and how. `ancestors` are the kinds ([`ChunkNode::kind`]) from the
     /// file's root down to the parent, `index` the node's place among its siblings, `data` its data (a
-    /// FORM's starts with its type: the grammar sets `node.form_type`).
+    /// FORM's starts with its type: the grammar sets `node.form_type`). The grammar may also name the
+    /// node here (`display`), from what the node is alone.
     fn nesting(&self, ancestors: &[FourCc], index: usize, node: &mut ChunkNode, data: Reader<'_>) -> Result<Option<Nesting>>;
 
-    /// Called when a container's first child has been read and again when all have: decode fields,
-    /// name the node (`display`) and its children. The default names nothing.
+    /// Called when a container's first child has been read and again when all have: name the node
+    /// (`display`), from its children where need be. The default names nothing.
     fn describe(&self, _ancestors: &[FourCc], _tree: &mut ChunkTree, _node: ChunkId, _file: &[u8]) {}
 
     /// Whether a container that cannot be read to its end may be kept with what was read, and a
@@ -656,8 +657,8 @@ fn check_depth(depth: usize, offset: usize) -> Result<()> {
     if depth > MAX_DEPTH { Err(ParseError::new(offset, ErrorKind::TooDeep(MAX_DEPTH))) } else { Ok(()) }
 }
 
-/// Reads one chunk header: its id and its length, checked against the bytes left after it, where `r`
-/// is left (the caller takes the data and the pad byte of an odd length: [`skip_data`]). An error has
+/// Reads one chunk header: its id and its length, checked against the bytes left after it; `r` is
+/// left at the data (the caller takes it and an odd length's pad byte: [`skip_data`]). An error has
 /// no path yet: the walker names the chunk (or its parent, for a header cut short). The data's reader
 /// is not returned in the `Result`: moved through it, on the stack, the reader was read back in wider
 /// pieces than its fields had been written, and each such read waited for the writes to reach the

@@ -248,8 +248,7 @@ impl<'a> Reader<'a> {
     }
 
     /// [`Self::s0`], borrowed from the file where it is UTF-8 (as LightWave's own strings are): for a
-    /// string only looked at (an LWO3 node graph's value types and names, hundreds a file, each a
-    /// string made and dropped at once).
+    /// string only compared or copied (an LWO3 node graph's value types and names, hundreds a file).
     pub fn s0_text(&mut self) -> Result<Cow<'a, str>> {
         let start = self.pos;
         let rest = &self.data[start..];
@@ -325,6 +324,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn split_front_gives_the_next_bytes_at_their_offset_and_no_more_than_there_are() {
+        let data = [1, 2, 3, 4, 5];
+        let mut r = Reader::little(&data, 100);
+        r.skip(1).unwrap();
+        let mut front = r.split_front(2);
+        assert_eq!((front.offset(), front.remaining(), front.endian()), (101, 2, Endian::Little));
+        assert_eq!(front.rest(), &[2, 3]);
+        assert_eq!(r.offset(), 103);
+        // A length past the end is cut to what is left, never a panic.
+        let mut rest = r.split_front(usize::MAX);
+        assert_eq!((rest.offset(), rest.rest()), (103, &[4u8, 5][..]));
+        assert!(r.is_empty() && r.split_front(1).is_empty());
+    }
+
+    #[test]
+    fn s0_text_borrows_utf8_and_decodes_latin1_as_s0_does() {
+        let data = b"ab\0\0caf\xe9\0";
+        let mut r = Reader::big(data, 0);
+        assert!(matches!(r.s0_text().unwrap(), Cow::Borrowed("ab")));
+        assert_eq!(r.offset(), 4);
+        assert_eq!(r.clone().s0().unwrap(), "café");
+        assert!(matches!(r.s0_text().unwrap(), Cow::Owned(text) if text == "café"));
+        assert!(r.s0_text().is_err(), "nothing left");
     }
 
     #[test]

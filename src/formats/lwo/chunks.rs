@@ -58,7 +58,8 @@ impl IffGrammar for LightWaveGrammar {
                 if node.id != FORM {
                     // Named here, as it is read, rather than by a walk over its form's children when
                     // the form is described (twice a form: the walk was most of describing one).
-                    if node.id == ANONYMOUS && ancestors.len() > 1 && node.display.is_none() {
+                    // Below a nested form (the root's own anonymous chunk keeps its id).
+                    if node.id == ANONYMOUS && ancestors.len() > 1 {
                         node.display = Some(Cow::Borrowed("(fields)"));
                     }
                     return Ok(None);

@@ -280,7 +280,7 @@ fn read_value(file: &[u8], valu: ChunkRef<'_>) -> Result<NodeValue> {
         return Ok(NodeValue::Other(String::new()));
     };
     let mut r = fields.reader(file, Endian::Big);
-    // Kept as a string only for a type read as no number.
+    // Owned only when kept as `Other` (a type read as neither a number nor a vector).
     let kind = r.s0_text()?;
     Ok(match &*kind {
         "int" => NodeValue::Int(r.u32()? as i32),
