@@ -12,7 +12,7 @@ use super::normals::{face_normals_for, polygon_normal, CornerNormals, PointNorma
 use super::point_table::PagedPointTable;
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
-use super::triangulate::{fans_quickly, Crossing, Triangulator, QUICK_FANS};
+use super::triangulate::{fans_quickly, quads_fan_quickly, Crossing, QuadLanes, Triangulator, QUICK_FANS, QUICK_QUAD_LANES};
 use super::{add, point_at, point_ref, sub, Bounds, MeshData, MorphTarget, Topology};
 
 /// Hash tables keyed by surface indices and points: foldhash's fast hasher, where std's SipHash cost
@@ -669,6 +669,7 @@ const UNKNOWN_UV: u32 = 0x7FC0_0000;
 /// can span most of the layer, as when points added later sit at its end), cleared after each range.
 struct RangeScratch {
     triangulator: Triangulator,
+    quick_quads: QuickQuads,
     corner_points: Vec<[f32; 3]>,
     tris: Vec<[u32; 3]>,
     projected_uvs: Vec<[f32; 2]>,
@@ -689,6 +690,7 @@ impl RangeScratch {
     fn new(point_count: usize) -> Self {
         Self {
             triangulator: Triangulator::new(),
+            quick_quads: QuickQuads::new(),
             corner_points: Vec::new(),
             tris: Vec::new(),
             projected_uvs: Vec::new(),
@@ -701,6 +703,7 @@ impl RangeScratch {
 
     /// Forgets what the last range left in the tables.
     fn clear(&mut self) {
+        self.quick_quads = QuickQuads::new();
         self.last_vertex_of_point.clear();
         for (_, known) in &mut self.projected_points {
             known.clear();
@@ -724,7 +727,7 @@ impl RangeScratch {
 fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
     let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
-    let RangeScratch { triangulator, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, projected_points, spare_meshes } =
+    let RangeScratch { triangulator, quick_quads, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, projected_points, spare_meshes } =
         scratch;
     let mut out = RangeMeshes::empty(morphs);
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::default();
@@ -789,7 +792,7 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
         // `Triangulator::triangulate_pretested`).
         let passed_quick_test = match *vertices {
             [a, b, c] => fans_quickly(&[at(a), at(b), at(c)]),
-            [a, b, c, d] => fans_quickly(&[at(a), at(b), at(c), at(d)]),
+            [_, _, _, _] => quick_quads.fans(layer, p),
             _ => false,
         };
         let made = triangulator.triangulate_pretested(polygon_points, passed_quick_test, tris);
@@ -939,7 +942,7 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                 None => Some(None),
             };
             if let Some(projection) = projection {
-                let run = PlainRun { inputs, maps, projection, key, slot_tag, last_vertex_of_point, triangles: &mut out.triangles };
+                let run = PlainRun { inputs, maps, projection, key, slot_tag, last_vertex_of_point, quick_quads, triangles: &mut out.triangles };
                 next = match !PLAIN && (maps.color.is_some() || maps.second_uv.is_some()) {
                     true => run.build::<BY_POINT, true>(mesh, next, end),
                     false => run.build::<BY_POINT, false>(mesh, next, end),
@@ -949,6 +952,52 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
     }
     scratch.clear();
     out
+}
+
+/// The quick quad test's answers ([`quads_fan_quickly`]) for a block of a range's polygons, taken for
+/// [`QUICK_QUAD_LANES`] polygons at once when the range's loops ask for one past the block: the
+/// polygons come in order, so each block is tested once (a block's polygons that are not quads, or
+/// that the loops leave to the triangulator, cost a lane each).
+struct QuickQuads {
+    /// The block's first polygon and its answers, bit k polygon `first + k`'s.
+    first: usize,
+    passed: u32,
+}
+
+impl QuickQuads {
+    /// No block yet: `first` is where no polygon `p` is in the block (`p − first`, wrapped, is `p` +
+    /// [`QUICK_QUAD_LANES`] + 1).
+    fn new() -> Self {
+        Self { first: usize::MAX - QUICK_QUAD_LANES, passed: 0 }
+    }
+
+    /// Whether quad `p` of `layer` passes the quick test, as [`fans_quickly`] answers.
+    #[inline(always)]
+    fn fans(&mut self, layer: &Layer, p: usize) -> bool {
+        let mut k = p.wrapping_sub(self.first);
+        if k >= QUICK_QUAD_LANES {
+            self.test_block(layer, p);
+            k = 0;
+        }
+        self.passed >> k & 1 != 0
+    }
+
+    /// Tests the polygons from `first` on; a lane that is not a quad holds zeros and is never asked.
+    #[inline(never)]
+    fn test_block(&mut self, layer: &Layer, first: usize) {
+        let mut quads: QuadLanes = [[[0.0; QUICK_QUAD_LANES]; 3]; 4];
+        for k in 0..QUICK_QUAD_LANES {
+            if let &[a, b, c, d] = layer.polygons.vertices(first + k) {
+                for (corner, v) in [a, b, c, d].into_iter().enumerate() {
+                    let point = point_ref(&layer.points, v);
+                    for axis in 0..3 {
+                        quads[corner][axis][k] = point[axis];
+                    }
+                }
+            }
+        }
+        (self.first, self.passed) = (first, quads_fan_quickly(&quads));
+    }
 }
 
 /// Point `v`'s UV by a projecting block, from the block's table of the points' projected UVs: made
@@ -990,6 +1039,7 @@ struct PlainRun<'r, 'a> {
     key: (u32, bool),
     slot_tag: u32,
     last_vertex_of_point: &'r mut PagedPointTable<[u32; 2]>,
+    quick_quads: &'r mut QuickQuads,
     triangles: &'r mut usize,
 }
 
@@ -1031,7 +1081,8 @@ impl PlainRun<'_, '_> {
         // writes wait for them to reach the cache (no store forwards to a load it only partly covers),
         // a tenth of a corpus sphere's load.
         let points = vs.map(|v| point_ref(&layer.points, v));
-        if !fans_quickly(&points.map(|point| *point)) {
+        let quick = if N == 4 { self.quick_quads.fans(layer, p) } else { fans_quickly(&points.map(|point| *point)) };
+        if !quick {
             return false;
         }
         // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped.

@@ -421,25 +421,47 @@ fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
     let n = [a1[0] + a2[0], a1[1] + a2[1], a1[2] + a2[2]].map(f64::from);
     let nn_wide = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
     // Far inside `normalize`'s range (length above 1e-20, finite): nothing below overflows.
-    let in_range = nn_wide > 1e-30 && nn_wide < 1e30;
-    // One test after another, each from the corners, rather than all tests' parts made first: fewer
-    // values live at once, fewer moved through memory (and a quad that fails one skips the rest).
+    let in_range = (nn_wide > 1e-30) & (nn_wide < 1e30);
+    // Every test is taken (`&`, not `&&`): without a branch between them, [`quads_fan_quickly`]'s loop
+    // over several quads is compiled into vector instructions, each quad a lane.
     let (b1_squared, c1_squared, c2_squared) = (squared(b1), squared(c1), squared(c2));
     // The turns at corners 1 and 3 are the fan's triangles (edge 0→1 × edge 1→2 is b1 × c1, edge 2→3 ×
     // edge 3→0 is c1 × c2, before rounding): they clear with them, as long as the sides about the
     // diagonal 0–2 are not over a thousand times its length (the turns' roundings, against the edges'
     // lengths, then stay under 10⁻³ of what the triangles clear by).
     in_range
-        && clears(a1, b1_squared, c1_squared, n, nn_wide)
-        && clears(a2, c1_squared, c2_squared, n, nn_wide)
-        && b1_squared <= SIDE_OVER_DIAGONAL_SQUARED * c1_squared
-        && c2_squared <= SIDE_OVER_DIAGONAL_SQUARED * c1_squared
+        & clears(a1, b1_squared, c1_squared, n, nn_wide)
+        & clears(a2, c1_squared, c2_squared, n, nn_wide)
+        & (b1_squared <= SIDE_OVER_DIAGONAL_SQUARED * c1_squared)
+        & (c2_squared <= SIDE_OVER_DIAGONAL_SQUARED * c1_squared)
         // The turn at corner 0 is edge 3→0 × edge 0→1, (−c2) × b1: the same values as b1 × c2, since
         // negating is exact and a − b is −(b − a) but for the sign of a zero, which `clears` does not
         // see (a zero `along` fails either way); its edges' squares are those above.
-        && clears(cross(b1, c2), c2_squared, b1_squared, n, nn_wide)
-        && turn_clears(p1, p2, p3, n, nn_wide)
+        & clears(cross(b1, c2), c2_squared, b1_squared, n, nn_wide)
+        & turn_clears(p1, p2, p3, n, nn_wide)
 }
+
+/// How many quads [`quads_fan_quickly`] decides at once.
+pub const QUICK_QUAD_LANES: usize = 8;
+
+/// [`fans_quickly`] for [`QUICK_QUAD_LANES`] quads at once: bit k of the answer is quad k's. The loop
+/// over the quads is compiled into vector instructions, the quads side by side in the lanes (eight f64
+/// lanes of an AVX-512 register; two AVX registers elsewhere), each quad's operations the same as on
+/// its own, so its answer is the same.
+#[inline(always)]
+pub fn quads_fan_quickly(by_lane: &QuadLanes) -> u32 {
+    let mut passed = [false; QUICK_QUAD_LANES];
+    for (k, passed) in passed.iter_mut().enumerate() {
+        let corner = |c: usize| [by_lane[c][0][k], by_lane[c][1][k], by_lane[c][2][k]];
+        *passed = fans_from_corner_0(&[corner(0), corner(1), corner(2), corner(3)]);
+    }
+    passed.iter().enumerate().fold(0, |bits, (k, &passed)| bits | (u32::from(passed) << k))
+}
+
+/// [`QUICK_QUAD_LANES`] quads by corner and axis, `[corner][axis][quad]`: each quad's value in its
+/// lane, so that the vector instructions read each coordinate of all the quads in one load (read
+/// quad by quad, the compiler gathered them, one slow gather per coordinate).
+pub type QuadLanes = [[[f32; QUICK_QUAD_LANES]; 3]; 4];
 
 /// How much longer than the diagonal 0–2 the sides 0–1 and 0–3 may be, squared (1024²), for the quick
 /// test to take the turns at corners 1 and 3 from the fan's triangles.
@@ -471,7 +493,7 @@ fn clears(v: [f32; 3], x_squared: f64, y_squared: f64, n: [f64; 3], nn: f64) -> 
     /// The least `|x|²·|y|²`.
     const FLOOR: f64 = 1e-60;
     let (along, product) = (dot_wide(v, n), x_squared * y_squared);
-    along > 0.0 && product >= FLOOR && along * along >= CLEARANCE * product * nn
+    (along > 0.0) & (product >= FLOOR) & (along * along >= CLEARANCE * product * nn)
 }
 
 /// Whether the turn at corner `b`, between corners `a` before it and `c` after it (edge in × edge out,
@@ -616,6 +638,8 @@ mod tests {
         let mut xorshift = crate::fixtures::xorshift64(0x9E37_79B9_7F4A_7C15);
         let mut random = move || (xorshift() >> 40) as f32 / (1u64 << 24) as f32;
         let (mut quick, mut well_shaped, mut well_shaped_quick, mut strips_quick, mut kites_quick) = (0, 0, 0, 0, 0);
+        // The quads again, eight at a time, through the test that takes them side by side.
+        let mut block = Vec::new();
         for case in 0..400_000 {
             let family = case % 15;
             // Where the quad sits and how large it is: far from the origin and tiny, huge, or near.
@@ -685,6 +709,11 @@ mod tests {
             }
             let fast = fans_from_corner_0(&quad);
             let full = full_test(&quad);
+            block.push((quad, fast));
+            if block.len() == QUICK_QUAD_LANES {
+                assert_eq!(quads_fan_quickly(&by_lane(&block)), answers(&block), "{block:?}");
+                block.clear();
+            }
             if fast {
                 quick += 1;
                 strips_quick += usize::from(family == 8 || family == 9);
@@ -703,6 +732,51 @@ mod tests {
         assert!(kites_quick > 10_000, "{kites_quick} kites decided quickly");
         // Nearly every ordinary quad the full test fans from corner 0 is decided without it.
         assert!(well_shaped_quick * 100 >= well_shaped * 99, "{well_shaped_quick} of {well_shaped}");
+    }
+
+    /// Quads laid out as [`quads_fan_quickly`] takes them.
+    fn by_lane(quads: &[([[f32; 3]; 4], bool)]) -> QuadLanes {
+        let mut lanes = [[[0.0; QUICK_QUAD_LANES]; 3]; 4];
+        for (k, (quad, _)) in quads.iter().enumerate() {
+            for (corner, point) in quad.iter().enumerate() {
+                for (axis, &c) in point.iter().enumerate() {
+                    lanes[corner][axis][k] = c;
+                }
+            }
+        }
+        lanes
+    }
+
+    /// The answers of the quads' own tests, as [`quads_fan_quickly`] gives them.
+    fn answers(quads: &[([[f32; 3]; 4], bool)]) -> u32 {
+        quads.iter().enumerate().fold(0, |bits, (k, &(_, passed))| bits | (u32::from(passed) << k))
+    }
+
+    /// Each lane is answered as its quad alone is, whatever the others hold: non-finite corners, a
+    /// quad of zeros (the lanes of polygons that are not quads), one at the edge of the range of
+    /// sizes, beside ordinary ones.
+    #[test]
+    fn quads_taken_side_by_side_are_each_answered_as_alone() {
+        let square = |scale: f32| [[0.0, 0.0, 0.0], [scale, 0.0, 0.0], [scale, 0.0, scale], [0.0, 0.0, scale]];
+        let specials = [
+            square(1.0),
+            [[0.0; 3]; 4],
+            [[f32::NAN, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0]],
+            [[0.0, 0.0, 0.0], [f32::INFINITY, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0]],
+            square(1e-16),
+            square(1e15),
+            [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.2, 0.0, 0.2], [0.0, 0.0, 1.0]],
+            [[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+            square(-3.0),
+            [[f32::MAX, 0.0, 0.0], [-f32::MAX, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]],
+        ];
+        let quads: Vec<_> = specials.iter().map(|quad| (*quad, fans_from_corner_0(quad))).collect();
+        assert!(quads[0].1 && !quads[1].1 && !quads[2].1 && !quads[3].1, "the plain square passes; zeros and non-finite corners fail");
+        // Eight at a time from each place in the list, round its end, so each quad sits in every lane.
+        for start in 0..quads.len() {
+            let block: Vec<_> = (0..QUICK_QUAD_LANES).map(|k| quads[(start + k) % quads.len()]).collect();
+            assert_eq!(quads_fan_quickly(&by_lane(&block)), answers(&block), "{block:?}");
+        }
     }
 
     /// Quads whose side 0–1 is so short that the f32 products of the fan's first triangle fall below
