@@ -12,7 +12,7 @@ use super::normals::{face_normals_for, polygon_normal, CornerNormals, PointNorma
 use super::point_table::PagedPointTable;
 use super::projection::{project, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
-use super::triangulate::{fans_quickly, quads_fan_quickly, Crossing, QuadLanes, Triangulator, QUICK_FANS, QUICK_QUAD_LANES};
+use super::triangulate::{fans_quickly, quads_fan_quickly, set_quad_lane, Crossing, QuadLanes, Triangulator, QUICK_FANS, QUICK_QUAD_LANES};
 use super::{add, point_at, point_ref, sub, Bounds, MeshData, MorphTarget, Topology};
 
 /// Hash tables keyed by surface indices and points: foldhash's fast hasher, where std's SipHash cost
@@ -988,12 +988,7 @@ impl QuickQuads {
         let mut quads: QuadLanes = [[[0.0; QUICK_QUAD_LANES]; 3]; 4];
         for k in 0..QUICK_QUAD_LANES {
             if let &[a, b, c, d] = layer.polygons.vertices(first + k) {
-                for (corner, v) in [a, b, c, d].into_iter().enumerate() {
-                    let point = point_ref(&layer.points, v);
-                    for axis in 0..3 {
-                        quads[corner][axis][k] = point[axis];
-                    }
-                }
+                set_quad_lane(&mut quads, k, [a, b, c, d].map(|v| point_ref(&layer.points, v)));
             }
         }
         (self.first, self.passed) = (first, quads_fan_quickly(&quads));
@@ -1864,6 +1859,47 @@ mod tests {
         // Few entries: the sorted list.
         let seam = uv_map("seams", true, &[1], &[7]);
         assert!(matches!(VmadEntries::new(&layer, &seam), VmadEntries::Sorted { .. }));
+    }
+
+    /// The quick quad test's cache answers each quad as the quad's own test does, wherever in a block
+    /// the quad sits and however it is asked: concave quads (which fail) at every place modulo eight
+    /// among convex quads (which pass), triangles and pentagons (other lanes), asked in order from
+    /// several starts, every polygon or every second or third, as the range loops ask.
+    #[test]
+    fn the_quick_quad_cache_answers_each_quad_as_its_own_test() {
+        let mut layer = Layer::new(0);
+        // A square 0-1-2-3 and, with corner 4 inside it, a dart 0-1-4-3 reflex at corner 2.
+        layer.points = vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [2.0, 0.0, 2.0], [0.0, 0.0, 2.0], [0.5, 0.0, 0.5]];
+        let (square, dart): (&[u32], &[u32]) = (&[0, 1, 2, 3], &[0, 1, 4, 3]);
+        for q in 0..100u32 {
+            let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: q };
+            let shape: &[u32] = match q {
+                _ if q % 9 == 0 => dart,
+                _ if q % 5 == 3 => &[0, 1, 2],
+                _ if q % 7 == 6 => &[0, 1, 4, 2, 3],
+                _ => square,
+            };
+            layer.polygons.push(PolygonKind::Face, 0, shape, 0, NONE, record);
+        }
+        let own_test = |p: usize| match *layer.polygons.vertices(p) {
+            [a, b, c, d] => Some(fans_quickly(&[a, b, c, d].map(|v| point_at(&layer.points, v)))),
+            _ => None,
+        };
+        // The darts sit at every place in a block of eight, and fail; the squares pass.
+        let darts: Vec<usize> = (0..100).filter(|&p| layer.polygons.vertices(p) == dart).collect();
+        assert_eq!(darts.iter().map(|p| p % QUICK_QUAD_LANES).collect::<std::collections::BTreeSet<_>>().len(), QUICK_QUAD_LANES);
+        assert!(darts.iter().all(|&p| own_test(p) == Some(false)));
+        assert_eq!(own_test(1), Some(true));
+        for start in [0, 5, 13, 98] {
+            for step in 1..=3 {
+                let mut cache = QuickQuads::new();
+                for p in (start..100).step_by(step) {
+                    if let Some(answer) = own_test(p) {
+                        assert_eq!(cache.fans(&layer, p), answer, "polygon {p}, from {start} by {step}");
+                    }
+                }
+            }
+        }
     }
 
     /// Sizes summed run by run from the start column equal the sizes read polygon by polygon, over

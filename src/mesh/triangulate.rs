@@ -391,8 +391,7 @@ pub fn fans_quickly<const N: usize>(points: &[[f32; 3]; N]) -> bool {
 pub const QUICK_FANS: [&[[u32; 3]]; 2] = [&[[0, 1, 2]], &[[0, 1, 2], [0, 2, 3]]];
 
 /// Whether [`fan`] would fan the quad from corner 0, decided from the fan's own two triangles instead of
-/// Newell's normal in f64 (the quick test was a fifth of a small file's load while it made that normal:
-/// about 420 instructions a quad, two in five of them moving lanes between registers; now about 350).
+/// Newell's normal in f64 (the quick test was a fifth of a small file's load while it made that normal).
 ///
 /// True only where every test of [`fan_apex`] passes with a margin no rounding can cross. The fan's
 /// triangles' cross products `a1 = b1 × c1`, `a2 = c1 × c2` (`b1`, `c1`, `c2`: corners 1, 2, 3 less
@@ -420,7 +419,8 @@ fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
     let (a1, a2) = (cross(b1, c1), cross(c1, c2));
     let n = [a1[0] + a2[0], a1[1] + a2[1], a1[2] + a2[2]].map(f64::from);
     let nn_wide = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-    // Far inside `normalize`'s range (length above 1e-20, finite): nothing below overflows.
+    // Far inside `normalize`'s range (length above 1e-20, finite): there, nothing below overflows.
+    // Elsewhere the values below can be infinite or NaN, and the answer is false all the same.
     let in_range = (nn_wide > 1e-30) & (nn_wide < 1e30);
     // Every test is taken (`&`, not `&&`): without a branch between them, [`quads_fan_quickly`]'s loop
     // over several quads is compiled into vector instructions, each quad a lane.
@@ -444,10 +444,11 @@ fn fans_from_corner_0(quad: &[[f32; 3]; 4]) -> bool {
 /// How many quads [`quads_fan_quickly`] decides at once.
 pub const QUICK_QUAD_LANES: usize = 8;
 
-/// [`fans_quickly`] for [`QUICK_QUAD_LANES`] quads at once: bit k of the answer is quad k's. The loop
-/// over the quads is compiled into vector instructions, the quads side by side in the lanes (eight f64
-/// lanes of an AVX-512 register; two AVX registers elsewhere), each quad's operations the same as on
-/// its own, so its answer is the same.
+/// [`fans_quickly`] for [`QUICK_QUAD_LANES`] quads at once: bit k of the answer is quad k's. Each quad's
+/// operations are those of its own test, in the same order, so its answer is the same (Rust neither
+/// fuses a multiply-add nor reorders a sum on its own); the loop over the quads, without a branch, is
+/// what the compiler makes vector instructions of, the quads side by side in the lanes (in the build
+/// for session 40's machine, AVX-512 registers of eight f64 lanes; a portable build has SSE2's two).
 #[inline(always)]
 pub fn quads_fan_quickly(by_lane: &QuadLanes) -> u32 {
     let mut passed = [false; QUICK_QUAD_LANES];
@@ -459,9 +460,22 @@ pub fn quads_fan_quickly(by_lane: &QuadLanes) -> u32 {
 }
 
 /// [`QUICK_QUAD_LANES`] quads by corner and axis, `[corner][axis][quad]`: each quad's value in its
-/// lane, so that the vector instructions read each coordinate of all the quads in one load (read
-/// quad by quad, the compiler gathered them, one slow gather per coordinate).
+/// lane, so that the vector instructions read each coordinate of all the quads in plain loads. Read
+/// quad by quad, the compiler gathered each coordinate (`vgatherdps`, slow on session 40's machine:
+/// the earth files gained 3 % where this layout gains 10 %). The values go in one at a time
+/// ([`set_quad_lane`]), and each vector load waits for the stores it spans to reach the cache (no
+/// store forwards to a load wider than itself); that wait is part of the 10 %.
 pub type QuadLanes = [[[f32; QUICK_QUAD_LANES]; 3]; 4];
+
+/// Puts `quad`'s corners in lane `k` of `lanes`.
+#[inline(always)]
+pub fn set_quad_lane(lanes: &mut QuadLanes, k: usize, quad: [&[f32; 3]; 4]) {
+    for (corner, point) in quad.into_iter().enumerate() {
+        for axis in 0..3 {
+            lanes[corner][axis][k] = point[axis];
+        }
+    }
+}
 
 /// How much longer than the diagonal 0–2 the sides 0–1 and 0–3 may be, squared (1024²), for the quick
 /// test to take the turns at corners 1 and 3 from the fan's triangles.
@@ -738,11 +752,7 @@ mod tests {
     fn by_lane(quads: &[([[f32; 3]; 4], bool)]) -> QuadLanes {
         let mut lanes = [[[0.0; QUICK_QUAD_LANES]; 3]; 4];
         for (k, (quad, _)) in quads.iter().enumerate() {
-            for (corner, point) in quad.iter().enumerate() {
-                for (axis, &c) in point.iter().enumerate() {
-                    lanes[corner][axis][k] = c;
-                }
-            }
+            set_quad_lane(&mut lanes, k, [&quad[0], &quad[1], &quad[2], &quad[3]]);
         }
         lanes
     }
@@ -753,8 +763,9 @@ mod tests {
     }
 
     /// Each lane is answered as its quad alone is, whatever the others hold: non-finite corners, a
-    /// quad of zeros (the lanes of polygons that are not quads), one at the edge of the range of
-    /// sizes, beside ordinary ones.
+    /// quad of zeros (the lanes of polygons that are not quads), squares far below and far above the
+    /// sizes the test takes and just inside them, a concave quad and a crossed one, beside ordinary
+    /// ones.
     #[test]
     fn quads_taken_side_by_side_are_each_answered_as_alone() {
         let square = |scale: f32| [[0.0, 0.0, 0.0], [scale, 0.0, 0.0], [scale, 0.0, scale], [0.0, 0.0, scale]];
@@ -769,9 +780,13 @@ mod tests {
             [[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
             square(-3.0),
             [[f32::MAX, 0.0, 0.0], [-f32::MAX, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]],
+            // Just inside either end of the sizes taken (|n|² = 4 s⁴ between 10⁻³⁰ and 10³⁰).
+            square(1e-7),
+            square(2e7),
         ];
         let quads: Vec<_> = specials.iter().map(|quad| (*quad, fans_from_corner_0(quad))).collect();
-        assert!(quads[0].1 && !quads[1].1 && !quads[2].1 && !quads[3].1, "the plain square passes; zeros and non-finite corners fail");
+        let passing: Vec<usize> = (0..quads.len()).filter(|&k| quads[k].1).collect();
+        assert_eq!(passing, [0, 8, 10, 11], "the squares within the sizes taken pass; the rest fail");
         // Eight at a time from each place in the list, round its end, so each quad sits in every lane.
         for start in 0..quads.len() {
             let block: Vec<_> = (0..QUICK_QUAD_LANES).map(|k| quads[(start + k) % quads.len()]).collect();
