@@ -10,7 +10,7 @@ use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surf
 use super::coords::{lwo_to_bevy, lwo_triangle_to_bevy};
 use super::normals::{face_normals_for, polygon_normal, CornerNormals, PointNormals};
 use super::point_table::PagedPointTable;
-use super::projection::{project, unwrap_seam};
+use super::projection::{project, project_all_around, unwrap_seam};
 use super::subdivide::{subdivide, Cage};
 use super::triangulate::{fans_quickly, quads_fan_quickly, set_quad_lane, Crossing, QuadLanes, Triangulator, QUICK_FANS, QUICK_QUAD_LANES};
 use super::{add, point_at, point_ref, sub, Bounds, MeshData, MorphTarget, Topology};
@@ -869,8 +869,15 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                     if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) && holds_every_face(key) {
                         #[cfg(test)]
                         UVS_MADE_UP_FRONT.with(|made| made.set(made.get() + 1));
-                        for (v, point) in layer.points.iter().enumerate() {
-                            projected_uv(block, &mut table, v as u32, point);
+                        let in_lanes = project_all_around(block, &layer.points, |v, uv| {
+                            if let Some(slot) = table.get_mut(v as u32) {
+                                keep_uv(slot, uv);
+                            }
+                        });
+                        if !in_lanes {
+                            for (v, point) in layer.points.iter().enumerate() {
+                                projected_uv(block, &mut table, v as u32, point);
+                            }
                         }
                     }
                     projected_points.push((block, table));
@@ -1006,12 +1013,18 @@ fn projected_uv(block: &Block, known: &mut PagedPointTable<[u32; 2]>, v: u32, po
         // A NaN result stays "unknown" and is made again: rare, and still right.
         Some(slot) if *slot == [0; 2] => {
             let uv = made();
-            *slot = uv.map(|c| c.to_bits() ^ UNKNOWN_UV);
+            keep_uv(slot, uv);
             uv
         }
         Some(slot) => slot.map(|bits| f32::from_bits(bits ^ UNKNOWN_UV)),
         None => made(),
     }
+}
+
+/// Keeps a point's projected UV in its table entry (see [`UNKNOWN_UV`]).
+#[inline(always)]
+fn keep_uv(slot: &mut [u32; 2], uv: [f32; 2]) {
+    *slot = uv.map(|c| c.to_bits() ^ UNKNOWN_UV);
 }
 
 /// A run of plain triangles and quads of one mesh (see [`build_range`] for the layers and surfaces): faces
