@@ -1095,23 +1095,21 @@ impl PlainRun<'_, '_> {
         if !quick {
             return false;
         }
-        // Every corner's UV first (projected, from the surface's map, or none), the seam unwrapped.
-        let mut uvs = [[0.0f32; 2]; N];
+        // A projection's UVs first, every corner's, the seam unwrapped; a map's are read below, only
+        // for the corners that make or compare a vertex (most of a smooth surface's take their
+        // point's).
+        let mut projected = [[0.0f32; 2]; N];
         let mut at_the_seam = false;
         if let Some((block, known)) = &mut self.projection {
             for k in 0..N {
-                uvs[k] = projected_uv(block, known, vs[k], points[k]);
+                projected[k] = projected_uv(block, known, vs[k], points[k]);
             }
             if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) {
-                at_the_seam = unwrap_seam(&mut uvs);
-            }
-        } else if let Some(map) = &self.maps.uv {
-            // A corner the map does not name has UV (0, 0), v turned as the map's are.
-            for k in 0..N {
-                uvs[k] = map.uv(Corner { point: vs[k], polygon: p as u32, at: first_corner + k }).unwrap_or([0.0, 1.0]);
+                at_the_seam = unwrap_seam(&mut projected);
             }
         }
-        let has_uv = self.projection.is_some() || self.maps.uv.is_some();
+        let uv_map = self.maps.uv.as_deref().filter(|_| self.projection.is_none());
+        let has_uv = self.projection.is_some() || uv_map.is_some();
         // Read only for a corner that makes or compares a vertex (most of a smooth surface's take their
         // point's), as `polygon_corners` reads them.
         let color_map = self.maps.color.as_deref().filter(|_| EXTRAS);
@@ -1138,8 +1136,12 @@ impl PlainRun<'_, '_> {
                 Some(flat) => flat,
                 None => lwo_to_bevy(point_normals.at(normals, p, v)),
             };
-            let uv = uvs[k];
             let corner = Corner { point: v, polygon: p as u32, at: first_corner + k };
+            // A corner the map does not name has UV (0, 0), v turned as the map's are.
+            let uv = match uv_map {
+                Some(map) => map.uv(corner).unwrap_or([0.0, 1.0]),
+                None => projected[k],
+            };
             let color = color_map.map(|map| corner_color(map, corner));
             let second_uv = second_uv_map.map(|map| map.uv(corner).unwrap_or([0.0, 1.0]));
             let last_slot = self.last_vertex_of_point.get_mut(v);
