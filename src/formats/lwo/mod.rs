@@ -57,6 +57,10 @@ fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl 
         });
         for node in form.children() {
             if helper.as_ref().is_some_and(|(chunk, _)| *chunk == node.chunk) {
+                // While the helper finishes the POLS, the surface tags after it are read here. Its
+                // records are at least two bytes: no entry names a polygon past half its length.
+                let ptag = geometry::TagsReadAhead::candidate(bytes, form, node.chunk);
+                builder.tags_read_ahead = ptag.and_then(|ptag| geometry::TagsReadAhead::read(bytes, ptag, node.length / 2));
                 // A helper that panicked leaves the chunk to be read here.
                 builder.read_ahead = helper.take().and_then(|(_, thread)| thread.join().ok());
             }
@@ -95,22 +99,24 @@ mod tests {
     use crate::fixtures::lwo::{chunk, f32s, form, large_object, s0, vx};
 
     /// The object (or error) read in turn, read ahead (its `nth` POLS) against the right point count,
-    /// and read ahead against one point fewer (which the builder must refuse and read again); and how
-    /// many of the two read-aheads the builder took.
-    fn three_ways(bytes: &[u8], nth: usize) -> ([String; 3], usize) {
+    /// and read ahead against one point fewer (which the builder must refuse and read again); how
+    /// many of the two POLS read-aheads the builder took, and how many PTAG read-aheads.
+    fn three_ways(bytes: &[u8], nth: usize) -> ([String; 3], usize, usize) {
         let tree = read_iff_tree(bytes).expect("a chunk tree");
         fn pols(form: ChunkRef<'_>, nth: usize) -> Option<ChunkRef<'_>> {
             form.children().filter(|n| n.id.0 == *b"POLS").nth(nth)
         }
         let points = |form: ChunkRef<'_>| form.children().filter(|n| n.id.0 == *b"PNTS").last().map_or(0, |n| (n.length / 12) as u32);
         let taken_before = geometry::READ_AHEADS_TAKEN.with(|taken| taken.get());
+        let tags_taken_before = geometry::TAGS_READ_AHEAD_TAKEN.with(|taken| taken.get());
         let reads = [
             parse_tree_reading_ahead(bytes, &tree, |_| None),
             parse_tree_reading_ahead(bytes, &tree, |form| pols(form, nth).map(|node| (node, points(form)))),
             parse_tree_reading_ahead(bytes, &tree, |form| pols(form, nth).map(|node| (node, points(form) - 1))),
         ]
         .map(|read| format!("{read:?}"));
-        (reads, geometry::READ_AHEADS_TAKEN.with(|taken| taken.get()) - taken_before)
+        let tags_taken = geometry::TAGS_READ_AHEAD_TAKEN.with(|taken| taken.get()) - tags_taken_before;
+        (reads, geometry::READ_AHEADS_TAKEN.with(|taken| taken.get()) - taken_before, tags_taken)
     }
 
     fn object(pols: &[u8]) -> Vec<u8> {
@@ -131,7 +137,7 @@ mod tests {
         let cut_short = object(&[b"FACE".as_slice(), &quad, &triangle[..5]].concat());
         let terrain = large_object(120, 90);
         for (name, bytes) in [("dropped record", kept), ("cut short", cut_short), ("terrain", terrain)] {
-            let ([in_turn, ahead, wrong_count], taken) = three_ways(&bytes, 0);
+            let ([in_turn, ahead, wrong_count], taken, tags_taken) = three_ways(&bytes, 0);
             match name {
                 "dropped record" => assert!(in_turn.contains("1 polygons refer to points past the end of PNTS"), "{in_turn}"),
                 "cut short" => assert!(in_turn.starts_with("Err"), "{in_turn}"),
@@ -141,7 +147,58 @@ mod tests {
             assert_eq!(wrong_count, in_turn, "{name}");
             // Taken against the right count only (one point fewer would drop the quad above).
             assert_eq!(taken, 1, "{name}");
+            // The surface tags, read while either helper read, are taken but where the POLS fails.
+            assert_eq!(tags_taken, if name == "cut short" { 0 } else { 2 }, "{name}");
         }
+    }
+
+    /// An object of the four points of [`object`], the records `pols` (after their kind) and the PTAG
+    /// chunks `ptags` (each its kind, then its entries), with 301 tags.
+    fn object_with_tags(pols: &[u8], ptags: &[Vec<u8>]) -> Vec<u8> {
+        let names: Vec<u8> = (0..301).flat_map(|k| s0(&format!("S{k}"))).collect();
+        let mut body = chunk(b"TAGS", &names);
+        body.extend(chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0])));
+        body.extend(chunk(b"POLS", &[b"FACE".as_slice(), pols].concat()));
+        ptags.iter().for_each(|ptag| body.extend(chunk(b"PTAG", ptag)));
+        form(b"LWO2", &body)
+    }
+
+    #[test]
+    fn surface_tags_read_while_the_pols_is_read_ahead_give_the_object_read_in_turn() {
+        let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
+        let triangle = [&[0, 3][..], &vx(2), &vx(3), &vx(0)].concat();
+        let pols = [quad.clone(), triangle, quad].concat();
+        let ptag = |kind: &[u8; 4], entries: &[(u32, u16)]| {
+            let entries = entries.iter().flat_map(|&(polygon, tag)| [vx(polygon), tag.to_be_bytes().to_vec()].concat());
+            [kind.to_vec(), entries.collect()].concat()
+        };
+        let long_index = [b"SURF".to_vec(), vec![0xFF, 0, 0, 2], 7u16.to_be_bytes().to_vec()].concat();
+        let cut_short = [ptag(b"SURF", &[(0, 1), (1, 2)]), vec![0, 2, 0]].concat();
+        // Each: the PTAG chunks, and whether the SURF one is taken from the read-ahead.
+        let cases: [(&str, Vec<Vec<u8>>, usize); 8] = [
+            ("in order", vec![ptag(b"SURF", &[(0, 1), (1, 0), (2, 1)])], 1),
+            ("out of order, named twice, one not named", vec![ptag(b"SURF", &[(2, 1), (0, 3), (2, 2)])], 1),
+            ("a tag past a byte", vec![ptag(b"SURF", &[(0, 1), (1, 300)])], 1),
+            ("an index written long", vec![long_index], 1),
+            ("parts first", vec![ptag(b"PART", &[(0, 1)]), ptag(b"SURF", &[(1, 2)])], 1),
+            ("a second SURF, read in turn", vec![ptag(b"SURF", &[(0, 1)]), ptag(b"SURF", &[(0, 2), (1, 3)])], 1),
+            ("a polygon past the POLS", vec![ptag(b"SURF", &[(0, 1), (3, 2)])], 0),
+            ("cut short", vec![cut_short], 0),
+        ];
+        for (name, ptags, expected) in cases {
+            let ([in_turn, ahead, wrong_count], _, tags_taken) = three_ways(&object_with_tags(&pols, &ptags), 0);
+            match name {
+                "a polygon past the POLS" => assert!(in_turn.contains("1 PTAG entries name polygons past the end of POLS"), "{in_turn}"),
+                "cut short" => assert!(in_turn.starts_with("Err"), "{in_turn}"),
+                _ => assert!(in_turn.starts_with("Ok"), "{name}: {in_turn}"),
+            }
+            assert_eq!(ahead, in_turn, "{name}");
+            assert_eq!(wrong_count, in_turn, "{name}");
+            assert_eq!(tags_taken, 2 * expected, "{name}");
+        }
+        // The tags in turn are the ones the file gives.
+        let ([in_turn, ..], ..) = three_ways(&object_with_tags(&pols, &[ptag(b"SURF", &[(2, 1), (0, 3), (2, 2)])]), 0);
+        assert!(in_turn.contains("S3") && in_turn.contains("S2"), "{in_turn}");
     }
 
     #[test]
@@ -154,7 +211,7 @@ mod tests {
         bytes.splice(at..at, second);
         let size = (bytes.len() - 8) as u32;
         bytes[4..8].copy_from_slice(&size.to_be_bytes());
-        let ([in_turn, ahead, wrong_count], taken) = three_ways(&bytes, 1);
+        let ([in_turn, ahead, wrong_count], taken, _) = three_ways(&bytes, 1);
         assert!(in_turn.starts_with("Ok"), "{in_turn}");
         assert_eq!((ahead, wrong_count), (in_turn.clone(), in_turn));
         assert_eq!(taken, 0);
