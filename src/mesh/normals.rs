@@ -95,10 +95,14 @@ impl<'a> CornerNormals<'a> {
             normals.index_points(|_| true);
             return (normals, PointNormals::none());
         }
-        let point_normals = match normals.uniform_cos_limit {
+        // And how many points share a normal, counted as the table is made where it is made in
+        // passes of its own: a count after, over the whole table, took 2 ms of the terrain's load on
+        // one core.
+        let (point_normals, shared_count) = match normals.uniform_cos_limit {
             // Below a degree or so the bound is 1 or more and settles no point of two polygons.
             Some(cos_limit) if within_half_angle(cos_limit) < 1.0 => {
-                let (mut by_point, unsettled) = PointNormals::gathered(&normals, cos_limit);
+                let Gathered { normals: mut by_point, unsettled, shared } = PointNormals::gathered(&normals, cos_limit);
+                let shared = std::sync::atomic::AtomicUsize::new(shared);
                 // A point settled without a normal to share (no polygon, or one without a normal of
                 // its own) needs no list: its corner's normal is its polygon's alone.
                 if unsettled > 0 {
@@ -108,22 +112,29 @@ impl<'a> CornerNormals<'a> {
                     let normals = &normals;
                     let run = crate::parallel::run_per_core(by_point.len(), 1 << 16);
                     crate::parallel::parallel_each(by_point.chunks_mut(run).enumerate().collect(), |(k, part)| {
-                        for (v, shared) in (k * run..).zip(part) {
+                        let mut now_shared = 0;
+                        for (v, point_normal) in (k * run..).zip(part) {
                             let incident = normals.incident(v as u32);
-                            if shared[0].is_nan() && !incident.is_empty() {
-                                *shared = normals.shared_at_uniform(incident, cos_limit).unwrap_or([f32::NAN; 3]);
+                            if point_normal[0].is_nan() && !incident.is_empty() {
+                                *point_normal = normals.shared_at_uniform(incident, cos_limit).unwrap_or([f32::NAN; 3]);
+                                now_shared += usize::from(!point_normal[0].is_nan());
                             }
                         }
+                        shared.fetch_add(now_shared, std::sync::atomic::Ordering::Relaxed);
                     });
                 }
-                PointNormals { by_point }
+                (PointNormals { by_point }, shared.into_inner())
             }
             _ => {
                 normals.index_points(|_| true);
-                PointNormals::new(&normals)
+                let point_normals = PointNormals::new(&normals);
+                let shared = point_normals.shared_count();
+                (point_normals, shared)
             }
         };
-        if layer.points.len() >= 1 << 16 && point_normals.shared_count() * 4 >= layer.points.len() * 3 {
+        #[cfg(test)]
+        assert_eq!(shared_count, point_normals.shared_count(), "points counted as sharing a normal");
+        if layer.points.len() >= 1 << 16 && shared_count * 4 >= layer.points.len() * 3 {
             // The corner rule is now asked only where a point's corners do not share a normal: a large,
             // mostly smooth layer frees the rest of its table (a small one would spend more than it
             // frees, and a mostly creased one would keep nearly all of it, twice, while cutting it).
@@ -412,6 +423,14 @@ impl<'a> CornerNormals<'a> {
     }
 }
 
+/// What [`PointNormals::gathered`] makes: each point's normal (NaN where it does not share one), how
+/// many points it left to the full test, and how many share a normal.
+struct Gathered {
+    normals: Vec<[f32; 3]>,
+    unsettled: usize,
+    shared: usize,
+}
+
 /// Per point of a layer: the normal all its corners share ([`CornerNormals::shared_at`]), or that they
 /// do not share one. Made once per layer, on every core, before its polygons are built: a grid point's
 /// four corners then cost one look-up each, and reusing one value makes their normals bit-identical,
@@ -437,7 +456,7 @@ impl PointNormals {
     /// that test: a crease, a polygon that uses the point twice, or polygons spread wider than half the
     /// angle. (A point no polygon uses, or whose one polygon has no normal, is NaN too, as in the full
     /// test, and not counted.)
-    fn gathered(normals: &CornerNormals<'_>, cos_limit: f32) -> (Vec<[f32; 3]>, usize) {
+    fn gathered(normals: &CornerNormals<'_>, cos_limit: f32) -> Gathered {
         // Per point: its sum, then its normal (made in place, NaN where it is left to the full test);
         // its first and latest polygons (each its index + 1; 0 none yet), `first` UNSETTLED once the
         // point is left to the full test. Zeroed, so the kernel's zeroed pages serve as they come.
@@ -452,7 +471,7 @@ impl PointNormals {
         // Each thread takes every polygon and a run of the points: each point's sum in file order.
         let run = crate::parallel::run_per_core(point_count, 1 << 16);
         let runs: Vec<_> = sums.chunks_mut(run).zip(marks.chunks_mut(run)).enumerate().map(|(k, (sums, marks))| (k * run, sums, marks)).collect();
-        let unsettled = std::sync::atomic::AtomicUsize::new(0);
+        let (unsettled, shared) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0));
         crate::parallel::parallel_each(runs, |(start, sums, marks)| {
             // Every sum is written, and the marks of every point a polygon uses (an unused point's are
             // put in place unwritten, 8 bytes): their pages put in place in one call. The huge pages
@@ -475,15 +494,17 @@ impl PointNormals {
                     *sum = [sum[0] + normal[0], sum[1] + normal[1], sum[2] + normal[2]];
                 }
             }
-            let mut left = 0;
+            let (mut left, mut sharing) = (0, 0);
             for (sum, &[first, _]) in sums.iter_mut().zip(marks.iter()) {
                 left += usize::from(first == UNSETTLED);
                 // A point no polygon uses has no normal to share, as in the full test.
                 *sum = if first == UNSETTLED { [f32::NAN; 3] } else { normalize(*sum).unwrap_or([f32::NAN; 3]) };
+                sharing += usize::from(!sum[0].is_nan());
             }
             unsettled.fetch_add(left, std::sync::atomic::Ordering::Relaxed);
+            shared.fetch_add(sharing, std::sync::atomic::Ordering::Relaxed);
         });
-        (sums, unsettled.into_inner())
+        Gathered { normals: sums, unsettled: unsettled.into_inner(), shared: shared.into_inner() }
     }
 
     /// No point shares: every corner follows the rule on its own (a layer with morphs, where a morph
@@ -712,7 +733,7 @@ mod tests {
         let strip = object(&folded_strip(false));
         let layer = &strip.layers[0];
         let (normals, shared) = CornerNormals::with_shared(layer, &strip.surfaces, true, true);
-        let (_, unsettled) = PointNormals::gathered(&normals, normals.uniform_cos_limit.expect("one angle"));
+        let Gathered { unsettled, .. } = PointNormals::gathered(&normals, normals.uniform_cos_limit.expect("one angle"));
         assert_eq!(unsettled, 7);
         let shares: Vec<bool> = (0..10).map(|v| shared.shares(v)).collect();
         assert_eq!(shares, [true, true, true, true, true, true, false, false, false, true]);
