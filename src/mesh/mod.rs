@@ -201,11 +201,13 @@ impl Bounds {
     /// The box of `points`, skipping non-finite ones as [`Self::include`] does.
     pub fn of(points: &[[f32; 3]]) -> Self {
         // A large mesh's box on every core, each a run of the points, the boxes joined: the benchmark
-        // terrain's four meshes (1.2 M vertices) took 3–4 ms on one core at the end of their build,
-        // the other idle. The joined box is the one-by-one box to the bit: minima and maxima are exact,
-        // a box of only non-finite points is empty and joins as nothing, and where a side is zero each
-        // run's box keeps its first zero met, which the join keeps from the earliest run that has one.
-        const ALONE: usize = 1 << 18;
+        // terrain's four meshes (about 330 K vertices each) took 3–4 ms on one core at the end of
+        // their build, the other idle. A run is at least 128 K points, about 0.4 ms, against some tens
+        // of µs to start a thread. The joined box is the one-by-one box to the bit: minima and maxima
+        // are exact, a box of only non-finite points is empty and joins as nothing, and where a side
+        // is zero each run's box keeps its first zero met, which the join keeps from the earliest run
+        // that has one.
+        const ALONE: usize = 1 << 17;
         let cores = crate::parallel::cores();
         if points.len() < 2 * ALONE || cores == 1 {
             return Self::of_run(points);
