@@ -1095,9 +1095,8 @@ impl PlainRun<'_, '_> {
         if !quick {
             return false;
         }
-        // A projection's UVs first, every corner's, the seam unwrapped; a map's are read below, only
-        // for the corners that make or compare a vertex (most of a smooth surface's take their
-        // point's).
+        // A projection's UVs first, every corner's: unwrapping the seam compares them all. A map's are
+        // read in the corner loop below.
         let mut projected = [[0.0f32; 2]; N];
         let mut at_the_seam = false;
         if let Some((block, known)) = &mut self.projection {
@@ -1137,7 +1136,9 @@ impl PlainRun<'_, '_> {
                 None => lwo_to_bevy(point_normals.at(normals, p, v)),
             };
             let corner = Corner { point: v, polygon: p as u32, at: first_corner + k };
-            // A corner the map does not name has UV (0, 0), v turned as the map's are.
+            // A map's UV is read only here, for a corner that makes or compares a vertex (most of a
+            // smooth surface's corners took their point's vertex above). A corner the map does not
+            // name has UV (0, 0), v turned as the map's are.
             let uv = match uv_map {
                 Some(map) => map.uv(corner).unwrap_or([0.0, 1.0]),
                 None => projected[k],

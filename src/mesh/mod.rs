@@ -203,16 +203,21 @@ impl Bounds {
         // A large mesh's box on every core, each a run of the points, the boxes joined: the benchmark
         // terrain's four meshes (about 330 K vertices each) took 3–4 ms on one core at the end of
         // their build, the other idle. A run is at least 128 K points, about 0.4 ms, against some tens
-        // of µs to start a thread. The joined box is the one-by-one box to the bit: minima and maxima
-        // are exact, a box of only non-finite points is empty and joins as nothing, and where a side
-        // is zero each run's box keeps its first zero met, which the join keeps from the earliest run
-        // that has one.
-        const ALONE: usize = 1 << 17;
-        let cores = crate::parallel::cores();
-        if points.len() < 2 * ALONE || cores == 1 {
+        // of µs to start a thread.
+        const LEAST_RUN: usize = 1 << 17;
+        Self::of_runs(points, (points.len() / LEAST_RUN).min(crate::parallel::cores()))
+    }
+
+    /// [`Self::of`] in `runs` runs of the points (one per thread; one or none on the calling thread),
+    /// their boxes joined in order. The joined box is the one-by-one box to the bit: minima and maxima
+    /// are exact, a box of only non-finite points is empty and joins as nothing, and where a side is
+    /// zero each run's box keeps its first zero met, which the join keeps from the earliest run that
+    /// has one.
+    fn of_runs(points: &[[f32; 3]], runs: usize) -> Self {
+        if runs < 2 {
             return Self::of_run(points);
         }
-        let runs: Vec<&[[f32; 3]]> = points.chunks(points.len().div_ceil(cores)).collect();
+        let runs: Vec<&[[f32; 3]]> = points.chunks(points.len().div_ceil(runs)).collect();
         crate::parallel::parallel_map(&runs, |run| Self::of_run(run)).iter().fold(Self::EMPTY, |mut joined, run| {
             joined.union(run);
             joined
@@ -388,37 +393,35 @@ mod tests {
         }
     }
 
-    /// A box large enough to be taken in runs on every core is the one-by-one box to the bit: zeros of
-    /// either sign first met in a later run than the extreme of the other side, non-finite points,
-    /// a run of only non-finite ones.
+    /// A box taken in runs is the one-by-one box to the bit, in 2, 3 and 7 runs whatever the machine's
+    /// cores: zeros of either sign on either side, first met in a later run than the other side's
+    /// extreme or at the end of an earlier run, non-finite points, runs of only non-finite ones.
     #[test]
-    fn a_large_box_taken_in_runs_is_the_box_point_by_point() {
-        let len = 3 << 18;
-        let mut random = crate::fixtures::xorshift64(0x9e37_79b9_7f4a_7c15);
-        let cases: [(&str, Box<dyn Fn(usize) -> [f32; 3]>); 4] = [
-            ("spread", Box::new(|i| [i as f32, -(i as f32), (i % 7) as f32])),
-            // Axis 1's largest value is a zero first met in the second run; axis 2's, a +0 at the end
-            // of the first run, then zeros of both signs in the second.
-            ("zeros of both signs", Box::new(move |i| match i {
-                i if i < len / 2 - 10 => [5.0, -5.0, -3.0],
-                i if i < len / 2 => [5.0, -5.0, 0.0],
-                i if i % 2 == 0 => [0.0, -0.0, -0.0],
-                _ => [-0.0, 0.0, 0.0],
-            })),
-            ("non-finite first half", Box::new(move |i| if i < 2 * len / 3 { [f32::NAN, f32::INFINITY, 1.0] } else { [1.0, 2.0, 3.0] })),
-            ("all non-finite", Box::new(|_| [f32::NAN; 3])),
-        ];
+    fn a_box_taken_in_runs_is_the_box_point_by_point() {
+        let len = 1000;
+        // Axis 0 spreads; on axis 1 the largest value is a zero first met half-way; on axis 2, the
+        // least is a zero: a −0 just before a third of the way, then zeros of both signs.
+        let zeros = |i: usize| match i {
+            i if i < len / 3 - 5 => [i as f32, -5.0, 3.0],
+            i if i < len / 3 => [i as f32, -5.0, -0.0],
+            i if i < len / 2 => [i as f32, -5.0, 0.0],
+            i if i % 2 == 0 => [i as f32, 0.0, -0.0],
+            _ => [i as f32, -0.0, 0.0],
+        };
+        let non_finite_first = |i: usize| if i < 2 * len / 3 { [f32::NAN, f32::INFINITY, 1.0] } else { [1.0, 2.0, i as f32] };
+        let cases: [(&str, &dyn Fn(usize) -> [f32; 3]); 3] = [("zeros of both signs", &zeros), ("non-finite first", &non_finite_first), ("all non-finite", &|_| [f32::NAN; 3])];
+        let bits = |b: Bounds| (b.min.map(f32::to_bits), b.max.map(f32::to_bits));
         for (name, point) in cases {
-            let mut points: Vec<[f32; 3]> = (0..len).map(&point).collect();
-            // A few values anywhere, so that no run's box is another's.
-            for _ in 0..16 {
-                let at = (random() % len as u64) as usize;
-                points[at][(random() % 3) as usize] = -1.0 - (random() % 100) as f32;
-            }
+            let points: Vec<[f32; 3]> = (0..len).map(point).collect();
             let mut each = Bounds::EMPTY;
             points.iter().for_each(|p| each.include(*p));
-            let bits = |b: Bounds| (b.min.map(f32::to_bits), b.max.map(f32::to_bits));
-            assert_eq!(bits(Bounds::of(&points)), bits(each), "{name}");
+            for runs in [2, 3, 7] {
+                assert_eq!(bits(Bounds::of_runs(&points, runs)), bits(each), "{name}, {runs} runs");
+            }
         }
+        let mut each = Bounds::EMPTY;
+        (0..len).map(zeros).for_each(|p| each.include(p));
+        assert_eq!(bits(each).1[1], 0.0f32.to_bits(), "axis 1's largest is the first zero met, +0");
+        assert_eq!(bits(each).0[2], (-0.0f32).to_bits(), "axis 2's least is the first zero met, −0");
     }
 }

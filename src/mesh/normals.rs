@@ -95,10 +95,7 @@ impl<'a> CornerNormals<'a> {
             normals.index_points(|_| true);
             return (normals, PointNormals::none());
         }
-        // And how many points share a normal, counted as the table is made where it is made in
-        // passes of its own: a count after, over the whole table, took 2 ms of the terrain's load on
-        // one core.
-        let (point_normals, shared_count) = match normals.uniform_cos_limit {
+        let point_normals = match normals.uniform_cos_limit {
             // Below a degree or so the bound is 1 or more and settles no point of two polygons.
             Some(cos_limit) if within_half_angle(cos_limit) < 1.0 => {
                 let Gathered { normals: mut by_point, unsettled, shared } = PointNormals::gathered(&normals, cos_limit);
@@ -112,29 +109,25 @@ impl<'a> CornerNormals<'a> {
                     let normals = &normals;
                     let run = crate::parallel::run_per_core(by_point.len(), 1 << 16);
                     crate::parallel::parallel_each(by_point.chunks_mut(run).enumerate().collect(), |(k, part)| {
-                        let mut now_shared = 0;
+                        let mut shared_here = 0;
                         for (v, point_normal) in (k * run..).zip(part) {
                             let incident = normals.incident(v as u32);
                             if point_normal[0].is_nan() && !incident.is_empty() {
                                 *point_normal = normals.shared_at_uniform(incident, cos_limit).unwrap_or([f32::NAN; 3]);
-                                now_shared += usize::from(!point_normal[0].is_nan());
+                                shared_here += usize::from(!point_normal[0].is_nan());
                             }
                         }
-                        shared.fetch_add(now_shared, std::sync::atomic::Ordering::Relaxed);
+                        shared.fetch_add(shared_here, std::sync::atomic::Ordering::Relaxed);
                     });
                 }
-                (PointNormals { by_point }, shared.into_inner())
+                PointNormals { by_point, shared: shared.into_inner() }
             }
             _ => {
                 normals.index_points(|_| true);
-                let point_normals = PointNormals::new(&normals);
-                let shared = point_normals.shared_count();
-                (point_normals, shared)
+                PointNormals::new(&normals)
             }
         };
-        #[cfg(test)]
-        assert_eq!(shared_count, point_normals.shared_count(), "points counted as sharing a normal");
-        if layer.points.len() >= 1 << 16 && shared_count * 4 >= layer.points.len() * 3 {
+        if layer.points.len() >= 1 << 16 && point_normals.shared_count() * 4 >= layer.points.len() * 3 {
             // The corner rule is now asked only where a point's corners do not share a normal: a large,
             // mostly smooth layer frees the rest of its table (a small one would spend more than it
             // frees, and a mostly creased one would keep nearly all of it, twice, while cutting it).
@@ -438,13 +431,19 @@ struct Gathered {
 pub struct PointNormals {
     /// The shared normal, or NaN where the corners differ (a normalized sum is never NaN).
     by_point: Vec<[f32; 3]>,
+    /// How many entries are not NaN, counted by the passes that write them: a count after, over the
+    /// whole table, took 2 ms of the benchmark terrain's load on one core.
+    shared: usize,
 }
 
 impl PointNormals {
     /// Every point of the layer `normals` was made for.
     pub fn new(normals: &CornerNormals<'_>) -> Self {
         let by_point = crate::parallel::parallel_collect(normals.layer.points.len(), 1 << 16, |v| normals.shared_at(v as u32).unwrap_or([f32::NAN; 3]));
-        Self { by_point }
+        // Not worth counting in the pass: this table is made where a point's polygons are all listed,
+        // which costs far more.
+        let shared = by_point.iter().filter(|n| !n[0].is_nan()).count();
+        Self { by_point, shared }
     }
 
     /// Each point's shared normal where every polygon is smoothed with `cos_limit` in one group, made
@@ -494,15 +493,15 @@ impl PointNormals {
                     *sum = [sum[0] + normal[0], sum[1] + normal[1], sum[2] + normal[2]];
                 }
             }
-            let (mut left, mut sharing) = (0, 0);
+            let (mut left, mut shared_here) = (0, 0);
             for (sum, &[first, _]) in sums.iter_mut().zip(marks.iter()) {
                 left += usize::from(first == UNSETTLED);
                 // A point no polygon uses has no normal to share, as in the full test.
                 *sum = if first == UNSETTLED { [f32::NAN; 3] } else { normalize(*sum).unwrap_or([f32::NAN; 3]) };
-                sharing += usize::from(!sum[0].is_nan());
+                shared_here += usize::from(!sum[0].is_nan());
             }
             unsettled.fetch_add(left, std::sync::atomic::Ordering::Relaxed);
-            shared.fetch_add(sharing, std::sync::atomic::Ordering::Relaxed);
+            shared.fetch_add(shared_here, std::sync::atomic::Ordering::Relaxed);
         });
         Gathered { normals: sums, unsettled: unsettled.into_inner(), shared: shared.into_inner() }
     }
@@ -510,7 +509,7 @@ impl PointNormals {
     /// No point shares: every corner follows the rule on its own (a layer with morphs, where a morph
     /// can crease a point that is smooth at rest).
     pub fn none() -> Self {
-        Self { by_point: Vec::new() }
+        Self { by_point: Vec::new(), shared: 0 }
     }
 
     /// Whether the table has an entry for each point (it has none from [`Self::none`]).
@@ -521,7 +520,7 @@ impl PointNormals {
 
     /// How many points' corners share a normal.
     pub fn shared_count(&self) -> usize {
-        self.by_point.iter().filter(|n| !n[0].is_nan()).count()
+        self.shared
     }
 
     /// Whether the corners at point `v` share this table's normal.
@@ -718,6 +717,8 @@ mod tests {
                         let expected = full.shared_at(v).unwrap_or([f32::NAN; 3]);
                         assert_eq!(bits(shared.by_point.get(v as usize).copied().unwrap_or([f32::NAN; 3])), bits(expected), "point {v}");
                     }
+                    // The count kept as the table was made is the table's.
+                    assert_eq!(shared.shared_count(), shared.by_point.iter().filter(|n| !n[0].is_nan()).count(), "points sharing a normal");
                     for p in 0..layer.polygons.len() {
                         for &v in layer.polygons.vertices(p).iter().filter(|&&v| !shared.shares(v)) {
                             assert_eq!(bits(shared.at(&normals, p, v)), bits(full.at(p, v)), "polygon {p}, point {v}");
@@ -737,6 +738,7 @@ mod tests {
         assert_eq!(unsettled, 7);
         let shares: Vec<bool> = (0..10).map(|v| shared.shares(v)).collect();
         assert_eq!(shares, [true, true, true, true, true, true, false, false, false, true]);
+        assert_eq!(shared.shared_count(), 7, "the count kept through the full test's pass");
     }
 
     /// A flat layer's corners each have their polygon's own normal, whether its polygons' normals are

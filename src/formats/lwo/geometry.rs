@@ -285,8 +285,11 @@ impl ObjectBuilder {
             // Read ahead into a column of its own, the chunk's tags are what setting them here makes
             // where the layer's only polygons are its first POLS's and none has a tag yet (a byte
             // column of zeros, as that POLS left it) and every entry names one of them (no warning).
+            // The chunk is the first PTAG SURF after that POLS (`TagsReadAhead::candidate`), so the
+            // column is always untagged here; it is checked all the same (a pass over a byte a
+            // polygon), as the whole column is replaced.
             let untagged = matches!(surface_refs, NarrowColumn::Bytes(refs) if refs.len() == polygon_count && refs.iter().all(|&r| r == 0));
-            if kind.0 == *b"SURF" && pols_start == 0 && untagged && ahead.surfaces.len() <= polygon_count {
+            if pols_start == 0 && untagged && ahead.surfaces.len() <= polygon_count {
                 #[cfg(test)]
                 TAGS_READ_AHEAD_TAKEN.with(|taken| taken.set(taken.get() + 1));
                 let mut surfaces = ahead.surfaces;

@@ -58,7 +58,8 @@ fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl 
         for node in form.children() {
             if helper.as_ref().is_some_and(|(chunk, _)| *chunk == node.chunk) {
                 // While the helper finishes the POLS, the surface tags after it are read here. Its
-                // records are at least two bytes: no entry names a polygon past half its length.
+                // records are at least two bytes, so it holds at most half its length in polygons: an
+                // entry past that is dropped in turn, and leaves the chunk to be read in turn.
                 let ptag = geometry::TagsReadAhead::candidate(bytes, form, node.chunk);
                 builder.tags_read_ahead = ptag.and_then(|ptag| geometry::TagsReadAhead::read(bytes, ptag, node.length / 2));
                 // A helper that panicked leaves the chunk to be read here.
@@ -201,20 +202,40 @@ mod tests {
         assert!(in_turn.contains("S3") && in_turn.contains("S2"), "{in_turn}");
     }
 
-    #[test]
-    fn a_second_pols_in_a_layer_is_not_taken_from_a_read_ahead() {
-        // Its polygons follow the first POLS's: columns read on their own would number them from 0.
-        let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
-        let mut bytes = object(&[b"FACE".as_slice(), &quad].concat());
-        let second = chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat());
+    /// `bytes` with the chunk `inserted` before its first PTAG, the FORM's size made right.
+    fn inserted_before_the_ptag(mut bytes: Vec<u8>, inserted: Vec<u8>) -> Vec<u8> {
         let at = bytes.windows(4).position(|w| w == b"PTAG").expect("a PTAG");
-        bytes.splice(at..at, second);
+        bytes.splice(at..at, inserted);
         let size = (bytes.len() - 8) as u32;
         bytes[4..8].copy_from_slice(&size.to_be_bytes());
-        let ([in_turn, ahead, wrong_count], taken, _) = three_ways(&bytes, 1);
+        bytes
+    }
+
+    #[test]
+    fn a_second_pols_in_a_layer_is_not_taken_from_a_read_ahead() {
+        // Its polygons follow the first POLS's: columns read on their own would number them from 0,
+        // and so would its tags.
+        let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
+        let tags = [b"SURF".as_slice(), &vx(0), &5u16.to_be_bytes(), &vx(1), &6u16.to_be_bytes()].concat();
+        let second = chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat());
+        let bytes = inserted_before_the_ptag(object_with_tags(&quad, &[tags]), second);
+        let ([in_turn, ahead, wrong_count], taken, tags_taken) = three_ways(&bytes, 1);
         assert!(in_turn.starts_with("Ok"), "{in_turn}");
         assert_eq!((ahead, wrong_count), (in_turn.clone(), in_turn));
-        assert_eq!(taken, 0);
+        assert_eq!((taken, tags_taken), (0, 0));
+    }
+
+    #[test]
+    fn surface_tags_of_another_layer_are_not_read_ahead() {
+        // A PTAG after a LAYR names the new layer's polygons, not the POLS's before it.
+        let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
+        let tags = [b"SURF".as_slice(), &vx(0), &5u16.to_be_bytes()].concat();
+        let layer = chunk(b"LAYR", &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        let bytes = inserted_before_the_ptag(object_with_tags(&quad, &[tags]), layer);
+        let ([in_turn, ahead, wrong_count], taken, tags_taken) = three_ways(&bytes, 0);
+        assert!(in_turn.contains("1 PTAG entries name polygons past the end of POLS"), "{in_turn}");
+        assert_eq!((ahead, wrong_count), (in_turn.clone(), in_turn));
+        assert_eq!((taken, tags_taken), (1, 0));
     }
 
     #[test]
