@@ -120,6 +120,18 @@ mod tests {
         (reads, geometry::READ_AHEADS_TAKEN.with(|taken| taken.get()) - taken_before, tags_taken)
     }
 
+    /// That the three reads of [`three_ways`] are one, and that the one in turn is `in_turn_is`:
+    /// "Ok" or "Err" for how it starts, else a text it holds (a warning's).
+    fn assert_read_alike(name: &str, [in_turn, ahead, wrong_count]: &[String; 3], in_turn_is: &str) {
+        let as_expected = match in_turn_is {
+            "Ok" | "Err" => in_turn.starts_with(in_turn_is),
+            text => in_turn.contains(text),
+        };
+        assert!(as_expected, "{name}: {in_turn}");
+        assert_eq!(ahead, in_turn, "{name}");
+        assert_eq!(wrong_count, in_turn, "{name}");
+    }
+
     fn object(pols: &[u8]) -> Vec<u8> {
         let mut body = chunk(b"TAGS", &s0("Default"));
         body.extend(chunk(b"LAYR", &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
@@ -138,14 +150,13 @@ mod tests {
         let cut_short = object(&[b"FACE".as_slice(), &quad, &triangle[..5]].concat());
         let terrain = large_object(120, 90);
         for (name, bytes) in [("dropped record", kept), ("cut short", cut_short), ("terrain", terrain)] {
-            let ([in_turn, ahead, wrong_count], taken, tags_taken) = three_ways(&bytes, 0);
-            match name {
-                "dropped record" => assert!(in_turn.contains("1 polygons refer to points past the end of PNTS"), "{in_turn}"),
-                "cut short" => assert!(in_turn.starts_with("Err"), "{in_turn}"),
-                _ => assert!(in_turn.starts_with("Ok"), "{in_turn}"),
-            }
-            assert_eq!(ahead, in_turn, "{name}");
-            assert_eq!(wrong_count, in_turn, "{name}");
+            let (reads, taken, tags_taken) = three_ways(&bytes, 0);
+            let in_turn_is = match name {
+                "dropped record" => "1 polygons refer to points past the end of PNTS",
+                "cut short" => "Err",
+                _ => "Ok",
+            };
+            assert_read_alike(name, &reads, in_turn_is);
             // Taken against the right count only (one point fewer would drop the quad above).
             assert_eq!(taken, 1, "{name}");
             // The surface tags, read while either helper read, are taken but where the POLS fails.
@@ -187,14 +198,13 @@ mod tests {
             ("cut short", vec![cut_short], 0),
         ];
         for (name, ptags, expected) in cases {
-            let ([in_turn, ahead, wrong_count], _, tags_taken) = three_ways(&object_with_tags(&pols, &ptags), 0);
-            match name {
-                "a polygon past the POLS" => assert!(in_turn.contains("1 PTAG entries name polygons past the end of POLS"), "{in_turn}"),
-                "cut short" => assert!(in_turn.starts_with("Err"), "{in_turn}"),
-                _ => assert!(in_turn.starts_with("Ok"), "{name}: {in_turn}"),
-            }
-            assert_eq!(ahead, in_turn, "{name}");
-            assert_eq!(wrong_count, in_turn, "{name}");
+            let (reads, _, tags_taken) = three_ways(&object_with_tags(&pols, &ptags), 0);
+            let in_turn_is = match name {
+                "a polygon past the POLS" => "1 PTAG entries name polygons past the end of POLS",
+                "cut short" => "Err",
+                _ => "Ok",
+            };
+            assert_read_alike(name, &reads, in_turn_is);
             assert_eq!(tags_taken, 2 * expected, "{name}");
         }
         // The tags in turn are the ones the file gives.
@@ -212,30 +222,24 @@ mod tests {
     }
 
     #[test]
-    fn a_second_pols_in_a_layer_is_not_taken_from_a_read_ahead() {
-        // Its polygons follow the first POLS's: columns read on their own would number them from 0,
-        // and so would its tags.
+    fn a_second_pols_in_a_layer_and_the_tags_of_another_layer_are_not_taken_from_read_aheads() {
         let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
         let tags = [b"SURF".as_slice(), &vx(0), &5u16.to_be_bytes(), &vx(1), &6u16.to_be_bytes()].concat();
-        let second = chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat());
-        let bytes = inserted_before_the_ptag(object_with_tags(&quad, &[tags]), second);
-        let ([in_turn, ahead, wrong_count], taken, tags_taken) = three_ways(&bytes, 1);
-        assert!(in_turn.starts_with("Ok"), "{in_turn}");
-        assert_eq!((ahead, wrong_count), (in_turn.clone(), in_turn));
-        assert_eq!((taken, tags_taken), (0, 0));
-    }
-
-    #[test]
-    fn surface_tags_of_another_layer_are_not_read_ahead() {
-        // A PTAG after a LAYR names the new layer's polygons, not the POLS's before it.
-        let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
-        let tags = [b"SURF".as_slice(), &vx(0), &5u16.to_be_bytes()].concat();
-        let layer = chunk(b"LAYR", &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        let bytes = inserted_before_the_ptag(object_with_tags(&quad, &[tags]), layer);
-        let ([in_turn, ahead, wrong_count], taken, tags_taken) = three_ways(&bytes, 0);
-        assert!(in_turn.contains("1 PTAG entries name polygons past the end of POLS"), "{in_turn}");
-        assert_eq!((ahead, wrong_count), (in_turn.clone(), in_turn));
-        assert_eq!((taken, tags_taken), (1, 0));
+        // Each: the chunk put before the PTAG, the POLS read ahead, what the object read in turn is,
+        // and how many POLS and PTAG read-aheads are taken.
+        let cases = [
+            // Its polygons follow the first POLS's: columns read on their own would number them from
+            // 0, and so would its tags.
+            ("a second POLS", chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat()), 1, "Ok", (0, 0)),
+            // A PTAG after a LAYR names the new layer's polygons, not the POLS's before it.
+            ("a LAYR between", chunk(b"LAYR", &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 0, "2 PTAG entries name polygons past the end of POLS", (1, 0)),
+        ];
+        for (name, inserted, nth, in_turn_is, taken) in cases {
+            let bytes = inserted_before_the_ptag(object_with_tags(&quad, std::slice::from_ref(&tags)), inserted);
+            let (reads, pols_taken, tags_taken) = three_ways(&bytes, nth);
+            assert_read_alike(name, &reads, in_turn_is);
+            assert_eq!((pols_taken, tags_taken), taken, "{name}");
+        }
     }
 
     #[test]
