@@ -225,17 +225,21 @@ mod tests {
     fn a_second_pols_in_a_layer_and_the_tags_of_another_layer_are_not_taken_from_read_aheads() {
         let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
         let tags = [b"SURF".as_slice(), &vx(0), &5u16.to_be_bytes(), &vx(1), &6u16.to_be_bytes()].concat();
-        // Each: the chunk put before the PTAG, the POLS read ahead, what the object read in turn is,
-        // and how many POLS and PTAG read-aheads are taken.
+        let layer = || chunk(b"LAYR", &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        // Each: the chunk put before the PTAG, the PTAG's body, the POLS read ahead, what the object
+        // read in turn is, and how many POLS and PTAG read-aheads are taken.
         let cases = [
             // Its polygons follow the first POLS's: columns read on their own would number them from
             // 0, and so would its tags.
-            ("a second POLS", chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat()), 1, "Ok", (0, 0)),
+            ("a second POLS", chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat()), tags.clone(), 1, "Ok", (0, 0)),
             // A PTAG after a LAYR names the new layer's polygons, not the POLS's before it.
-            ("a LAYR between", chunk(b"LAYR", &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 0, "2 PTAG entries name polygons past the end of POLS", (1, 0)),
+            ("a LAYR between", layer(), tags, 0, "2 PTAG entries name polygons past the end of POLS", (1, 0)),
+            // With no entries it would fit the new layer's empty column: only the search's stop at
+            // the LAYR leaves it unread ahead.
+            ("a LAYR before tags without entries", layer(), b"SURF".to_vec(), 0, "Ok", (1, 0)),
         ];
-        for (name, inserted, nth, in_turn_is, taken) in cases {
-            let bytes = inserted_before_the_ptag(object_with_tags(&quad, std::slice::from_ref(&tags)), inserted);
+        for (name, inserted, tags, nth, in_turn_is, taken) in cases {
+            let bytes = inserted_before_the_ptag(object_with_tags(&quad, &[tags]), inserted);
             let (reads, pols_taken, tags_taken) = three_ways(&bytes, nth);
             assert_read_alike(name, &reads, in_turn_is);
             assert_eq!((pols_taken, tags_taken), taken, "{name}");
