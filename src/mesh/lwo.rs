@@ -1710,6 +1710,20 @@ mod tests {
             }
             objects.push((format!("{name}, smoothed"), layers, smoothed));
         }
+        // Damaged copies of the corpus's objects that still parse: points and indices the files never
+        // hold (NaN and huge coordinates, polygons cut or repeated, a second layer), 30 of each.
+        let mut next = crate::fixtures::xorshift64(0xC0FF_EED0_0D);
+        let mut damaged = 0;
+        for path in objects.iter().map(|(name, ..)| name.clone()).filter(|name| name.starts_with("/usr/share") && std::path::Path::new(name).is_file()).collect::<Vec<_>>() {
+            let bytes = std::fs::read(&path).expect("readable");
+            for case in 0..30 {
+                if let Ok((_, object)) = crate::formats::lwo::parse(&crate::fixtures::lwo::damaged_copy(&bytes, &mut next)) {
+                    objects.push((format!("{path}, damaged copy {case}"), object.layers, object.surfaces));
+                    damaged += 1;
+                }
+            }
+        }
+        assert!(damaged > 500, "{damaged} damaged copies parsed");
         for (columns, rows) in [(40, 30), (300, 240)] {
             let terrain = crate::formats::lwo::parse(&crate::fixtures::lwo::large_object(columns, rows)).expect("parses").1;
             objects.push((format!("terrain {columns} × {rows}"), terrain.layers, terrain.surfaces));

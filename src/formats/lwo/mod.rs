@@ -246,82 +246,6 @@ mod tests {
         }
     }
 
-    /// The top-level chunks of a FORM: (id, where its header starts, where its body ends), walked as
-    /// far as the lengths allow.
-    fn top_level_chunks(bytes: &[u8]) -> Vec<([u8; 4], usize, usize)> {
-        let mut chunks = Vec::new();
-        let mut at = 12;
-        while let (Some(id), Some(length)) = (bytes.get(at..at + 4), bytes.get(at + 4..at + 8)) {
-            let end = at + 8 + u32::from_be_bytes(length.try_into().expect("four bytes")) as usize;
-            if end > bytes.len() {
-                break;
-            }
-            chunks.push((id.try_into().expect("four bytes"), at, end));
-            at = end + (end & 1);
-        }
-        chunks
-    }
-
-    /// `bytes` with the FORM's size made to cover what follows its header again.
-    fn form_size_fixed(mut bytes: Vec<u8>) -> Vec<u8> {
-        if bytes.len() >= 8 {
-            let size = (bytes.len() - 8) as u32;
-            bytes[4..8].copy_from_slice(&size.to_be_bytes());
-        }
-        bytes
-    }
-
-    /// A damaged copy of `bytes`, damaged where the read-aheads look (the POLS, PTAG, PNTS and LAYR
-    /// chunks most often): flipped bits, a rewritten length, a cut, a chunk repeated, dropped, or a
-    /// LAYR put in.
-    fn damaged(bytes: &[u8], next: &mut impl FnMut() -> u64) -> Vec<u8> {
-        let mut below = |n: usize| if n == 0 { 0 } else { (next() % n as u64) as usize };
-        let chunks = top_level_chunks(bytes);
-        let watched: Vec<_> = chunks.iter().filter(|(id, ..)| matches!(id, b"POLS" | b"PTAG" | b"PNTS" | b"LAYR")).copied().collect();
-        let Some(&(_, start, end)) = (if below(4) == 0 { chunks.get(below(chunks.len())) } else { watched.get(below(watched.len())) }) else {
-            return bytes.to_vec();
-        };
-        let mut out = bytes.to_vec();
-        // The chunk with its pad byte, where the file has one.
-        let padded_end = (end + (end & 1)).min(out.len());
-        match below(6) {
-            0 => {
-                for _ in 0..1 + below(4) {
-                    let at = start + 8 + below(end - start - 8);
-                    if let Some(byte) = out.get_mut(at) {
-                        *byte ^= 1 << below(8);
-                    }
-                }
-            }
-            1 => {
-                let length = (end - start - 8) as u32;
-                let new = match below(4) {
-                    0 => 0,
-                    1 => length.saturating_sub(1 + below(6) as u32),
-                    2 => length + 1 + below(6) as u32,
-                    _ => next() as u32,
-                };
-                out[start + 4..start + 8].copy_from_slice(&new.to_be_bytes());
-            }
-            2 => out.truncate(start + below(end - start)),
-            3 => {
-                let copy = out[start..padded_end].to_vec();
-                out.splice(padded_end..padded_end, copy);
-                out = form_size_fixed(out);
-            }
-            4 => {
-                out.drain(start..padded_end);
-                out = form_size_fixed(out);
-            }
-            _ => {
-                let layer = chunk(b"LAYR", &[0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-                out.splice(start..start, layer);
-                out = form_size_fixed(out);
-            }
-        }
-        out
-    }
-
     #[test]
     fn damaged_real_objects_read_alike_with_and_without_read_aheads() {
         // The read-aheads serve only POLS chunks from 1 MB, which no damaged copy of a real file that
@@ -348,7 +272,7 @@ mod tests {
         let (mut compared, mut taken) = (0, 0);
         for (name, bytes) in &objects {
             for case in 0..100 {
-                let copy = damaged(bytes, &mut next);
+                let copy = crate::fixtures::lwo::damaged_copy(bytes, &mut next);
                 if read_iff_tree(&copy).is_err() {
                     continue;
                 }
