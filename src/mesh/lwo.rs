@@ -1676,7 +1676,8 @@ mod tests {
 
     /// Corners that take their point's vertex unexamined give every layer the meshes that making and
     /// comparing every corner's values gives, to the bit: the assimp corpus (flat and smooth, seams of
-    /// cylindrical and spherical projections, vertex colours), the LightWave 2018 objects, the generated
+    /// cylindrical and spherical projections, vertex colours) and damaged copies of it that still
+    /// parse (`fixtures::lwo::damaged_copy`), the LightWave 2018 objects, the generated
     /// terrain (four surfaces, a UV seam; once over two polygon ranges), and a grid with a NaN UV, a
     /// corner a VMAD names and points in two surfaces' meshes, again with a VMAD naming most corners,
     /// and again with triangles and a quad naming a point twice, a triangle naming a point past the
@@ -1686,19 +1687,14 @@ mod tests {
     /// every kind of layer, so plain layers (flat and smooth) hold the plain loop to it as well.
     #[test]
     fn corners_taking_their_points_vertex_get_what_comparing_every_corner_gets() {
-        let mut objects: Vec<(String, Vec<Layer>, Vec<Surface>)> = Vec::new();
-        let mut folders = vec![std::path::PathBuf::from("/usr/share/assimp/models/LWO"), std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018")];
-        while let Some(folder) = folders.pop() {
-            for path in std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())).map(|e| e.expect("a folder entry").path()) {
-                if path.is_dir() {
-                    folders.push(path);
-                } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("lwo") || e.eq_ignore_ascii_case("lxo")) {
-                    let object = crate::formats::lwo::parse(&std::fs::read(&path).expect("readable")).expect("parses").1;
-                    objects.push((path.display().to_string(), object.layers, object.surfaces));
-                }
-            }
-        }
-        assert!(objects.len() >= 49, "the 41 corpus files and the 8 LightWave 2018 objects, found {}", objects.len());
+        let corpus = crate::fixtures::lwo::lightwave_files_under(&["/usr/share/assimp/models/LWO".into()]);
+        let lightwave_2018 = crate::fixtures::lwo::lightwave_files_under(&[std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018")]);
+        let parsed = |(name, bytes): &(String, Vec<u8>)| {
+            let object = crate::formats::lwo::parse(bytes).unwrap_or_else(|e| panic!("{name}: {e}")).1;
+            (name.clone(), object.layers, object.surfaces)
+        };
+        let mut objects: Vec<(String, Vec<Layer>, Vec<Surface>)> = corpus.iter().chain(&lightwave_2018).map(parsed).collect();
+        assert!(objects.len() >= 50, "the 42 corpus files and the 8 LightWave 2018 objects, found {}", objects.len());
         // Each also smoothed (most of the corpus is flat: its projections' seams would not be met), and
         // where a surface projects its UVs, cubically too.
         for (name, layers, surfaces) in objects.clone() {
@@ -1711,14 +1707,14 @@ mod tests {
             objects.push((format!("{name}, smoothed"), layers, smoothed));
         }
         // Damaged copies of the corpus's objects that still parse: points and indices the files never
-        // hold (NaN and huge coordinates, polygons cut or repeated, a second layer), 30 of each.
+        // hold (NaN and huge coordinates, polygons cut short or repeated, a second layer), of 30 tried
+        // for each file.
         let mut next = crate::fixtures::xorshift64(0xC0FF_EED0_0D);
         let mut damaged = 0;
-        for path in objects.iter().map(|(name, ..)| name.clone()).filter(|name| name.starts_with("/usr/share") && std::path::Path::new(name).is_file()).collect::<Vec<_>>() {
-            let bytes = std::fs::read(&path).expect("readable");
+        for (name, bytes) in &corpus {
             for case in 0..30 {
-                if let Ok((_, object)) = crate::formats::lwo::parse(&crate::fixtures::lwo::damaged_copy(&bytes, &mut next)) {
-                    objects.push((format!("{path}, damaged copy {case}"), object.layers, object.surfaces));
+                if let Ok((_, object)) = crate::formats::lwo::parse(&crate::fixtures::lwo::damaged_copy(bytes, &mut next)) {
+                    objects.push((format!("{name}, damaged copy {case}"), object.layers, object.surfaces));
                     damaged += 1;
                 }
             }
