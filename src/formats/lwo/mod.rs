@@ -258,7 +258,8 @@ mod tests {
     fn damaged_real_objects_read_alike_with_and_without_read_aheads() {
         // The read-aheads serve only POLS chunks from 1 MB, which no damaged copy of a real file that
         // a test can afford reaches: each copy is read with a POLS chosen for reading ahead whatever
-        // its size (its first, or one time in four its second, which the builder must refuse). The
+        // its size (its first, or one time in four its second, which the builder refuses where it is
+        // its layer's second). The
         // assimp corpus's LightWave 6+ objects (LightWave 5's are never read ahead:
         // `lightwave_5_objects_are_never_read_ahead`), and a small generated terrain (notched cells,
         // two PTAGs, a seam's VMAD).
