@@ -64,3 +64,20 @@ fn a_polygon_projecting_past_f32_s_range_gets_no_triangles() {
     let meshes = mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default());
     assert_eq!(meshes.rendered_triangles(), 71);
 }
+
+/// mesh_build's finding of session 42: a damaged `earth_planar_x.lwo` whose POLS lost a count, so that
+/// one polygon runs on over 217 corners (the next records' counts read as point numbers), one of them
+/// 1.17·10⁷ from the others. lyon's f32 sweep kept finding crossings of the pieces it had just cut: it
+/// made 1.46 million vertices in 4.5 s and 390 MB before returning, and the polygon got no triangles
+/// (too many of those vertices unplaced). lyon is now stopped once it has made more vertices than the
+/// outline's corners and crossings can be (`VertexBudget`): the same meshes, in a tenth of a second.
+#[test]
+fn an_outline_lyon_would_cut_without_end_is_given_up_at_its_vertex_budget() {
+    let path = repo().join("tests/fuzz-regressions/mesh_build/timeout-cca7f472bacf701b2f384176270883b4774474c1");
+    let bytes = std::fs::read(&path).unwrap();
+    let document = formats::parse_document(&bytes).expect("the damaged earth_planar_x.lwo still parses");
+    let started = Instant::now();
+    let meshes = mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default());
+    assert_eq!(meshes.rendered_triangles(), 411);
+    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+}
