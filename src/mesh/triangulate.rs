@@ -273,8 +273,10 @@ impl Triangulator {
     /// Tessellates a self-crossing outline into `local`, recording the corners lyon adds as crossings
     /// along the polygon's own edges. False when lyon gives up on the outline.
     fn fill_crossing_outline(&mut self) -> bool {
-        /// Where lyon says an output vertex comes from: a corner of the outline, or a point on one of
-        /// its edges (a crossing). Asking lyon, rather than searching the outline, keeps this linear.
+        /// Where an output vertex comes from: a corner of the outline, or a point on one of its edges
+        /// (a crossing). lyon would say so for a path that carries endpoint ids; `tessellate_polygon`'s
+        /// carries none, so every vertex comes back `At` its position and is found by a search of the
+        /// outline (bounded below: `MAX_CROSSING_SEARCH`).
         #[derive(Clone, Copy)]
         enum Source {
             Corner(u32),
@@ -346,11 +348,14 @@ impl Triangulator {
     }
 }
 
-/// A fill geometry builder that stops lyon's sweep once it has made more vertices than the outline can
-/// have: its corners and one at each crossing of two of its edges, n + n(n − 1)/2 for n corners. On
-/// some outlines whose coordinates span many orders of magnitude (a fuzzed object's polygon of 217
+/// A fill geometry builder that stops lyon's sweep once it has made more vertices than the outline
+/// would keep. With exact numbers an outline of n corners has at most n + n(n − 3)/2 vertices (its
+/// corners and one crossing per pair of edges that are not neighbours); and every vertex lyon makes
+/// here must be searched for (see `fill_crossing_outline`), so more than `MAX_CROSSING_SEARCH` / n of
+/// them give the outline up anyway. The budget is the smaller of n + n(n − 1)/2 and that. On some
+/// outlines whose coordinates span many orders of magnitude (a fuzzed object's polygon of 217
 /// corners, one of them 10⁷ from the others) lyon's f32 sweep keeps finding crossings of the pieces it
-/// has just cut, and made 1.46 million vertices in 4.5 s and 390 MB before it returned; stopped, the
+/// has just cut: it made 1.46 million vertices in 4.5 s and 390 MB before it returned. Stopped, the
 /// outline gets no triangles, as when lyon gives up on one.
 struct VertexBudget<B> {
     inner: B,
@@ -359,7 +364,8 @@ struct VertexBudget<B> {
 
 impl<B> VertexBudget<B> {
     fn for_outline(corners: usize, inner: B) -> Self {
-        Self { inner, left: corners.saturating_add(corners.saturating_mul(corners.saturating_sub(1)) / 2) }
+        let every_corner_and_crossing = corners.saturating_add(corners.saturating_mul(corners.saturating_sub(1)) / 2);
+        Self { inner, left: every_corner_and_crossing.min(MAX_CROSSING_SEARCH / corners.max(1)) }
     }
 }
 
@@ -605,6 +611,26 @@ fn fan_apex(points: &[[f32; 3]], normal: [f32; 3], double_area: f32) -> Option<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The budget stops lyon with its error once an outline's vertices run past it, and lets it finish
+    /// where they do not: a bowtie's five (four corners, one crossing).
+    #[test]
+    fn lyon_is_stopped_at_the_vertex_budget() {
+        let bowtie = [point(0.0, 0.0), point(2.0, 2.0), point(2.0, 0.0), point(0.0, 2.0)];
+        let fill = |left: usize| {
+            let mut buffers: VertexBuffers<[f32; 2], u32> = VertexBuffers::new();
+            let mut builder = VertexBudget { inner: BuffersBuilder::new(&mut buffers, |v: FillVertex| v.position().to_array()), left };
+            let options = FillOptions::default().with_fill_rule(FillRule::NonZero);
+            let result = FillTessellator::new().tessellate_polygon(Polygon { points: &bowtie, closed: true }, &options, &mut builder);
+            (result, buffers.vertices.len())
+        };
+        assert!(matches!(fill(5), (Ok(_), 5)));
+        assert!(matches!(fill(4).0, Err(lyon_tessellation::TessellationError::GeometryBuilder(GeometryBuilderError::TooManyVertices))));
+        // An outline's budget: every corner and crossing, or what the search for its vertices allows.
+        assert_eq!(VertexBudget::for_outline(4, ()).left, 10);
+        assert_eq!(VertexBudget::for_outline(217, ()).left, MAX_CROSSING_SEARCH / 217);
+        assert_eq!(VertexBudget::for_outline(0, ()).left, 0);
+    }
 
     fn area(points: &[[f32; 3]], tris: &[[u32; 3]]) -> f32 {
         tris.iter()
