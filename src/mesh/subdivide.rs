@@ -58,52 +58,63 @@ impl Cage {
 /// The most levels allowed: each level multiplies the face count by about four.
 pub const MAX_LEVEL: u32 = 6;
 
+/// Values a block of a row holds: four lanes, one vector register.
+const LANES: usize = 4;
+type Block = [f32; LANES];
+
 /// A cage's points as one row of values each (position, then extras), the form every Catmull–Clark
-/// rule averages.
+/// rule averages, each row cut into blocks of four lanes (the last one padded with zeros). A rule sums
+/// one block at a time, so its sum stays in a register and each weighted term is one vector multiply
+/// and add per block: summed value by value through memory, with the row's width known only at run
+/// time, the sums were a third of a small cage's subdivision. Each lane takes the same operations in
+/// the same order as a value summed alone, so the bits are those of the value-by-value sums.
 struct Rows {
     width: usize,
-    values: Vec<f32>,
+    blocks: usize,
+    values: Vec<Block>,
 }
 
 impl Rows {
     fn of(cage: &Cage) -> Self {
         let width = 3 + cage.extra_width;
-        let mut values = Vec::with_capacity(width * cage.points.len());
-        for (i, p) in cage.points.iter().enumerate() {
-            values.extend_from_slice(p);
-            let extras = cage.extras_of(i);
-            values.extend_from_slice(extras);
+        let blocks = width.div_ceil(LANES);
+        let mut values = vec![[0.0; LANES]; blocks * cage.points.len()];
+        let mut row = Vec::with_capacity(blocks * LANES);
+        for (i, (p, blocks_of_point)) in cage.points.iter().zip(values.chunks_exact_mut(blocks)).enumerate() {
+            row.clear();
+            row.extend_from_slice(p);
             // A short extras column reads as zeros, as a point beyond the cage does.
-            values.extend(std::iter::repeat_n(0.0, cage.extra_width - extras.len()));
+            row.extend_from_slice(cage.extras_of(i));
+            row.resize(blocks * LANES, 0.0);
+            for (block, values) in blocks_of_point.iter_mut().zip(row.chunks_exact(LANES)) {
+                block.copy_from_slice(values);
+            }
         }
-        Self { width, values }
+        Self { width, blocks, values }
     }
 
-    fn row(&self, i: u32) -> Option<&[f32]> {
-        self.values.get(i as usize * self.width..(i as usize + 1) * self.width)
+    fn len(&self) -> usize {
+        self.values.len() / self.blocks.max(1)
     }
 
-    /// `acc += row i × weight`, element by element; a point beyond the cage adds nothing (it reads
-    /// as zeros).
-    fn add_to(&self, acc: &mut [f32], i: u32, weight: f32) {
-        if let Some(row) = self.row(i) {
-            add_weighted(acc, row, weight);
-        }
+    /// Block `b` of row `i`; `None` for a point beyond the cage, which adds nothing.
+    fn block(&self, i: u32, b: usize) -> Option<&Block> {
+        self.values.get(i as usize * self.blocks + b)
+    }
+
+    /// The rows as a cage's points and extras.
+    fn unpack(&self) -> (Vec<[f32; 3]>, Vec<f32>) {
+        let rows = self.values.chunks_exact(self.blocks.max(1));
+        let points = rows.clone().map(|row| [row[0][0], row[0][1], row[0][2]]).collect();
+        let extras = if self.width > 3 { rows.flat_map(|row| row.as_flattened()[3..self.width].iter().copied()).collect() } else { Vec::new() };
+        (points, extras)
     }
 }
 
+/// `sum + value × weight`, lane by lane.
 #[inline(always)]
-fn add_weighted(acc: &mut [f32], value: &[f32], weight: f32) {
-    // Positions alone (no UVs or morphs) are most cages: three values, unrolled.
-    if let (Ok(acc), Ok(value)) = (<&mut [f32; 3]>::try_from(&mut *acc), <&[f32; 3]>::try_from(value)) {
-        for k in 0..3 {
-            acc[k] += value[k] * weight;
-        }
-        return;
-    }
-    for (a, v) in acc.iter_mut().zip(value) {
-        *a += v * weight;
-    }
+fn add_weighted(sum: Block, value: &Block, weight: f32) -> Block {
+    std::array::from_fn(|k| sum[k] + value[k] * weight)
 }
 
 /// Compressed lists, one per point: `starts[p]..starts[p + 1]` index `items`.
@@ -114,19 +125,27 @@ struct PerPoint<T> {
 
 impl<T: Copy + Default> PerPoint<T> {
     /// Lists of the `(point, item)` pairs (every point below `point_count`), each in the pairs' order.
-    fn collect(point_count: usize, pairs: &[(u32, T)]) -> Self {
+    /// The pairs are gone through twice, to count and to place, so no list of them is made.
+    fn collect(point_count: usize, pairs: impl Iterator<Item = (u32, T)> + Clone) -> Self {
+        // Counted one place on (point p's count at p + 2), so that after the running sum `starts[p + 1]`
+        // is where p's list begins: it is the cursor placing p's items, and ends where p + 1's begins,
+        // which is what it must hold then.
         let mut starts = vec![0u32; point_count + 1];
-        for &(p, _) in pairs {
-            starts[p as usize + 1] += 1;
+        let mut total = 0usize;
+        for (p, _) in pairs.clone() {
+            if let Some(count) = starts.get_mut(p as usize + 2) {
+                *count += 1;
+            }
+            total += 1;
         }
-        for i in 0..point_count {
-            starts[i + 1] += starts[i];
+        for i in 2..starts.len() {
+            starts[i] += starts[i - 1];
         }
-        let mut next = starts.clone();
-        let mut items = vec![T::default(); starts[point_count] as usize];
-        for &(p, item) in pairs {
-            items[next[p as usize] as usize] = item;
-            next[p as usize] += 1;
+        let mut items = vec![T::default(); total];
+        for (p, item) in pairs {
+            let cursor = &mut starts[p as usize + 1];
+            items[*cursor as usize] = item;
+            *cursor += 1;
         }
         Self { starts, items }
     }
@@ -150,8 +169,7 @@ fn sorted_sides(sides: Vec<Side>, point_count: usize) -> Vec<Side> {
         sides.sort_unstable();
         return sides;
     }
-    let by_low_point: Vec<(u32, Side)> = sides.into_iter().map(|side| (side.0.0, side)).collect();
-    let mut lists = PerPoint::collect(point_count, &by_low_point);
+    let mut lists = PerPoint::collect(point_count, sides.iter().map(|&side| (side.0.0, side)));
     for p in 0..point_count {
         // A stable sort: sides of one edge stay in the order they were made.
         lists.items[lists.starts[p] as usize..lists.starts[p + 1] as usize].sort_by_key(|&((_, high), _, _)| high);
@@ -159,127 +177,139 @@ fn sorted_sides(sides: Vec<Side>, point_count: usize) -> Vec<Side> {
     lists.items
 }
 
-/// One Catmull–Clark step: every n-gon becomes n quads.
-pub fn subdivide_once(cage: &Cage) -> Cage {
-    let rows = Rows::of(cage);
-    let dim = rows.width;
-    let point_count = cage.points.len();
+/// An edge of the cage: its points (lower first) and, where exactly two faces share it, those two;
+/// any other edge (open, or shared by more than two faces) is sharp.
+#[derive(Clone, Copy, Default)]
+struct Edge {
+    ends: (u32, u32),
+    faces: Option<(u32, u32)>,
+}
+
+/// How a cage's faces, edges and points meet: what one step needs besides the points' values.
+struct Connectivity {
+    /// In key order, numbered after the points and the faces in the next cage.
+    edges: Vec<Edge>,
+    /// Per corner: the new point on the edge that leaves it.
+    edge_after_corner: Vec<u32>,
+    /// Per point: its faces (each once, in face order).
+    point_faces: PerPoint<u32>,
+    /// Per point: its edges (in key order).
+    point_edges: PerPoint<u32>,
+}
+
+impl Connectivity {
+    fn of(cage: &Cage, point_count: usize) -> Self {
+        let face_count = cage.face_count();
+        // Faces name their points; one beyond the cage (never made by this crate) stays out of the
+        // per-point tables and reads as zeros.
+        let in_cage = |p: u32| (p as usize) < point_count;
+        // Every face side as (edge, face, corner), sorted: a run of one edge lists its faces in face
+        // order, and the edges are numbered in key order.
+        let mut sides: Vec<Side> = Vec::with_capacity(cage.corners.len());
+        for f in 0..face_count {
+            let face = cage.face(f);
+            let start = cage.face_starts[f];
+            for (k, &a) in face.iter().enumerate() {
+                let b = face[if k + 1 == face.len() { 0 } else { k + 1 }];
+                sides.push(((a.min(b), a.max(b)), f as u32, start + k as u32));
+            }
+        }
+        let sides = sorted_sides(sides, point_count);
+        let mut edge_after_corner = vec![0u32; cage.corners.len()];
+        // Room for as many edges as sides, the most there can be (an open cage's): grown edge by edge
+        // they were reallocated again and again.
+        let mut edges: Vec<Edge> = Vec::with_capacity(sides.len());
+        for run in sides.chunk_by(|x, y| x.0 == y.0) {
+            let number = (point_count + face_count + edges.len()) as u32;
+            for side in run {
+                edge_after_corner[side.2 as usize] = number;
+            }
+            let faces = if let [(_, f0, _), (_, f1, _)] = run { Some((*f0, *f1)) } else { None };
+            edges.push(Edge { ends: run[0].0, faces });
+        }
+        let mut face_pairs = Vec::with_capacity(cage.corners.len());
+        // The face each point was last listed with: a point named twice by one face counts that face
+        // once (a look-up, not a search of the face, which can have a thousand corners).
+        let mut listed_with = vec![u32::MAX; point_count];
+        for (f, face) in cage.faces().enumerate() {
+            for &p in face.iter().filter(|&&p| in_cage(p)) {
+                if listed_with[p as usize] != f as u32 {
+                    listed_with[p as usize] = f as u32;
+                    face_pairs.push((p, f as u32));
+                }
+            }
+        }
+        let edge_pairs = edges.iter().enumerate().flat_map(|(e, edge)| [edge.ends.0, edge.ends.1].into_iter().filter(|&p| in_cage(p)).map(move |p| (p, e as u32)));
+        let point_edges = PerPoint::collect(point_count, edge_pairs);
+        Self { edges, edge_after_corner, point_faces: PerPoint::collect(point_count, face_pairs.iter().copied()), point_edges }
+    }
+}
+
+/// One Catmull–Clark step: every n-gon becomes n quads. `rows` are the cage's points' values; the
+/// cage returned has no points of its own, its values are the rows returned.
+fn subdivide_once(cage: &Cage, rows: &Rows) -> (Cage, Rows) {
+    let blocks = rows.blocks;
+    let point_count = rows.len();
     let face_count = cage.face_count();
-    // Faces name their points; one beyond the cage (never made by this crate) stays out of the
-    // per-point tables and reads as zeros.
-    let in_cage = |p: u32| (p as usize) < point_count;
+    let links = Connectivity::of(cage, point_count);
+    let edge_count = links.edges.len();
+    // The next cage's rows: the points moved, then a point per face, then one per edge.
+    let mut values = vec![[0.0f32; LANES]; blocks * (point_count + face_count + edge_count)];
+    let (point_values, new_values) = values.split_at_mut(blocks * point_count);
+    let (face_values, edge_values) = new_values.split_at_mut(blocks * face_count);
 
-    let mut face_points = vec![0.0f32; dim * face_count];
-    for (f, face) in cage.faces().enumerate() {
-        let acc = &mut face_points[f * dim..(f + 1) * dim];
-        for &p in face {
-            rows.add_to(acc, p, 1.0 / face.len() as f32);
+    for (face, out) in cage.faces().zip(face_values.chunks_exact_mut(blocks.max(1))) {
+        let weight = 1.0 / face.len() as f32;
+        for (b, out) in out.iter_mut().enumerate() {
+            *out = face.iter().filter_map(|&p| rows.block(p, b)).fold([0.0; LANES], |sum, value| add_weighted(sum, value, weight));
         }
     }
-    let face_point = |f: u32| &face_points[f as usize * dim..(f as usize + 1) * dim];
+    let face_point = |f: u32, b: usize| &face_values[f as usize * blocks + b];
 
-    // Every face side as (edge, face, corner), sorted: a run of one edge lists its faces in face order,
-    // and the edges are numbered in key order.
-    let mut sides: Vec<Side> = Vec::with_capacity(cage.corners.len());
-    for f in 0..face_count {
-        let face = cage.face(f);
-        let start = cage.face_starts[f];
-        for (k, &a) in face.iter().enumerate() {
-            let b = face[if k + 1 == face.len() { 0 } else { k + 1 }];
-            sides.push(((a.min(b), a.max(b)), f as u32, start + k as u32));
+    for (edge, out) in links.edges.iter().zip(edge_values.chunks_exact_mut(blocks.max(1))) {
+        let (a, c) = edge.ends;
+        for (b, out) in out.iter_mut().enumerate() {
+            let ends = |weight: f32| [a, c].iter().filter_map(|&p| rows.block(p, b)).fold([0.0; LANES], |sum, value| add_weighted(sum, value, weight));
+            *out = match edge.faces {
+                Some((f0, f1)) => add_weighted(add_weighted(ends(0.25), face_point(f0, b), 0.25), face_point(f1, b), 0.25),
+                None => ends(0.5),
+            };
         }
-    }
-    let sides = sorted_sides(sides, point_count);
-    // Per corner: the new point on the edge that leaves it.
-    let mut edge_after_corner = vec![0u32; cage.corners.len()];
-    // Per edge: its points and whether it is sharp (open, or shared by more than two faces).
-    // Room for as many edges as sides, the most there can be (an open cage's): grown edge by edge they
-    // were reallocated again and again (Subdivision.lwo: 720 k → 705 k instructions a load, 69.4 → 68.2 µs).
-    let mut edges: Vec<((u32, u32), bool)> = Vec::with_capacity(sides.len());
-    let mut edge_values: Vec<f32> = Vec::with_capacity(dim * sides.len());
-    for run in sides.chunk_by(|x, y| x.0 == y.0) {
-        let key = run[0].0;
-        let number = (point_count + face_count + edges.len()) as u32;
-        for side in run {
-            edge_after_corner[side.2 as usize] = number;
-        }
-        // Summed in place at the end of the edge values, not in a vector of its own per edge.
-        let start = edge_values.len();
-        edge_values.resize(start + dim, 0.0);
-        let acc = &mut edge_values[start..];
-        if let [(_, f0, _), (_, f1, _)] = run {
-            rows.add_to(acc, key.0, 0.25);
-            rows.add_to(acc, key.1, 0.25);
-            add_weighted(acc, face_point(*f0), 0.25);
-            add_weighted(acc, face_point(*f1), 0.25);
-        } else {
-            rows.add_to(acc, key.0, 0.5);
-            rows.add_to(acc, key.1, 0.5);
-        }
-        edges.push((key, run.len() != 2));
     }
 
-    // Per point: its faces (each once, in face order) and its edges (in key order).
-    let mut face_pairs = Vec::with_capacity(cage.corners.len());
-    // The face each point was last listed with: a point named twice by one face counts that face once
-    // (a look-up, not a search of the face, which can have a thousand corners).
-    let mut listed_with = vec![u32::MAX; point_count];
-    for (f, face) in cage.faces().enumerate() {
-        for &p in face.iter().filter(|&&p| in_cage(p)) {
-            if listed_with[p as usize] != f as u32 {
-                listed_with[p as usize] = f as u32;
-                face_pairs.push((p, f as u32));
-            }
+    for (p, out) in point_values.chunks_exact_mut(blocks.max(1)).enumerate() {
+        let faces = links.point_faces.of(p);
+        let edges_here = links.point_edges.of(p);
+        let edge = |e: &u32| links.edges[*e as usize];
+        let sharp_count = edges_here.iter().filter(|e| edge(e).faces.is_none()).count();
+        let p = p as u32;
+        for (b, out) in out.iter_mut().enumerate() {
+            let original = rows.block(p, b).copied().unwrap_or_default();
+            *out = if faces.is_empty() || sharp_count > 2 {
+                original
+            } else if sharp_count == 2 {
+                // On an open border: 3/4 the point, 1/8 each border neighbour.
+                edges_here.iter().map(edge).filter(|e| e.faces.is_none()).fold(add_weighted([0.0; LANES], &original, 0.75), |sum, e| {
+                    let (a, c) = e.ends;
+                    rows.block(if a == p { c } else { a }, b).map_or(sum, |value| add_weighted(sum, value, 0.125))
+                })
+            } else {
+                let n = faces.len() as f32;
+                let face_average = faces.iter().fold([0.0; LANES], |sum, &f| add_weighted(sum, face_point(f, b), 1.0 / n));
+                let m = edges_here.len().max(1) as f32;
+                let edge_average = edges_here.iter().map(edge).fold([0.0; LANES], |sum, e| {
+                    [e.ends.0, e.ends.1].iter().filter_map(|&q| rows.block(q, b)).fold(sum, |sum, value| add_weighted(sum, value, 0.5 / m))
+                });
+                let sum = add_weighted([0.0; LANES], &face_average, 1.0 / n);
+                add_weighted(add_weighted(sum, &edge_average, 2.0 / n), &original, (n - 3.0) / n)
+            };
         }
     }
-    let point_faces = PerPoint::collect(point_count, &face_pairs);
-    let edge_pairs: Vec<(u32, ((u32, u32), bool))> =
-        edges.iter().flat_map(|&(key, sharp)| [key.0, key.1].into_iter().filter(|&p| in_cage(p)).map(move |p| (p, (key, sharp)))).collect();
-    let point_edges = PerPoint::collect(point_count, &edge_pairs);
-
-    let mut values: Vec<f32> = Vec::with_capacity(dim * (point_count + face_count + edges.len()));
-    let mut f_avg = vec![0.0f32; dim];
-    let mut r_avg = vec![0.0f32; dim];
-    for p in 0..point_count as u32 {
-        let original = rows.row(p).unwrap_or(&[]);
-        let faces = point_faces.of(p as usize);
-        let edges_here = point_edges.of(p as usize);
-        let sharp_count = edges_here.iter().filter(|(_, s)| *s).count();
-        let start = values.len();
-        values.resize(start + dim, 0.0);
-        let acc = &mut values[start..];
-        if faces.is_empty() || sharp_count > 2 {
-            acc.copy_from_slice(original);
-        } else if sharp_count == 2 {
-            // On an open border: 3/4 the point, 1/8 each border neighbour.
-            add_weighted(acc, original, 0.75);
-            for &((a, b), _) in edges_here.iter().filter(|(_, s)| *s) {
-                rows.add_to(acc, if a == p { b } else { a }, 0.125);
-            }
-        } else {
-            let n = faces.len() as f32;
-            f_avg.fill(0.0);
-            for &f in faces {
-                add_weighted(&mut f_avg, face_point(f), 1.0 / n);
-            }
-            r_avg.fill(0.0);
-            let m = edges_here.len().max(1) as f32;
-            for &((a, b), _) in edges_here {
-                rows.add_to(&mut r_avg, a, 0.5 / m);
-                rows.add_to(&mut r_avg, b, 0.5 / m);
-            }
-            add_weighted(acc, &f_avg, 1.0 / n);
-            add_weighted(acc, &r_avg, 2.0 / n);
-            add_weighted(acc, original, (n - 3.0) / n);
-        }
-    }
-    values.extend_from_slice(&face_points);
-    values.extend_from_slice(&edge_values);
 
     let mut out = Cage {
-        points: values.chunks_exact(dim).map(|v| [v[0], v[1], v[2]]).collect(),
-        extras: if dim > 3 { values.chunks_exact(dim).flat_map(|v| v[3..].iter().copied()).collect() } else { Vec::new() },
-        extra_width: dim - 3,
+        points: Vec::new(),
+        extras: Vec::new(),
+        extra_width: cage.extra_width,
         face_starts: Vec::with_capacity(cage.corners.len() + 1),
         corners: Vec::with_capacity(4 * cage.corners.len()),
         face_origins: Vec::with_capacity(if cage.face_origins.is_empty() { 0 } else { cage.corners.len() }),
@@ -293,19 +323,24 @@ pub fn subdivide_once(cage: &Cage) -> Cage {
         let center = (point_count + f) as u32;
         let n = face.len();
         for k in 0..n {
-            let prev = edge_after_corner[start + if k == 0 { n - 1 } else { k - 1 }];
-            let next = edge_after_corner[start + k];
+            let prev = links.edge_after_corner[start + if k == 0 { n - 1 } else { k - 1 }];
+            let next = links.edge_after_corner[start + k];
             out.push_face([face[k], next, center, prev]);
         }
     }
-    out
+    (out, Rows { width: rows.width, blocks, values })
 }
 
 pub fn subdivide(cage: &Cage, levels: u32) -> Cage {
-    let mut out = cage.clone();
-    for _ in 0..levels.min(MAX_LEVEL) {
-        out = subdivide_once(&out);
+    let levels = levels.min(MAX_LEVEL);
+    if levels == 0 {
+        return cage.clone();
     }
+    let (mut out, mut rows) = subdivide_once(cage, &Rows::of(cage));
+    for _ in 1..levels {
+        (out, rows) = subdivide_once(&out, &rows);
+    }
+    (out.points, out.extras) = rows.unpack();
     out
 }
 
