@@ -274,9 +274,9 @@ impl Triangulator {
     /// along the polygon's own edges. False when lyon gives up on the outline.
     fn fill_crossing_outline(&mut self) -> bool {
         /// Where an output vertex comes from: a corner of the outline, or a point on one of its edges
-        /// (a crossing). lyon would say so for a path that carries endpoint ids; `tessellate_polygon`'s
-        /// carries none, so every vertex comes back `At` its position and is found by a search of the
-        /// outline (bounded below: `MAX_CROSSING_SEARCH`).
+        /// (a crossing). lyon says so from the outline's endpoint ids, corner k's id being k (a path
+        /// without ids, as `tessellate_polygon` makes, gave every vertex only its position, to be found
+        /// by a search of the outline).
         #[derive(Clone, Copy)]
         enum Source {
             Corner(u32),
@@ -288,8 +288,11 @@ impl Triangulator {
         let mut buffers: VertexBuffers<Source, u32> = VertexBuffers::new();
         let options = FillOptions::default().with_fill_rule(FillRule::NonZero).with_tolerance(1e-4);
         let n = self.projected.len();
-        let result = self.fill.tessellate_polygon(
-            Polygon { points: &outline, closed: true },
+        let polygon = Polygon { points: &outline, closed: true };
+        let result = self.fill.tessellate_with_ids(
+            polygon.id_iter(),
+            &polygon,
+            None,
             &options,
             &mut VertexBudget::for_outline(n, BuffersBuilder::new(&mut buffers, |v: FillVertex| {
                 // A vertex may list several sources (the two edges of a crossing); any valid one places it.
@@ -329,6 +332,8 @@ impl Triangulator {
                 }
                 Source::OnEdge { from, to, t } if from < n && to < n => (from, to, t),
                 Source::At([x, y]) => {
+                    #[cfg(test)]
+                    VERTICES_FOUND_BY_POSITION.with(|count| count.set(count.get() + 1));
                     let v = [f64::from(x), f64::from(y)];
                     let near = |p: &[f64; 2]| ((p[0] - v[0]).powi(2) + (p[1] - v[1]).powi(2)).sqrt() <= scale * 1e-5;
                     if let Some(k) = self.projected.iter().position(near) {
@@ -348,15 +353,22 @@ impl Triangulator {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many of lyon's vertices this thread's outlines placed by a search of their position, so that
+    /// tests can tell that lyon named the others' corners and edges.
+    static VERTICES_FOUND_BY_POSITION: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// A fill geometry builder that stops lyon's sweep once it has made more vertices than the outline
 /// would keep. With exact numbers an outline of n corners has at most n + n(n − 3)/2 vertices (its
-/// corners and one crossing per pair of edges that are not neighbours); and every vertex lyon makes
-/// here must be searched for (see `fill_crossing_outline`), so more than `MAX_CROSSING_SEARCH` / n of
-/// them give the outline up anyway. The budget is the smaller of n + n(n − 1)/2 and that. On some
-/// outlines whose coordinates span many orders of magnitude (a fuzzed object's polygon of 217
-/// corners, one of them 10⁷ from the others) lyon's f32 sweep keeps finding crossings of the pieces it
-/// has just cut: it made 1.46 million vertices in 4.5 s and 390 MB before it returned. Stopped, the
-/// outline gets no triangles, as when lyon gives up on one.
+/// corners and one crossing per pair of edges that are not neighbours). The budget is the smaller of
+/// n + n(n − 1)/2 and `MAX_CROSSING_SEARCH` / n: the vertices that could still be placed by a search of
+/// the outline if lyon named none of them (see `fill_crossing_outline`), which also holds a large
+/// outline's sweep to a bounded amount of work. On some outlines whose coordinates span many orders of
+/// magnitude (a fuzzed object's polygon of 217 corners, one of them 10⁷ from the others) lyon's f32
+/// sweep keeps finding crossings of the pieces it has just cut: it made 1.46 million vertices in 4.5 s
+/// and 390 MB before it returned. Stopped, the outline gets no triangles, as when lyon gives up on one.
 struct VertexBudget<B> {
     inner: B,
     left: usize,
@@ -689,6 +701,35 @@ mod tests {
                 let covered = corners.iter().filter(|tri| inside(**tri, p)).count();
                 let expected = usize::from(winding_number(&outline, p) != 0);
                 assert_eq!(covered, expected, "at {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn lyon_names_the_corner_or_the_edges_of_every_vertex_of_a_crossing_outline() {
+        // The pentagram's five crossings are its inner pentagon's corners, at cos 72° / cos 36° of its
+        // outer radius from the centre; the bowtie's one crossing is where y = x / 2 meets y = 4 − x
+        // (its lobes unequal, so that it has an area and a normal).
+        let star: Vec<[f32; 3]> = (0..5)
+            .map(|k| {
+                let a = std::f32::consts::FRAC_PI_2 + k as f32 * 4.0 * std::f32::consts::PI / 5.0;
+                [a.cos(), a.sin(), 0.0]
+            })
+            .collect();
+        let bowtie = vec![[0.0, 0.0, 0.0], [4.0, 2.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]];
+        let inner = (72f32.to_radians().cos() / 36f32.to_radians().cos(), [0.0, 0.0, 0.0]);
+        for (outline, crossings, (radius, centre)) in [(star, 5, inner), (bowtie, 1, (0.0, [8.0 / 3.0, 4.0 / 3.0, 0.0]))] {
+            let mut t = Triangulator::new();
+            let mut tris = Vec::new();
+            let searched_before = VERTICES_FOUND_BY_POSITION.with(|count| count.get());
+            assert!(t.triangulate(&outline, &mut tris) > 0);
+            assert_eq!(VERTICES_FOUND_BY_POSITION.with(|count| count.get()), searched_before, "no vertex was searched for");
+            assert_eq!(t.crossings().len(), crossings);
+            for c in t.crossings() {
+                let (a, b) = (outline[c.from as usize], outline[c.to as usize]);
+                let at: [f32; 3] = std::array::from_fn(|k| a[k] + (b[k] - a[k]) * c.t);
+                let distance = sub(at, centre).iter().map(|d| d * d).sum::<f32>().sqrt();
+                assert!((distance - radius).abs() < 1e-5, "crossing {c:?} at {at:?}");
             }
         }
     }
