@@ -680,14 +680,19 @@ mod tests {
         (d1 > 0.0 && d2 > 0.0 && d3 > 0.0) || (d1 < 0.0 && d2 < 0.0 && d3 < 0.0)
     }
 
-    #[test]
-    fn a_pentagram_is_covered_exactly_once_where_its_winding_is_not_zero() {
-        let star: Vec<[f32; 3]> = (0..5)
+    /// A five-pointed star of unit radius about the origin, its corners in drawing order.
+    fn pentagram() -> Vec<[f32; 3]> {
+        (0..5)
             .map(|k| {
                 let a = std::f32::consts::FRAC_PI_2 + k as f32 * 4.0 * std::f32::consts::PI / 5.0;
                 [a.cos(), a.sin(), 0.0]
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_pentagram_is_covered_exactly_once_where_its_winding_is_not_zero() {
+        let star = pentagram();
         let mut t = Triangulator::new();
         let mut tris = Vec::new();
         t.triangulate(&star, &mut tris);
@@ -710,12 +715,7 @@ mod tests {
         // The pentagram's five crossings are its inner pentagon's corners, at cos 72° / cos 36° of its
         // outer radius from the centre; the bowtie's one crossing is where y = x / 2 meets y = 4 − x
         // (its lobes unequal, so that it has an area and a normal).
-        let star: Vec<[f32; 3]> = (0..5)
-            .map(|k| {
-                let a = std::f32::consts::FRAC_PI_2 + k as f32 * 4.0 * std::f32::consts::PI / 5.0;
-                [a.cos(), a.sin(), 0.0]
-            })
-            .collect();
+        let star = pentagram();
         let bowtie = vec![[0.0, 0.0, 0.0], [4.0, 2.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]];
         let inner = (72f32.to_radians().cos() / 36f32.to_radians().cos(), [0.0, 0.0, 0.0]);
         for (outline, crossings, (radius, centre)) in [(star, 5, inner), (bowtie, 1, (0.0, [8.0 / 3.0, 4.0 / 3.0, 0.0]))] {
