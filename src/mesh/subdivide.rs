@@ -177,8 +177,9 @@ fn sorted_sides(sides: Vec<Side>, point_count: usize) -> Vec<Side> {
     lists.items
 }
 
-/// An edge of the cage: its points (lower first) and, where exactly two faces share it, those two;
-/// any other edge (open, or shared by more than two faces) is sharp.
+/// An edge of the cage: its points (lower first) and, where exactly two face sides run along it, their
+/// faces (one face twice, where a face names the edge twice); any other edge (open, or shared by more
+/// than two sides) is sharp.
 #[derive(Clone, Copy, Default)]
 struct Edge {
     ends: (u32, u32),
@@ -436,6 +437,16 @@ mod tests {
             expected.sort_unstable();
             assert_eq!(sorted_sides(sides, cage.points.len()), expected);
         }
+    }
+
+    #[test]
+    fn per_point_lists_hold_each_points_items_in_the_pairs_order() {
+        let lists = PerPoint::collect(4, [(2, 'a'), (0, 'b'), (2, 'c'), (3, 'd'), (0, 'e')].into_iter());
+        assert_eq!([lists.of(0), lists.of(1), lists.of(2), lists.of(3)], [&['b', 'e'][..], &[], &['a', 'c'], &['d']]);
+        let one = PerPoint::collect(1, [(0, 7u32), (0, 8)].into_iter());
+        assert_eq!(one.of(0), &[7, 8]);
+        let none = PerPoint::<u32>::collect(0, std::iter::empty());
+        assert!(none.items.is_empty() && none.starts == [0]);
     }
 
     #[test]

@@ -281,13 +281,23 @@ impl Triangulator {
         enum Source {
             Corner(u32),
             OnEdge { from: u32, to: u32, t: f32 },
-            /// lyon gives no source at some crossings: found by position, nearest edge.
+            /// A vertex none of whose sources names a corner at its place or one of the outline's own
+            /// edges: found by position, nearest edge.
             At([f32; 2]),
         }
         let outline: Vec<_> = self.projected.iter().map(|p| point(p[0] as f32, p[1] as f32)).collect();
         let mut buffers: VertexBuffers<Source, u32> = VertexBuffers::new();
         let options = FillOptions::default().with_fill_rule(FillRule::NonZero).with_tolerance(1e-4);
         let n = self.projected.len();
+        let scale = self.projected.iter().fold(0.0f64, |m, p| m.max(p[0].abs()).max(p[1].abs())).max(1e-12);
+        // A source is taken only where it says what lyon's position says, as the search would: a corner
+        // at the vertex's place (lyon can name an edge's end corner for a vertex it moved to a crossing),
+        // an edge from a corner to the next (an edge lyon drops for having no length makes the next one
+        // start a corner early).
+        let near = (scale * 1e-5) as f32;
+        let at_corner = |id: usize, position: lyon_tessellation::math::Point| {
+            outline.get(id).is_some_and(|corner| (corner.x - position.x).abs() <= near && (corner.y - position.y).abs() <= near)
+        };
         let polygon = Polygon { points: &outline, closed: true };
         let result = self.fill.tessellate_with_ids(
             polygon.id_iter(),
@@ -296,11 +306,12 @@ impl Triangulator {
             &options,
             &mut VertexBudget::for_outline(n, BuffersBuilder::new(&mut buffers, |v: FillVertex| {
                 // A vertex may list several sources (the two edges of a crossing); any valid one places it.
-                let valid = |id: lyon_tessellation::path::EndpointId| id != lyon_tessellation::path::EndpointId::INVALID;
+                let position = v.position();
+                let edge_of_outline = |from: usize, to: usize| from < n && to == (from + 1) % n;
                 v.sources()
                     .find_map(|source| match source {
-                        VertexSource::Endpoint { id } if valid(id) => Some(Source::Corner(id.0)),
-                        VertexSource::Edge { from, to, t } if valid(from) && valid(to) => Some(if t <= 0.0 {
+                        VertexSource::Endpoint { id } if at_corner(id.to_usize(), position) => Some(Source::Corner(id.0)),
+                        VertexSource::Edge { from, to, t } if edge_of_outline(from.to_usize(), to.to_usize()) => Some(if t <= 0.0 {
                             Source::Corner(from.0)
                         } else if t >= 1.0 {
                             Source::Corner(to.0)
@@ -309,7 +320,7 @@ impl Triangulator {
                         }),
                         _ => None,
                     })
-                    .unwrap_or(Source::At(v.position().to_array()))
+                    .unwrap_or(Source::At(position.to_array()))
             })),
         );
         if result.is_err() {
@@ -322,7 +333,6 @@ impl Triangulator {
         if unplaced.saturating_mul(n as usize) > MAX_CROSSING_SEARCH {
             return false;
         }
-        let scale = self.projected.iter().fold(0.0f64, |m, p| m.max(p[0].abs()).max(p[1].abs())).max(1e-12);
         let mut remap = Vec::with_capacity(buffers.vertices.len());
         for source in &buffers.vertices {
             let (from, to, t) = match *source {
@@ -726,6 +736,7 @@ mod tests {
             assert_eq!(VERTICES_FOUND_BY_POSITION.with(|count| count.get()), searched_before, "no vertex was searched for");
             assert_eq!(t.crossings().len(), crossings);
             for c in t.crossings() {
+                assert_eq!(c.to as usize, (c.from as usize + 1) % outline.len(), "crossing {c:?} lies on an edge of the outline");
                 let (a, b) = (outline[c.from as usize], outline[c.to as usize]);
                 let at: [f32; 3] = std::array::from_fn(|k| a[k] + (b[k] - a[k]) * c.t);
                 let distance = sub(at, centre).iter().map(|d| d * d).sum::<f32>().sqrt();
