@@ -338,8 +338,15 @@ fn status_kb(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// `--child KIND PATH RUNS`: the median of RUNS runs, each run's time in order, and the peak resident set, as one
-/// JSON line.
+/// Minor page faults the process has taken: field 10 of `/proc/self/stat`, counted after the command
+/// name, which is in parentheses and may hold spaces.
+fn minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    stat.rfind(')').and_then(|end| stat[end + 2..].split(' ').nth(7)).and_then(|field| field.parse().ok()).unwrap_or(0)
+}
+
+/// `--child KIND PATH RUNS`: the median of RUNS runs, each run's time and minor page faults in order, and the
+/// peak resident set, as one JSON line.
 fn child(kind: &str, path: &Path, runs: usize) -> Value {
     let run: Run = match kind {
         "ours-lwo" => ours_lwo,
@@ -359,20 +366,23 @@ fn child(kind: &str, path: &Path, runs: usize) -> Value {
     }
     let baseline_kb = status_kb("VmRSS:");
     let mut times = Vec::new();
+    let mut faults = Vec::new();
     let mut triangles = 0;
     for _ in 0..runs.max(1) {
+        let faults_before = minor_faults();
         let started = Instant::now();
         match run(path) {
             Ok(t) => triangles = t,
             Err(e) => return json!({ "error": e }),
         }
         times.push(started.elapsed().as_secs_f64());
+        faults.push(minor_faults() - faults_before);
     }
     // Each run's time in the order run, beside the median: a child's first runs are slower than the
     // rest (code not yet in the caches), which the median of five leaves out.
     let in_order = times.clone();
     times.sort_by(f64::total_cmp);
-    json!({ "seconds": times[times.len() / 2], "runs": in_order, "triangles": triangles, "peak_kb": status_kb("VmHWM:"), "baseline_kb": baseline_kb })
+    json!({ "seconds": times[times.len() / 2], "runs": in_order, "faults": faults, "triangles": triangles, "peak_kb": status_kb("VmHWM:"), "baseline_kb": baseline_kb })
 }
 
 fn measure(kind: &str, path: &Path, runs: usize) -> Value {
