@@ -217,9 +217,10 @@ impl NodeColumn {
     /// ranging from 16 bytes a chunk (LWO3 node graphs) to 1800 (modo): 280 nodes of room for the 37
     /// of a 9 KB LWO2 file, 27 KB never touched in the middle of the heap, over which the next load's
     /// blocks were laid and faulted in. Over the assimp corpus's 37 files, the page faults of a child's
-    /// second and third loads went from 197 and 69 to 110 and 33 (assimp's: 80 and 33), and the
-    /// median of five loads 4.1 and 5.6 % faster (two alternations of five children a file); the first
-    /// load did not change.
+    /// second load went from 191 to 91 (assimp's 63), its time 6 % down; the third load's, 9 and 18
+    /// (assimp's 7), stay few. The median of five loads was 0.6–2.8 % faster in four alternations of
+    /// seven children a file, within this host's noise; the first load the same (1.8 % slower in
+    /// nine alternations, within it too).
     #[cold]
     #[inline(never)]
     fn make_room(&mut self, next_offset: usize) {
