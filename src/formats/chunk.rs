@@ -168,83 +168,30 @@ thread_local! {
 /// The largest node column [`SPARE_NODES`] keeps, in bytes (some 35 000 nodes).
 const SPARE_NODES_KEPT: usize = 4 << 20;
 
-/// A tree's nodes, a parent before its children, and the length of the file they are read from (0
-/// where unknown), which sizes the column as it grows ([`NodeColumn::make_room`]); dropped, a large
-/// column is kept for the thread's next tree ([`SPARE_NODES`]).
-#[derive(Debug, Clone, Default)]
-struct NodeColumn {
-    nodes: Vec<ChunkNode>,
-    file_len: usize,
-}
-
-impl PartialEq for NodeColumn {
-    /// The nodes alone: the file's length only sizes the room.
-    fn eq(&self, other: &Self) -> bool {
-        self.nodes == other.nodes
-    }
-}
+/// A tree's nodes, a parent before its children; dropped, a large column is kept for the thread's
+/// next tree ([`SPARE_NODES`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct NodeColumn(Vec<ChunkNode>);
 
 impl Deref for NodeColumn {
     type Target = Vec<ChunkNode>;
 
     fn deref(&self) -> &Vec<ChunkNode> {
-        &self.nodes
+        &self.0
     }
 }
 
 impl std::ops::DerefMut for NodeColumn {
     fn deref_mut(&mut self) -> &mut Vec<ChunkNode> {
-        &mut self.nodes
-    }
-}
-
-/// The nodes a full column of `held` makes room for when the next chunk starts at `next_offset` of a
-/// file of `file_len` bytes (see [`NodeColumn::make_room`]).
-fn node_room(held: usize, file_len: usize, next_offset: usize) -> usize {
-    let projected = if next_offset > 0 { held.saturating_mul(file_len) / next_offset } else { 0 };
-    projected.saturating_add(projected / 10).clamp(held + held / 2 + 8, 4 * held + 64)
-}
-
-/// The room a walk's node column starts with: a small LightWave file holds 13–70 chunks (half of the
-/// assimp corpus's LWO2 files 34 or fewer), 3.5 KB of nodes.
-const FIRST_NODE_ROOM: usize = 32;
-
-impl NodeColumn {
-    /// Room for the nodes still to come, made when the column is full and the next chunk starts at
-    /// `next_offset` in the file: as many more chunks for the bytes after it as the bytes before it
-    /// held, and a tenth more, at least half again the column (the copies stay linear in the count)
-    /// and at most four times it (a run of small chunks before a large one says little of the rest).
-    /// A fixed guess from the file's length alone left most of the room unwritten, the files' density
-    /// ranging from 16 bytes a chunk (LWO3 node graphs) to 1800 (modo): 280 nodes of room for the 37
-    /// of a 9 KB LWO2 file, 27 KB never touched in the middle of the heap, over which the next load's
-    /// blocks were laid and faulted in. Over the assimp corpus's 37 files, the page faults of a child's
-    /// second load went from 191 to 91 (assimp's 63), its time 6 % down; the third load's, 9 and 18
-    /// (assimp's 7), stay few. The median of five loads was 0.6–2.8 % faster in four alternations of
-    /// seven children a file, within this host's noise; the first load the same (1.8 % slower in
-    /// nine alternations, within it too).
-    #[cold]
-    #[inline(never)]
-    fn make_room(&mut self, next_offset: usize) {
-        let held = self.nodes.len();
-        self.nodes.reserve_exact(node_room(held, self.file_len, next_offset) - held);
-    }
-
-    /// Hands back the room past the last node of a column too small to be kept (see [`SPARE_NODES`]),
-    /// once the walk is done: the model's columns that follow are made in it, where the next load's
-    /// blocks would otherwise lay over pages no load had touched and fault them in.
-    fn give_back_unused_room(&mut self) {
-        let bytes = self.nodes.capacity() * std::mem::size_of::<ChunkNode>();
-        if bytes < 128 << 10 {
-            self.nodes.shrink_to_fit();
-        }
+        &mut self.0
     }
 }
 
 impl Drop for NodeColumn {
     fn drop(&mut self) {
-        let bytes = self.nodes.capacity() * std::mem::size_of::<ChunkNode>();
+        let bytes = self.0.capacity() * std::mem::size_of::<ChunkNode>();
         if (128 << 10..=SPARE_NODES_KEPT).contains(&bytes) {
-            let mut nodes = std::mem::take(&mut self.nodes);
+            let mut nodes = std::mem::take(&mut self.0);
             nodes.clear();
             // Keep the larger of this column and the one kept before (a thread that has ended
             // keeps none: its destructor has run).
@@ -282,13 +229,15 @@ impl PartialEq for SiblingNumbers {
 }
 
 impl ChunkTree {
-    /// An empty tree for the chunks of a file of `bytes` bytes, its node column grown as they are read
-    /// in proportion to the file's bytes read ([`NodeColumn::make_room`]), from a small room or from a
-    /// column a tree of this thread left ([`SPARE_NODES`]).
+    /// An empty tree with room for the nodes a file of `bytes` bytes usually has: a chunk of a small file
+    /// is a few dozen bytes, and growing the node column from empty copied it five times in a 1 KB
+    /// file's load. Large files hold large chunks, so the room stops at a few hundred nodes. A column
+    /// a tree of this thread left ([`SPARE_NODES`]) serves instead where it has more room.
     pub fn for_file_of(bytes: usize) -> Self {
+        let room = (bytes / 32).clamp(8, 512);
         let spare = SPARE_NODES.with(|spare| spare.take());
-        let nodes = if spare.capacity() > FIRST_NODE_ROOM { spare } else { Vec::with_capacity(FIRST_NODE_ROOM) };
-        Self { nodes: NodeColumn { nodes, file_len: bytes }, ..Self::default() }
+        let nodes = if spare.capacity() > room { spare } else { Vec::with_capacity(room) };
+        Self { nodes: NodeColumn(nodes), ..Self::default() }
     }
 
     /// The top-level chunks: `MVER`, `MOHD`, … for WMO, the one `FORM` for IFF.
@@ -445,9 +394,6 @@ impl ChunkTree {
             }
             None => (self.roots.len() as u32, self.roots.last().copied()),
         };
-        if self.nodes.len() == self.nodes.capacity() {
-            self.nodes.make_room(node.offset);
-        }
         self.nodes.push(ChunkNode { parent, place, first_child: None, last_child: None, next_sibling: None, child_count: 0, ..node });
         if let Some(previous) = previous {
             self.nodes[previous.index()].next_sibling = Some(id);
@@ -684,7 +630,6 @@ fn read_iff_root(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<(ChunkTree, O
     grammar.describe(&[], &mut walk.tree, root, bytes);
     let read = walk.read_children(&mut body, root, LengthWidth::U4, 1);
     let mut tree = walk.tree;
-    tree.nodes.give_back_unused_room();
     if let Err(error) = read {
         return Ok((tree, Some(error)));
     }
@@ -837,9 +782,8 @@ impl IffWalk<'_, '_> {
 /// chunk id, how many header bytes precede its sub-chunks when it holds any (the format's grammar).
 pub fn read_le_chunks_partial(bytes: &[u8], container: &dyn Fn(FourCc) -> Option<usize>) -> (ChunkTree, Option<ParseError>) {
     let mut r = Reader::little(bytes, 0);
-    let mut tree = ChunkTree::for_file_of(bytes.len());
+    let mut tree = ChunkTree::default();
     let error = read_le_chunks(&mut r, None, 1, container, &mut tree).err();
-    tree.nodes.give_back_unused_room();
     (tree, error)
 }
 
@@ -991,26 +935,6 @@ mod tests {
         let fresh = ChunkTree::default();
         drop(fresh);
         assert_eq!(ChunkTree::for_file_of(64).nodes.capacity(), room, "an empty column is not kept in its place");
-    }
-
-    /// The column grows with what the bytes read so far say of the rest, within half again and four
-    /// times what it holds; a real small file's column holds its nodes and no more once read.
-    #[test]
-    fn the_node_column_grows_in_proportion_to_the_file_read_and_gives_back_the_rest() {
-        // A 9 KB LWO2 file whose 33rd chunk starts near its end: half again, the least step.
-        assert_eq!(node_room(32, 8978, 8900), 56);
-        // An LWO3 file's first 16 chunks in 300 of 6100 bytes: 357 projected, four times the most.
-        assert_eq!(node_room(16, 6100, 300), 128);
-        // Further on, the projection with a tenth more: 100 · 6100 / 1700 = 358, + 35.
-        assert_eq!(node_room(100, 6100, 1700), 393);
-        // No file length (a tree made apart from a walk), or a chunk at 0: half again.
-        assert_eq!(node_room(40, 0, 500), 68);
-        assert_eq!(node_room(40, 9000, 0), 68);
-        assert_eq!(node_room(1000, usize::MAX, 1), 4064, "saturates, and stops at four times");
-        let path = "/usr/share/assimp/models/LWO/LWO2/MappingModes/earth_planar_z.lwo";
-        let bytes = std::fs::read(path).expect("the assimp corpus (apt-get install assimp-testmodels)");
-        let tree = crate::formats::lwo::chunks::read_iff_tree(&bytes).expect("a readable file");
-        assert_eq!((tree.len(), tree.nodes.capacity()), (37, 37));
     }
 
     #[test]
