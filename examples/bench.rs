@@ -366,8 +366,9 @@ fn child(kind: &str, path: &Path, runs: usize) -> Value {
         let _ = assimp_api();
     }
     let baseline_kb = status_kb("VmRSS:");
-    let mut times = Vec::new();
-    let mut faults = Vec::new();
+    // Room for every run's values first: a column grown between runs would move the heap they use.
+    let mut times = Vec::with_capacity(runs.max(1));
+    let mut faults = Vec::with_capacity(runs.max(1));
     let mut triangles = 0;
     for _ in 0..runs.max(1) {
         let faults_before = minor_faults();
@@ -377,7 +378,7 @@ fn child(kind: &str, path: &Path, runs: usize) -> Value {
             Err(e) => return json!({ "error": e }),
         }
         times.push(started.elapsed().as_secs_f64());
-        faults.push(minor_faults() - faults_before);
+        faults.push(minor_faults().saturating_sub(faults_before));
     }
     // Each run's time in the order run, beside the median: a child's first runs are slower than the
     // rest (code not yet in the caches), which the median of five leaves out.
