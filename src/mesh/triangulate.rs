@@ -291,9 +291,9 @@ impl Triangulator {
         let n = self.projected.len();
         let scale = self.projected.iter().fold(0.0f64, |m, p| m.max(p[0].abs()).max(p[1].abs())).max(1e-12);
         // A source is taken only where it says what lyon's position says, as the search would: a corner
-        // at the vertex's place (within the search's distance) (lyon can name an edge's end corner for a vertex it moved to a crossing),
-        // an edge from a corner to the next (an edge lyon drops for having no length makes the next one
-        // start a corner early).
+        // within the search's distance of the vertex (lyon can name an edge's end corner for a vertex it
+        // moved to a crossing), or an edge from a corner to the next (an edge lyon drops for having no
+        // length makes the next one start a corner early).
         let near = (scale * 1e-5) as f32;
         let at_corner = |id: usize, position: lyon_tessellation::math::Point| {
             outline.get(id).is_some_and(|corner| (*corner - position).length() <= near)
