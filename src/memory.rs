@@ -13,22 +13,32 @@
 //! 16 MiB by the binaries' allocator ([`HugePageHints`]), smaller ones where the code knows they will be
 //! written in full ([`offer_huge_pages`]).
 
-/// Keeps blocks of 128 KiB and more mapped for the rest of the process, and up to 1 MiB of free memory
-/// at the top of each heap (the main one and each thread's arena) resident between loads (glibc on
-/// Linux; elsewhere nothing).
+/// Free memory glibc keeps at the top of a heap ([`map_large_blocks`]): more than one WMO group's blocks.
+/// A worker thread builds a zone's groups one after another, each one's blocks (about 1.5 MB for a
+/// group of 14 k vertices) freed before the next. With 1 MiB kept, each group's were handed back and
+/// faulted in again: the benchmark's 300-group zone took 25–33 k page faults a load, and once each
+/// batch's columns were made to their size (`mesh::wmo`), 170 k and 162–177 ms a load; with 4 MiB,
+/// a few after the first load, and 48–57 ms. The 63 MB LightWave file's peak stays at 155 MB.
+pub(crate) const KEPT_AT_HEAP_TOP: usize = 4 << 20;
+
+/// Keeps blocks of 128 KiB and more mapped for the rest of the process, and up to
+/// [`KEPT_AT_HEAP_TOP`] of free memory at the top of each heap (the main one and each thread's arena)
+/// resident between loads (glibc on Linux; elsewhere nothing). Every builder calls it (LightWave layers,
+/// WMO groups): the settings are process-wide, and a viewer that has loaded one kind goes on to load
+/// the other with them.
 ///
 /// The second because of the first: with the mmap threshold fixed, glibc's trim threshold stays at
 /// 128 KiB, and a file whose load makes a few hundred KB of smaller blocks handed them back to the
 /// system at its end and faulted them in again at the next load. CrazyEngine.lxo (60 KB) took 2.7–7.2
 /// page faults and two `brk` calls a load, and 214–222 µs; with the top kept, no fault and 177–186 µs
 /// (1001 loads, six alternations). The peak of the 63 MB benchmark file stays at 155–156 MB: what is
-/// kept was in use just before. What stays resident after a load can be up to 1 MiB more per heap;
-/// past that, glibc trims a heap's top back to its 128 KiB pad.
+/// kept was in use just before. What stays resident after a load can be up to that much more per
+/// heap; past that, glibc trims a heap's top back to its 128 KiB pad.
 pub(crate) fn map_large_blocks() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         malloc_tuning::fix_mmap_threshold(128 << 10);
-        malloc_tuning::fix_trim_threshold(1 << 20);
+        malloc_tuning::fix_trim_threshold(KEPT_AT_HEAP_TOP);
     });
 }
 
@@ -114,7 +124,7 @@ mod tests {
         // Its load makes and frees a few hundred KB of small blocks: with glibc's trim threshold left
         // at 128 KiB (see `map_large_blocks`) each load gave them back and faulted them in again.
         // An allocator put in glibc's place (a preload, a sanitizer's) has no such tunable.
-        if !malloc_tuning::fix_trim_threshold(1 << 20) {
+        if !malloc_tuning::fix_trim_threshold(super::KEPT_AT_HEAP_TOP) {
             eprintln!("glibc's trim threshold cannot be set here: nothing to test");
             return;
         }

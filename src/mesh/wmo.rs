@@ -87,6 +87,9 @@ fn fix_one(color: Bgra, ambient: [u8; 4], in_transparent_batch: bool, exterior_a
 }
 
 pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
+    // Groups are built one after another on each worker thread, each one's blocks freed before the next:
+    // kept at the top of the thread's heap, not handed back and faulted in again.
+    crate::memory::map_large_blocks();
     let vertex_count = group.positions.len();
     let positions: Vec<[f32; 3]> = group.positions.iter().map(|p| wmo_to_bevy(*p)).collect();
     let normals: Option<Vec<[f32; 3]>> =
