@@ -168,11 +168,15 @@ fn batch_mesh(
     if end > group.indices.len() || first % 3 != 0 {
         return None;
     }
+    // The batch's vertices first, each group vertex once in the order its first corner names it, then
+    // each attribute gathered in a loop of its own into a column made to its size: pushed vertex by
+    // vertex into five growing columns, the loop held up on every column's length and room, and the
+    // columns were copied again as they grew.
     let mut mesh = MeshData::new(Topology::Triangles);
-    mesh.uv_sets = vec![Vec::new(); uv_sets.len()];
-    if colors.is_some() {
-        mesh.colors = Some(Vec::new());
-    }
+    let most = usize::from(batch.index_count);
+    let mut taken: Vec<u32> = Vec::with_capacity(most.min(positions.len()));
+    mesh.indices.reserve_exact(most);
+    mesh.triangle_records.reserve_exact(most / 3);
     for t in first / 3..end / 3 {
         if group.triangle_materials.get(t) == Some(&COLLISION_ONLY_MATERIAL) {
             continue;
@@ -182,25 +186,24 @@ fn batch_mesh(
         for v in tri {
             let i = usize::from(v);
             if remap[i] == u32::MAX {
-                remap[i] = mesh.positions.len() as u32;
-                mesh.positions.push(positions[i]);
-                mesh.normals.push(normals.map_or([0.0, 1.0, 0.0], |n| n[i]));
-                for (set, uvs) in mesh.uv_sets.iter_mut().zip(uv_sets) {
-                    set.push(uvs[i]);
-                }
-                if let (Some(out), Some(c)) = (mesh.colors.as_mut(), colors) {
-                    out.push(c[i].map(|x| UNIT_OF_BYTE[usize::from(x)]));
-                }
+                remap[i] = taken.len() as u32;
+                taken.push(v.into());
             }
             mesh.indices.push(remap[i]);
         }
     }
+    let gather = |column: &[_]| taken.iter().map(|&i| column[i as usize]).collect();
+    mesh.positions = gather(positions);
+    // A group without normals has its batches' made from their triangles below.
+    if let Some(normals) = normals {
+        mesh.normals = gather(normals);
+    }
+    mesh.uv_sets = uv_sets.iter().map(|uvs| taken.iter().map(|&i| uvs[i as usize]).collect()).collect();
+    mesh.colors = colors.map(|colors| taken.iter().map(|&i| colors[i as usize].map(|x| UNIT_OF_BYTE[usize::from(x)])).collect());
     // The table goes back to "no vertex" for the next batch, entry by entry: a batch touches only its
     // own vertices, and filling the whole table for every batch made the work batches × vertices.
-    for &i in &group.indices[first..end] {
-        if let Some(slot) = remap.get_mut(usize::from(i)) {
-            *slot = u32::MAX;
-        }
+    for &i in &taken {
+        remap[i as usize] = u32::MAX;
     }
     if normals.is_none() {
         flat_normals(&mut mesh);
