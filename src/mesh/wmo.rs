@@ -91,12 +91,13 @@ pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
     // kept at the top of the thread's heap, not handed back and faulted in again.
     crate::memory::map_large_blocks();
     let vertex_count = group.positions.len();
-    let positions: Vec<[f32; 3]> = group.positions.iter().map(|p| wmo_to_bevy(*p)).collect();
-    let normals: Option<Vec<[f32; 3]>> =
-        (group.normals.len() == vertex_count).then(|| group.normals.iter().map(|n| wmo_to_bevy(*n)).collect());
+    // The group's own columns, in its frame: each vertex a batch takes is turned into Bevy's as it is
+    // gathered (a turned copy of the whole group's first was as much work again, written and read).
+    let positions = group.positions.as_slice();
+    let normals = (group.normals.len() == vertex_count).then_some(group.normals.as_slice());
     let uv_sets: Vec<&Vec<[f32; 2]>> = group.uv_sets.iter().filter(|u| u.len() == vertex_count).collect();
     let colors = fixed_vertex_colors(group, root.map(|r| &r.header));
-    let vertices = GroupVertices { positions: &positions, normals: normals.as_deref(), uv_sets: &uv_sets, colors: colors.as_deref() };
+    let vertices = GroupVertices { positions, normals, uv_sets: &uv_sets, colors: colors.as_deref() };
     let triangle_ok = |t: usize| -> Option<[u16; 3]> {
         let i = group.indices.get(t * 3..t * 3 + 3)?;
         let tri = [i[0], i[1], i[2]];
@@ -127,8 +128,8 @@ pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
         collision.triangle_records.push(t as u32);
         for v in tri {
             collision.indices.push(collision.positions.len() as u32);
-            collision.positions.push(positions[usize::from(v)]);
-            collision.normals.push(normals.as_ref().map_or([0.0, 1.0, 0.0], |n| n[usize::from(v)]));
+            collision.positions.push(wmo_to_bevy(positions[usize::from(v)]));
+            collision.normals.push(normals.map_or([0.0, 1.0, 0.0], |n| wmo_to_bevy(n[usize::from(v)])));
         }
     }
     let liquid = group.liquid.as_ref().and_then(|l| liquid_mesh(l).map(|m| (l.material, m)));
@@ -146,8 +147,9 @@ pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
     }
 }
 
-/// A group's vertex columns as every batch reads them: in Bevy's frame, the colours fixed, each as long
-/// as the positions (columns of another length are left out).
+/// A group's vertex columns as every batch reads them: positions and normals in the group's frame (turned
+/// into Bevy's as a batch gathers them), the colours fixed, each as long as the positions (columns of
+/// another length are left out).
 struct GroupVertices<'a> {
     positions: &'a [[f32; 3]],
     normals: Option<&'a [[f32; 3]]>,
@@ -192,11 +194,11 @@ fn batch_mesh(
             mesh.indices.push(remap[i]);
         }
     }
-    let gather = |column: &[_]| taken.iter().map(|&i| column[i as usize]).collect();
-    mesh.positions = gather(positions);
+    let gather_turned = |column: &[[f32; 3]]| taken.iter().map(|&i| wmo_to_bevy(column[i as usize])).collect();
+    mesh.positions = gather_turned(positions);
     // A group without normals has its batches' made from their triangles below.
     if let Some(normals) = normals {
-        mesh.normals = gather(normals);
+        mesh.normals = gather_turned(normals);
     }
     mesh.uv_sets = uv_sets.iter().map(|uvs| taken.iter().map(|&i| uvs[i as usize]).collect()).collect();
     mesh.colors = colors.map(|colors| taken.iter().map(|&i| colors[i as usize].map(|x| UNIT_OF_BYTE[usize::from(x)])).collect());
