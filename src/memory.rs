@@ -13,19 +13,23 @@
 //! 16 MiB by the binaries' allocator ([`HugePageHints`]), smaller ones where the code knows they will be
 //! written in full ([`offer_huge_pages`]).
 
-/// Free memory glibc keeps at the top of a heap ([`map_large_blocks`]): more than one WMO group's blocks.
-/// A worker thread builds a zone's groups one after another, each one's blocks (about 1.5 MB for a
-/// group of 14 k vertices) freed before the next. With 1 MiB kept, each group's were handed back and
-/// faulted in again: the benchmark's 300-group zone took 25–33 k page faults a load, and once each
-/// batch's columns were made to their size (`mesh::wmo`), 170 k and 162–177 ms a load; with 4 MiB,
+/// Free memory glibc keeps at the top of a heap ([`map_large_blocks`]): more than a WMO group's blocks.
+/// A worker thread builds groups one after another, and each group's temporary blocks (its batches'
+/// vertex lists, its fixed colours; in the benchmark, which drops them, its file, parse and meshes
+/// too: about 1.5 MB for a group of 14 k vertices) are freed before the next. Kept at the top, they
+/// serve the next group; handed back, they are faulted in again. The benchmark's 300-group zone, a
+/// child of five loads: with glibc's adaptive default 1.0 k page faults a load; with 1 MiB kept (what
+/// a LightWave build set, process-wide) 25–33 k and 80–100 ms; once `mesh::wmo` gathered each batch's
+/// columns to their size, 83 k a load with the default and 170 k (162–177 ms) with 1 MiB; with 4 MiB,
 /// a few after the first load, and 48–57 ms. The 63 MB LightWave file's peak stays at 155 MB.
 pub(crate) const KEPT_AT_HEAP_TOP: usize = 4 << 20;
 
 /// Keeps blocks of 128 KiB and more mapped for the rest of the process, and up to
 /// [`KEPT_AT_HEAP_TOP`] of free memory at the top of each heap (the main one and each thread's arena)
-/// resident between loads (glibc on Linux; elsewhere nothing). Every builder calls it (LightWave layers,
-/// WMO groups): the settings are process-wide, and a viewer that has loaded one kind goes on to load
-/// the other with them.
+/// resident between loads (glibc on Linux; elsewhere nothing). glibc maps a block of that size only
+/// where its free lists and the heap's top cannot serve it, so blocks up to a few MiB often come from
+/// a kept top. The LightWave and WMO builders call it: the settings are process-wide, and a viewer that
+/// has loaded one kind goes on to load the other with them.
 ///
 /// The second because of the first: with the mmap threshold fixed, glibc's trim threshold stays at
 /// 128 KiB, and a file whose load makes a few hundred KB of smaller blocks handed them back to the

@@ -87,12 +87,14 @@ fn fix_one(color: Bgra, ambient: [u8; 4], in_transparent_batch: bool, exterior_a
 }
 
 pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
-    // Groups are built one after another on each worker thread, each one's blocks freed before the next:
-    // kept at the top of the thread's heap, not handed back and faulted in again.
+    // Groups are built one after another on each worker thread, each one's temporary blocks freed before
+    // the next: kept at the top of the thread's heap (`memory::KEPT_AT_HEAP_TOP`), not handed back and
+    // faulted in again.
     crate::memory::map_large_blocks();
     let vertex_count = group.positions.len();
-    // The group's own columns, in its frame: each vertex a batch takes is turned into Bevy's as it is
-    // gathered (a turned copy of the whole group's first was as much work again, written and read).
+    // The group's own columns, in its frame: each vertex a batch takes is turned into Bevy's as the batch
+    // gathers it. A turned copy of the group's columns, made first for the batches to read, cost as much
+    // again: every vertex written once more and read back.
     let positions = group.positions.as_slice();
     let normals = (group.normals.len() == vertex_count).then_some(group.normals.as_slice());
     let uv_sets: Vec<&Vec<[f32; 2]>> = group.uv_sets.iter().filter(|u| u.len() == vertex_count).collect();
@@ -173,12 +175,14 @@ fn batch_mesh(
     // The batch's vertices first, each group vertex once in the order its first corner names it, then
     // each attribute gathered in a loop of its own into a column made to its size: pushed vertex by
     // vertex into five growing columns, the loop held up on every column's length and room, and the
-    // columns were copied again as they grew.
+    // columns were copied again as they grew. (This leans on `memory::KEPT_AT_HEAP_TOP`: with less kept
+    // at a heap's top, glibc handed the freed blocks back at each group's end and the next group faulted
+    // them in again, 83–170 k page faults a zone load; session 17 dropped the change for those faults.)
     let mut mesh = MeshData::new(Topology::Triangles);
-    let most = usize::from(batch.index_count);
-    let mut taken: Vec<u32> = Vec::with_capacity(most.min(positions.len()));
-    mesh.indices.reserve_exact(most);
-    mesh.triangle_records.reserve_exact(most / 3);
+    let index_count = usize::from(batch.index_count);
+    let mut batch_vertices: Vec<u32> = Vec::with_capacity(index_count.min(positions.len()));
+    mesh.indices.reserve_exact(index_count);
+    mesh.triangle_records.reserve_exact(index_count / 3);
     for t in first / 3..end / 3 {
         if group.triangle_materials.get(t) == Some(&COLLISION_ONLY_MATERIAL) {
             continue;
@@ -188,23 +192,23 @@ fn batch_mesh(
         for v in tri {
             let i = usize::from(v);
             if remap[i] == u32::MAX {
-                remap[i] = taken.len() as u32;
-                taken.push(v.into());
+                remap[i] = batch_vertices.len() as u32;
+                batch_vertices.push(v.into());
             }
             mesh.indices.push(remap[i]);
         }
     }
-    let gather_turned = |column: &[[f32; 3]]| taken.iter().map(|&i| wmo_to_bevy(column[i as usize])).collect();
+    let gather_turned = |column: &[[f32; 3]]| batch_vertices.iter().map(|&i| wmo_to_bevy(column[i as usize])).collect();
     mesh.positions = gather_turned(positions);
-    // A group without normals has its batches' made from their triangles below.
+    // Where the group has no normals, the batch's are made from its triangles below.
     if let Some(normals) = normals {
         mesh.normals = gather_turned(normals);
     }
-    mesh.uv_sets = uv_sets.iter().map(|uvs| taken.iter().map(|&i| uvs[i as usize]).collect()).collect();
-    mesh.colors = colors.map(|colors| taken.iter().map(|&i| colors[i as usize].map(|x| UNIT_OF_BYTE[usize::from(x)])).collect());
+    mesh.uv_sets = uv_sets.iter().map(|uvs| batch_vertices.iter().map(|&i| uvs[i as usize]).collect()).collect();
+    mesh.colors = colors.map(|colors| batch_vertices.iter().map(|&i| colors[i as usize].map(|x| UNIT_OF_BYTE[usize::from(x)])).collect());
     // The table goes back to "no vertex" for the next batch, entry by entry: a batch touches only its
     // own vertices, and filling the whole table for every batch made the work batches × vertices.
-    for &i in &taken {
+    for &i in &batch_vertices {
         remap[i as usize] = u32::MAX;
     }
     if normals.is_none() {

@@ -131,7 +131,8 @@ fn parts_at_huge_page_edges(buffer: &mut [u8], count: usize) -> Vec<(usize, &mut
 }
 
 /// `size` zeros for a file's bytes to be read into. A large buffer is the allocator's zeroed memory,
-/// whose pages the kernel supplies zeroed when they are first touched; a small one is written with
+/// whose pages the kernel supplies zeroed when they are first touched (where the allocator maps it; from
+/// a heap's kept top, `calloc` writes the zeros); a small one is written with
 /// zeros, in memory the process mostly has already. A size the system will not give memory for is an
 /// error, as `std::fs::read` makes it, not an abort: asked first of a `Vec`, which can fail (an `Arc`
 /// cannot); below a megabyte the process could not go on anyway.
