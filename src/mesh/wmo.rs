@@ -198,14 +198,13 @@ fn batch_mesh(
             mesh.indices.push(remap[i]);
         }
     }
-    let gather_turned = |column: &[[f32; 3]]| batch_vertices.iter().map(|&i| wmo_to_bevy(column[i as usize])).collect();
-    mesh.positions = gather_turned(positions);
+    mesh.positions = gathered(&batch_vertices, positions, wmo_to_bevy);
     // Where the group has no normals, the batch's are made from its triangles below.
     if let Some(normals) = normals {
-        mesh.normals = gather_turned(normals);
+        mesh.normals = gathered(&batch_vertices, normals, wmo_to_bevy);
     }
-    mesh.uv_sets = uv_sets.iter().map(|uvs| batch_vertices.iter().map(|&i| uvs[i as usize]).collect()).collect();
-    mesh.colors = colors.map(|colors| batch_vertices.iter().map(|&i| colors[i as usize].map(|x| UNIT_OF_BYTE[usize::from(x)])).collect());
+    mesh.uv_sets = uv_sets.iter().map(|uvs| gathered(&batch_vertices, uvs, |uv| uv)).collect();
+    mesh.colors = colors.map(|colors| gathered(&batch_vertices, colors, |c| c.map(|x| UNIT_OF_BYTE[usize::from(x)])));
     // The table goes back to "no vertex" for the next batch, entry by entry: a batch touches only its
     // own vertices, and filling the whole table for every batch made the work batches × vertices.
     for &i in &batch_vertices {
@@ -215,6 +214,11 @@ fn batch_mesh(
         flat_normals(&mut mesh);
     }
     (!mesh.is_empty()).then_some(mesh)
+}
+
+/// `column`'s values at `vertices` (each a valid index into it), each passed through `convert`.
+fn gathered<T: Copy, U>(vertices: &[u32], column: &[T], convert: impl Fn(T) -> U) -> Vec<U> {
+    vertices.iter().map(|&i| convert(column[i as usize])).collect()
 }
 
 /// Area-weighted vertex normals for groups without MONR.
