@@ -334,6 +334,43 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_takes_its_vertices_in_first_use_order_and_numbers_them_afresh() {
+        // Six vertices; batch 0 is triangles 0–2 (triangle 1 collision only, triangle 2 naming a vertex
+        // past the group's), batch 1 is triangle 3, which shares vertices 4 and 1 with batch 0.
+        let mut group = WmoGroup::new(17, crate::formats::wmo::GroupHeader::default());
+        group.positions = (0..6).map(|k| [k as f32, 10.0 + k as f32, 20.0 + k as f32]).collect();
+        group.uv_sets = vec![(0..6).map(|k| [k as f32, -(k as f32)]).collect()];
+        group.color_sets = vec![(0..6).map(|k| Bgra([0, 0, 51 * k as u8, 255])).collect()];
+        group.indices = vec![4, 1, 2, 0, 3, 5, 2, 4, 9, 5, 4, 1];
+        group.triangle_materials = vec![0, COLLISION_ONLY_MATERIAL, 0, 1];
+        group.batches = vec![
+            Batch { first_index: 0, index_count: 9, ..Default::default() },
+            Batch { first_index: 9, index_count: 3, material: 1, ..Default::default() },
+        ];
+        let built = build_group(&group, None);
+        let [first, second] = [&built.batches[0].mesh, &built.batches[1].mesh];
+
+        assert_eq!(first.triangle_records, vec![0]);
+        assert_eq!(first.indices, vec![0, 1, 2]);
+        assert_eq!(first.positions, [4, 1, 2].map(|k| wmo_to_bevy(group.positions[k])).to_vec());
+        assert_eq!(first.uv_sets, vec![[4, 1, 2].map(|k| group.uv_sets[0][k]).to_vec()]);
+        // The colours as the client fixes them, then as fractions.
+        let fixed = fixed_vertex_colors(&group, None).expect("a colour for every vertex");
+        assert_eq!(first.colors, Some([4, 1, 2].map(|k| fixed[k].map(|x| UNIT_OF_BYTE[usize::from(x)])).to_vec()));
+        // Numbered from 0 again: the table the first batch filled was given back.
+        assert_eq!(second.triangle_records, vec![3]);
+        assert_eq!(second.indices, vec![0, 1, 2]);
+        assert_eq!(second.positions, [5, 4, 1].map(|k| wmo_to_bevy(group.positions[k])).to_vec());
+        // No MONR: each batch's normals made from its own triangles, one per vertex.
+        assert_eq!(first.normals.len(), 3);
+        assert_eq!(second.normals.len(), 3);
+        let collision = built.collision.expect("the collision-only triangle");
+        assert_eq!(collision.triangle_records, vec![1]);
+        assert_eq!(collision.positions, [0, 3, 5].map(|k| wmo_to_bevy(group.positions[k])).to_vec());
+        assert_eq!(collision.normals, vec![[0.0, 1.0, 0.0]; 3]);
+    }
+
+    #[test]
     fn colour_bytes_are_looked_up_as_they_divide() {
         for x in 0..=255u8 {
             assert_eq!(UNIT_OF_BYTE[usize::from(x)].to_bits(), (f32::from(x) / 255.0).to_bits());
