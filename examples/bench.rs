@@ -19,14 +19,14 @@
 //! Every measurement runs in a child process of its own (this binary with `--child`), so that each peak
 //! resident set is its own; times are the median of several runs inside the child.
 
-use std::ffi::{c_char, c_uint, c_void, CStr, CString};
+use std::ffi::{CStr, CString, c_char, c_uint, c_void};
 use std::io::{BufRead, BufReader, Cursor};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use lwo_wmo_viewer::{fixtures, formats, memory, mesh};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 const CORPUS: &str = "/usr/share/assimp/models/LWO";
 
@@ -67,7 +67,10 @@ fn ours_wmo(path: &Path, build: bool) -> Result<usize, String> {
 fn group_files(root: &Path, count: usize) -> Vec<Result<PathBuf, String>> {
     let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(root);
     let on_disk = |p: String| source.root().join(p);
-    lwo_wmo_viewer::scene::find_group_files(&source, &relative, count).into_iter().map(|found| found.map(on_disk).map_err(|e| e.to_string())).collect()
+    lwo_wmo_viewer::scene::find_group_files(&source, &relative, count)
+        .into_iter()
+        .map(|found| found.map(on_disk).map_err(|e| e.to_string()))
+        .collect()
 }
 
 fn wow_wmo(path: &Path) -> Result<usize, String> {
@@ -123,9 +126,14 @@ fn load_assimp() -> Result<Assimp, String> {
     // library is kept with the pointers, for the life of the process.
     unsafe {
         let library = libloading::Library::new("libassimp.so.5").map_err(|e| format!("assimp not found: {e}"))?;
-        let import = *library.get::<unsafe extern "C" fn(*const c_char, c_uint) -> *const AiScene>(b"aiImportFile\0").map_err(|e| e.to_string())?;
-        let release = *library.get::<unsafe extern "C" fn(*const AiScene)>(b"aiReleaseImport\0").map_err(|e| e.to_string())?;
-        let error = *library.get::<unsafe extern "C" fn() -> *const c_char>(b"aiGetErrorString\0").map_err(|e| e.to_string())?;
+        let import = *library
+            .get::<unsafe extern "C" fn(*const c_char, c_uint) -> *const AiScene>(b"aiImportFile\0")
+            .map_err(|e| e.to_string())?;
+        let release =
+            *library.get::<unsafe extern "C" fn(*const AiScene)>(b"aiReleaseImport\0").map_err(|e| e.to_string())?;
+        let error = *library
+            .get::<unsafe extern "C" fn() -> *const c_char>(b"aiGetErrorString\0")
+            .map_err(|e| e.to_string())?;
         Ok(Assimp { import, release, error, _library: library })
     }
 }
@@ -186,7 +194,9 @@ fn ours_mpq(path: &Path, threads: usize) -> Result<usize, String> {
             .map(|first| {
                 let (archive, names) = (&archive, &names);
                 scope.spawn(move || {
-                    names.iter().skip(first).step_by(threads).try_fold(0usize, |total, name| archive.read(name).map(|b| total + b.len()).map_err(|e| e.to_string()))
+                    names.iter().skip(first).step_by(threads).try_fold(0usize, |total, name| {
+                        archive.read(name).map(|b| total + b.len()).map_err(|e| e.to_string())
+                    })
                 })
             })
             .collect();
@@ -205,12 +215,19 @@ fn stormlib(path: &Path) -> Result<usize, String> {
     // char, DWORD u32, HANDLE a pointer, the results C++ bool); every handle opened is closed.
     unsafe {
         let library = libloading::Library::new("libstorm.so.9").map_err(|e| format!("StormLib not found: {e}"))?;
-        let open_archive: libloading::Symbol<unsafe extern "C" fn(*const c_char, u32, u32, *mut Handle) -> bool> = library.get(b"SFileOpenArchive\0").map_err(|e| e.to_string())?;
-        let close_archive: libloading::Symbol<unsafe extern "C" fn(Handle) -> bool> = library.get(b"SFileCloseArchive\0").map_err(|e| e.to_string())?;
-        let open_file: libloading::Symbol<unsafe extern "C" fn(Handle, *const c_char, u32, *mut Handle) -> bool> = library.get(b"SFileOpenFileEx\0").map_err(|e| e.to_string())?;
-        let file_size: libloading::Symbol<unsafe extern "C" fn(Handle, *mut u32) -> u32> = library.get(b"SFileGetFileSize\0").map_err(|e| e.to_string())?;
-        let read_file: libloading::Symbol<unsafe extern "C" fn(Handle, *mut c_void, u32, *mut u32, *mut c_void) -> bool> = library.get(b"SFileReadFile\0").map_err(|e| e.to_string())?;
-        let close_file: libloading::Symbol<unsafe extern "C" fn(Handle) -> bool> = library.get(b"SFileCloseFile\0").map_err(|e| e.to_string())?;
+        let open_archive: libloading::Symbol<unsafe extern "C" fn(*const c_char, u32, u32, *mut Handle) -> bool> =
+            library.get(b"SFileOpenArchive\0").map_err(|e| e.to_string())?;
+        let close_archive: libloading::Symbol<unsafe extern "C" fn(Handle) -> bool> =
+            library.get(b"SFileCloseArchive\0").map_err(|e| e.to_string())?;
+        let open_file: libloading::Symbol<unsafe extern "C" fn(Handle, *const c_char, u32, *mut Handle) -> bool> =
+            library.get(b"SFileOpenFileEx\0").map_err(|e| e.to_string())?;
+        let file_size: libloading::Symbol<unsafe extern "C" fn(Handle, *mut u32) -> u32> =
+            library.get(b"SFileGetFileSize\0").map_err(|e| e.to_string())?;
+        let read_file: libloading::Symbol<
+            unsafe extern "C" fn(Handle, *mut c_void, u32, *mut u32, *mut c_void) -> bool,
+        > = library.get(b"SFileReadFile\0").map_err(|e| e.to_string())?;
+        let close_file: libloading::Symbol<unsafe extern "C" fn(Handle) -> bool> =
+            library.get(b"SFileCloseFile\0").map_err(|e| e.to_string())?;
         let archive_name = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
         let mut archive: Handle = std::ptr::null_mut();
         if !open_archive(archive_name.as_ptr(), 0, MPQ_OPEN_READ_ONLY, &mut archive) {
@@ -258,7 +275,9 @@ fn generated_archive(dir: &Path, files: usize) -> Result<PathBuf, String> {
         let mut bytes = Vec::with_capacity(size);
         while bytes.len() < size {
             if next() % 4 == 0 {
-                bytes.extend_from_slice(format!("vertex {} {} {}\n", next() % 1000, next() % 1000, next() % 1000).as_bytes());
+                bytes.extend_from_slice(
+                    format!("vertex {} {} {}\n", next() % 1000, next() % 1000, next() % 1000).as_bytes(),
+                );
             } else {
                 bytes.extend_from_slice(&next().to_le_bytes());
                 bytes.extend_from_slice(&next().to_le_bytes());
@@ -268,7 +287,12 @@ fn generated_archive(dir: &Path, files: usize) -> Result<PathBuf, String> {
         let path = staging.join(&name);
         std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
         std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
-        let group = match index % 10 { 0 => 0, 1 => 1, 2 | 3 => 2, _ => 3 };
+        let group = match index % 10 {
+            0 => 0,
+            1 => 1,
+            2 | 3 => 2,
+            _ => 3,
+        };
         groups[group].push(name);
     }
     let _ = std::fs::remove_file(&archive);
@@ -301,7 +325,9 @@ fn compare_mpq(archive: &Path, runs: usize) {
     let files = archive_names(archive).map(|n| n.len()).unwrap_or(0);
     let storm = measure("stormlib", archive, runs);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("\n| archive | MB | files | ours | ours MB/s | StormLib | StormLib MB/s | speed-up | bytes read ours / StormLib | working MB ours / StormLib |");
+    println!(
+        "\n| archive | MB | files | ours | ours MB/s | StormLib | StormLib MB/s | speed-up | bytes read ours / StormLib | working MB ours / StormLib |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for (kind, label) in [("ours-mpq", "1 thread".to_string()), ("ours-mpq-threads", format!("{threads} threads"))] {
         let ours = measure(kind, archive, runs);
@@ -324,7 +350,11 @@ fn compare_mpq(archive: &Path, runs: usize) {
         );
         if label == "1 thread" {
             if let (Some(x), Some(y)) = (seconds(&ours), seconds(&storm)) {
-                println!("- MPQ every file read, one thread, vs StormLib {:.2}× (target: ahead, > 1×): {}", y / x, verdict(y / x > 1.0));
+                println!(
+                    "- MPQ every file read, one thread, vs StormLib {:.2}× (target: ahead, > 1×): {}",
+                    y / x,
+                    verdict(y / x > 1.0)
+                );
             }
         }
     }
@@ -400,7 +430,10 @@ fn measure(kind: &str, path: &Path, runs: usize) -> Value {
 fn input_bytes(path: &Path) -> u64 {
     let mut total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     if path.extension().is_some_and(|e| e == "wmo") {
-        if let Ok((_, root)) = std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| formats::wmo::parse_root(&b).map_err(|e| e.to_string())) {
+        if let Ok((_, root)) = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| formats::wmo::parse_root(&b).map_err(|e| e.to_string()))
+        {
             for group in group_files(path, root.group_infos.len()).into_iter().flatten() {
                 total += std::fs::metadata(group).map(|m| m.len()).unwrap_or(0);
             }
@@ -472,7 +505,11 @@ fn compare(label: &str, path: &Path, ours: &str, theirs: &str, runs: usize, roun
 
 fn viewer_binary() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    exe.parent().and_then(Path::parent).map(|d| d.join("lwo-wmo-viewer")).filter(|p| p.exists()).ok_or_else(|| "build the viewer first: cargo build".into())
+    exe.parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("lwo-wmo-viewer"))
+        .filter(|p| p.exists())
+        .ok_or_else(|| "build the viewer first: cargo build".into())
 }
 
 /// Thumbnails of the assimp corpus and the bundled samples at 256×192: one `--output-dir` process
@@ -486,10 +523,18 @@ fn thumbnails(scratch: &Path) {
     let out = scratch.join("thumbnails");
     let _ = std::fs::remove_dir_all(&out);
     let started = Instant::now();
-    let batch = Command::new(&viewer).arg("--output-dir").arg(&out).args(["--resolution", "256x192", CORPUS]).arg(&samples).stderr(Stdio::null()).output();
+    let batch = Command::new(&viewer)
+        .arg("--output-dir")
+        .arg(&out)
+        .args(["--resolution", "256x192", CORPUS])
+        .arg(&samples)
+        .stderr(Stdio::null())
+        .output();
     let batch_seconds = started.elapsed().as_secs_f64();
     let summary = batch.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
-    let Some(rendered) = summary.strip_prefix("rendered ").and_then(|s| s.split(',').next()).and_then(|n| n.parse::<usize>().ok()) else {
+    let Some(rendered) =
+        summary.strip_prefix("rendered ").and_then(|s| s.split(',').next()).and_then(|n| n.parse::<usize>().ok())
+    else {
         return println!("thumbnails: the batch gave no summary: {summary}");
     };
     // The same models, as the index lists them, one process each.
@@ -499,7 +544,14 @@ fn thumbnails(scratch: &Path) {
     let started = Instant::now();
     let mut drawn = 0;
     for model in &models {
-        let status = Command::new(&viewer).arg(model).arg("--output").arg(&single).args(["--resolution", "256x192"]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        let status = Command::new(&viewer)
+            .arg(model)
+            .arg("--output")
+            .arg(&single)
+            .args(["--resolution", "256x192"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
         drawn += usize::from(status.is_ok_and(|s| s.success()));
     }
     let single_seconds = started.elapsed().as_secs_f64();
@@ -570,12 +622,18 @@ fn generated_files(dir: &Path, quick: bool) -> std::io::Result<(PathBuf, PathBuf
 /// The target line of a measurement's working memory: at most `limit` times its input.
 fn memory_target(label: &str, v: &Value, input_mb: f64, limit: f64) -> String {
     let mb = working_mb(v);
-    format!("- {label} working memory {mb:.0} MB = {:.2}× the {input_mb:.0} MB input (target ≤ {limit}×): {}", mb / input_mb, verdict(mb <= limit * input_mb))
+    format!(
+        "- {label} working memory {mb:.0} MB = {:.2}× the {input_mb:.0} MB input (target ≤ {limit}×): {}",
+        mb / input_mb,
+        verdict(mb <= limit * input_mb)
+    )
 }
 
 /// The corpus and the generated LightWave file against assimp; the target lines of both.
 fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
-    println!("\n| file | MB | ours | ours MB/s | peer | peer MB/s | speed-up | triangles ours / peer | working MB ours / peer |");
+    println!(
+        "\n| file | MB | ours | ours MB/s | peer | peer MB/s | speed-up | triangles ours / peer | working MB ours / peer |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut corpus: Vec<PathBuf> = Vec::new();
     let mut stack = vec![PathBuf::from(CORPUS)];
@@ -606,7 +664,12 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
             theirs_with_uvs_total += seconds(&with_uvs).unwrap_or(f64::NAN);
         }
     }
-    println!("| corpus, files both read | | {:.1} ms | | {:.1} ms | | {:.1}× | | |", ours_total * 1e3, theirs_total * 1e3, theirs_total / ours_total);
+    println!(
+        "| corpus, files both read | | {:.1} ms | | {:.1} ms | | {:.1}× | | |",
+        ours_total * 1e3,
+        theirs_total * 1e3,
+        theirs_total / ours_total
+    );
     println!(
         "| corpus, the peer also making projections' UVs (`aiProcess_GenUVCoords`) | | {:.1} ms | | {:.1} ms | | {:.1}× | | |",
         ours_total * 1e3,
@@ -641,7 +704,13 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
     // LightWave's own objects of today (LWO3, from LightWave 2018: node graphs of thousands of small
     // chunks), which the assimp corpus has none of; for reference, no target.
     let lightwave_2018 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018/Objects");
-    let mut lwo3: Vec<PathBuf> = std::fs::read_dir(&lightwave_2018).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "lwo")).collect();
+    let mut lwo3: Vec<PathBuf> = std::fs::read_dir(&lightwave_2018)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "lwo"))
+        .collect();
     lwo3.sort();
     let (mut ours_lwo3, mut theirs_lwo3) = (0.0, 0.0);
     for path in &lwo3 {
@@ -653,14 +722,30 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
         }
     }
     if !lwo3.is_empty() {
-        println!("| LightWave 2018's objects, files both read | | {:.1} ms | | {:.1} ms | | {:.1}× | | |", ours_lwo3 * 1e3, theirs_lwo3 * 1e3, theirs_lwo3 / ours_lwo3);
+        println!(
+            "| LightWave 2018's objects, files both read | | {:.1} ms | | {:.1} ms | | {:.1}× | | |",
+            ours_lwo3 * 1e3,
+            theirs_lwo3 * 1e3,
+            theirs_lwo3 / ours_lwo3
+        );
     }
 
-    let (a, b) = compare(&format!("generated {}", large_lwo.file_name().unwrap().to_string_lossy()), large_lwo, "ours-lwo", "assimp", 3, 2);
+    let (a, b) = compare(
+        &format!("generated {}", large_lwo.file_name().unwrap().to_string_lossy()),
+        large_lwo,
+        "ours-lwo",
+        "assimp",
+        3,
+        2,
+    );
     let lwo_mb = input_bytes(large_lwo) as f64 / (1 << 20) as f64;
     let mut targets = Vec::new();
     if let (Some(x), Some(y)) = (seconds(&a), seconds(&b)) {
-        targets.push(format!("- large LWO parse + mesh {:.0} MB/s (target ≥ 300): {}", lwo_mb / x, verdict(lwo_mb / x >= 300.0)));
+        targets.push(format!(
+            "- large LWO parse + mesh {:.0} MB/s (target ≥ 300): {}",
+            lwo_mb / x,
+            verdict(lwo_mb / x >= 300.0)
+        ));
         targets.push(format!("- large LWO vs assimp {:.1}× (target ≥ 5×): {}", y / x, verdict(y / x >= 5.0)));
     }
     targets.push(memory_target("large LWO", &a, lwo_mb, 2.5));
@@ -688,12 +773,22 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
 
 /// The generated zone against wow-wmo's parse; the target lines.
 fn wmo_rows(large_wmo: &Path) -> Vec<String> {
-    println!("\n| file | MB | ours | ours MB/s | peer | peer MB/s | speed-up | triangles ours / peer | working MB ours / peer |");
+    println!(
+        "\n| file | MB | ours | ours MB/s | peer | peer MB/s | speed-up | triangles ours / peer | working MB ours / peer |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let name = large_wmo.file_name().unwrap().to_string_lossy();
-    let (wa, wb) = compare(&format!("generated {name} (parse + meshes, {threads} threads)"), large_wmo, "ours-wmo", "wow-wmo", 3, 2);
-    let (wp, wpb) = compare(&format!("generated {name} (parse only, 1 thread)"), large_wmo, "ours-wmo-parse", "wow-wmo", 3, 2);
+    let (wa, wb) = compare(
+        &format!("generated {name} (parse + meshes, {threads} threads)"),
+        large_wmo,
+        "ours-wmo",
+        "wow-wmo",
+        3,
+        2,
+    );
+    let (wp, wpb) =
+        compare(&format!("generated {name} (parse only, 1 thread)"), large_wmo, "ours-wmo-parse", "wow-wmo", 3, 2);
     let wmo_mb = input_bytes(large_wmo) as f64 / (1 << 20) as f64;
     let mut targets = Vec::new();
     if let (Some(x), Some(y), Some(p), Some(q)) = (seconds(&wa), seconds(&wb), seconds(&wp), seconds(&wpb)) {
@@ -710,7 +805,9 @@ fn wmo_rows(large_wmo: &Path) -> Vec<String> {
 
 /// The main world's CPU per frame as the viewer measured it, or why there is none.
 fn main_cpu(t: &Value) -> String {
-    t["main_cpu_ms"].as_f64().map_or("not measured (no per-thread scheduler statistics)".to_owned(), |ms| format!("{ms:.2} ms"))
+    t["main_cpu_ms"]
+        .as_f64()
+        .map_or("not measured (no per-thread scheduler statistics)".to_owned(), |ms| format!("{ms:.2} ms"))
 }
 
 /// The viewer's first frame and frame times on the floor sample and the large files; with `inside`, the
@@ -741,13 +838,17 @@ fn viewer_rows(large_lwo: &Path, large_wmo: &Path, inside: bool) -> Vec<String> 
         return targets;
     }
     // The camera inside a tile of the zone's middle row, looking east along it: the portal culling case.
-    for (label, extra) in [("portal culling on", vec!["--camera", ZONE_INSIDE]), ("portal culling off", vec!["--camera", ZONE_INSIDE, "--no-portal-culling"])] {
+    for (label, extra) in [
+        ("portal culling on", vec!["--camera", ZONE_INSIDE]),
+        ("portal culling off", vec!["--camera", ZONE_INSIDE, "--no-portal-culling"]),
+    ] {
         let culled = extra.len() == 2;
         match viewer_frames(large_wmo, 30, &extra) {
             Ok((_, t)) => {
                 // Where the kernel gives no CPU time, the wall time is judged instead (it can only be longer).
                 let main = t["main_cpu_ms"].as_f64().or(t["main_wall_ms"].as_f64()).unwrap_or(f64::INFINITY);
-                let (drawn, total) = (t["triangles_drawn"].as_f64().unwrap_or(0.0), t["triangles_total"].as_f64().unwrap_or(0.0));
+                let (drawn, total) =
+                    (t["triangles_drawn"].as_f64().unwrap_or(0.0), t["triangles_total"].as_f64().unwrap_or(0.0));
                 let line = format!(
                     "- {} from inside, {label}: {} groups drawn, {:.0} of {:.0} thousand triangles ({:.1}%); main-world CPU per frame {}{} (wall {:.2} ms); frame time {:.1} ms, render world preparing {:.2} ms, render graph {:.1} ms",
                     large_wmo.file_name().unwrap().to_string_lossy(),
@@ -789,10 +890,19 @@ fn main() {
     // A section flag runs that section alone; none runs them all.
     let sections = ["--lwo", "--wmo", "--frames", "--mpq", "--thumbnails"];
     let all = !sections.iter().any(|s| flag(s));
-    let data = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("target")).join("bench-data");
+    let data = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target"))
+        .join("bench-data");
     let generated = || generated_files(&data, quick).expect("write the generated files");
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| c.lines().find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string())));
-    println!("machine: {} × {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), cpu.unwrap_or_default());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| {
+        c.lines().find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()))
+    });
+    println!(
+        "machine: {} × {}",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        cpu.unwrap_or_default()
+    );
 
     // The targets of the second performance round (the README's table), printed together at the end.
     let mut targets = Vec::new();

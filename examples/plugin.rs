@@ -10,24 +10,29 @@
 //! groups, skins, textures and doodad models come from there too.
 
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{save_to_disk, Screenshot};
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::world_serialization::WorldAssetRoot;
-use lwo_wmo_viewer::plugin::{FileSourcePlugin, ModelAsset};
 use lwo_wmo_viewer::LwoWmoPlugin;
+use lwo_wmo_viewer::plugin::{FileSourcePlugin, ModelAsset};
 
 #[derive(Resource)]
 struct Model(Handle<ModelAsset>, Option<String>);
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let mut option = |name: &str| args.iter().position(|a| a == name).map(|i| args.drain(i..(i + 2).min(args.len())).nth(1).unwrap_or_default());
+    let mut option = |name: &str| {
+        args.iter().position(|a| a == name).map(|i| args.drain(i..(i + 2).min(args.len())).nth(1).unwrap_or_default())
+    };
     let screenshot = option("--screenshot");
     let data = option("--data");
     let file = args.first().cloned().unwrap_or_else(|| "courtyard.wmo".into());
     let mut app = App::new();
     // The game data as an asset source, before `DefaultPlugins` builds the asset sources.
     if let Some(data) = data {
-        app.add_plugins(FileSourcePlugin { name: "wow", source: lwo_wmo_viewer::source::open_data_root(data.as_ref()) });
+        app.add_plugins(FileSourcePlugin {
+            name: "wow",
+            source: lwo_wmo_viewer::source::open_data_root(data.as_ref()),
+        });
     }
     app
         // Files outside `assets/` are loaded by their path: the asset server allows that when asked.
@@ -47,7 +52,10 @@ fn main() {
             };
             commands.insert_resource(Model(model, screenshot.clone()));
             commands.spawn(Camera3d::default());
-            commands.spawn((DirectionalLight::default(), Transform::from_xyz(3.0, 8.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y)));
+            commands.spawn((
+                DirectionalLight::default(),
+                Transform::from_xyz(3.0, 8.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
+            ));
         })
         .add_systems(Update, spawn_when_loaded)
         .run();
@@ -68,9 +76,11 @@ fn spawn_when_loaded(
                 commands.spawn(WorldAssetRoot(loaded.scene.clone()));
                 // Look at the model from above one corner, far enough to see all of it.
                 let bounds = loaded.description.bounds;
-                let (center, size) = (Vec3::from_array(bounds.center()), Vec3::from_array(bounds.extent()).length().max(1.0));
+                let (center, size) =
+                    (Vec3::from_array(bounds.center()), Vec3::from_array(bounds.extent()).length().max(1.0));
                 if let Ok(mut transform) = camera.single_mut() {
-                    *transform = Transform::from_translation(center + Vec3::new(0.7, 0.6, 0.7) * size).looking_at(center, Vec3::Y);
+                    *transform = Transform::from_translation(center + Vec3::new(0.7, 0.6, 0.7) * size)
+                        .looking_at(center, Vec3::Y);
                 }
                 *frames = Some(0);
             }

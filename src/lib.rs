@@ -14,10 +14,10 @@ pub mod formats;
 pub mod memory;
 pub mod mesh;
 pub mod parallel;
-pub mod scene;
-pub mod source;
 #[cfg(feature = "viewer")]
 pub mod plugin;
+pub mod scene;
+pub mod source;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 

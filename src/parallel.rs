@@ -17,15 +17,20 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(k) else { break };
-                let result = work(item);
-                *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(k) else { break };
+                    let result = work(item);
+                    *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                }
             });
         }
     });
-    results.into_iter().map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item was worked on")).collect()
+    results
+        .into_iter()
+        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item was worked on"))
+        .collect()
 }
 
 /// `work` on every item, on as many threads as the machine has, each thread with a state of its own;
@@ -108,7 +113,11 @@ pub fn parallel_in_order<T: Sync, S, R, A: Send>(
 
 /// `make(i)` for every i below `len`, in order, the range cut into one run per core; below `alone`
 /// items, on this thread.
-pub fn parallel_collect<T: Send + Default + Clone>(len: usize, alone: usize, make: impl Fn(usize) -> T + Sync) -> Vec<T> {
+pub fn parallel_collect<T: Send + Default + Clone>(
+    len: usize,
+    alone: usize,
+    make: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
     if len < alone || cores() == 1 {
         return (0..len).map(make).collect();
     }
@@ -116,7 +125,9 @@ pub fn parallel_collect<T: Send + Default + Clone>(len: usize, alone: usize, mak
     let mut out = vec![T::default(); len];
     crate::memory::offer_huge_pages(&out, len);
     let run = run_per_core(len, 0);
-    parallel_each(out.chunks_mut(run).enumerate().collect(), |(k, part)| part.iter_mut().enumerate().for_each(|(i, slot)| *slot = make(k * run + i)));
+    parallel_each(out.chunks_mut(run).enumerate().collect(), |(k, part)| {
+        part.iter_mut().enumerate().for_each(|(i, slot)| *slot = make(k * run + i))
+    });
     out
 }
 
@@ -182,7 +193,13 @@ mod tests {
     fn a_panicking_item_fails_the_call_instead_of_stalling_it() {
         let items: Vec<u32> = (0..50).collect();
         let outcome = std::panic::catch_unwind(|| {
-            parallel_in_order(&items, || (), 0u32, |_, &n| if n == 3 { panic!("item 3 fails") } else { n }, |sum, n, _| *sum += n)
+            parallel_in_order(
+                &items,
+                || (),
+                0u32,
+                |_, &n| if n == 3 { panic!("item 3 fails") } else { n },
+                |sum, n, _| *sum += n,
+            )
         });
         assert!(outcome.is_err());
     }

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gltf::json;
 use json::validation::{Checked, USize64};
-use serde_json::{json as value, Value};
+use serde_json::{Value, json as value};
 
 use crate::formats::Model;
 use crate::mesh::{MeshData, Topology};
@@ -133,7 +133,8 @@ pub fn write_file(scene: &Scene, options: &ExportOptions<'_>, path: &Path) -> Re
 fn write_glb(document: &json::Root, buffer: &[u8], out: &mut impl Write) -> Result<u64, ExportError> {
     let text = json::serialize::to_vec(document)?;
     let padded = |n: usize| n.div_ceil(4) * 4;
-    let length = 12 + 8 + padded(text.len()) as u64 + if buffer.is_empty() { 0 } else { 8 + padded(buffer.len()) as u64 };
+    let length =
+        12 + 8 + padded(text.len()) as u64 + if buffer.is_empty() { 0 } else { 8 + padded(buffer.len()) as u64 };
     if length > u64::from(u32::MAX) {
         return Err(ExportError::TooLarge(buffer.len() as u64));
     }
@@ -191,7 +192,8 @@ struct Builder<'s> {
     images: HashMap<usize, Option<json::Index<json::Image>>>,
     textures: HashMap<usize, Option<json::Index<json::Texture>>>,
     /// (image, sampler) → texture, so equal pairs are one texture.
-    texture_of_image: HashMap<(json::Index<json::Image>, json::Index<json::texture::Sampler>), json::Index<json::Texture>>,
+    texture_of_image:
+        HashMap<(json::Index<json::Image>, json::Index<json::texture::Sampler>), json::Index<json::Texture>>,
     samplers: HashMap<(bool, bool, bool), json::Index<json::texture::Sampler>>,
     /// The game's blend passes glTF has no mode for, by name.
     unmapped_blends: BTreeSet<&'static str>,
@@ -200,7 +202,11 @@ struct Builder<'s> {
     notes: Vec<String>,
 }
 
-fn build(scene: &Scene, options: &ExportOptions<'_>, buffer_uri: Option<String>) -> (json::Root, Vec<u8>, ExportReport) {
+fn build(
+    scene: &Scene,
+    options: &ExportOptions<'_>,
+    buffer_uri: Option<String>,
+) -> (json::Root, Vec<u8>, ExportReport) {
     let written = written_nodes(scene, options);
     let folded = folded_nodes(scene, &written);
     // The draws each written, unfolded node carries: its own and its folded children's.
@@ -292,7 +298,8 @@ fn build(scene: &Scene, options: &ExportOptions<'_>, buffer_uri: Option<String>)
         let index = builder.root.push(json::Node {
             name: node.name.clone(),
             mesh: mesh.map(|(m, _)| m),
-            translation: (node.transform.translation != NodeTransform::IDENTITY.translation).then(|| finite_or(node.transform.translation, 0.0)),
+            translation: (node.transform.translation != NodeTransform::IDENTITY.translation)
+                .then(|| finite_or(node.transform.translation, 0.0)),
             rotation: rotation(node.transform.rotation),
             scale: (scale != NodeTransform::IDENTITY.scale).then_some(scale),
             extras: node.overlay.map(overlay_extras),
@@ -304,7 +311,12 @@ fn build(scene: &Scene, options: &ExportOptions<'_>, buffer_uri: Option<String>)
             None => roots.push(index),
         }
     }
-    let scene_index = builder.root.push(json::Scene { name: scene.nodes.first().and_then(|n| n.name.clone()), nodes: roots, extensions: None, extras: None });
+    let scene_index = builder.root.push(json::Scene {
+        name: scene.nodes.first().and_then(|n| n.name.clone()),
+        nodes: roots,
+        extensions: None,
+        extras: None,
+    });
     builder.root.scene = Some(scene_index);
 
     report.nodes = builder.root.nodes.len();
@@ -363,7 +375,14 @@ fn finite_or<const N: usize>(v: [f32; N], fallback: f32) -> [f32; N] {
 
 /// Every texture a material samples: base colour, metallic-roughness, normal, emissive.
 fn material_textures(material: &Material) -> impl Iterator<Item = crate::scene::TextureRef> {
-    [material.base_color_texture, material.metallic_roughness_texture, material.normal_map_texture, material.emissive_texture].into_iter().flatten()
+    [
+        material.base_color_texture,
+        material.metallic_roughness_texture,
+        material.normal_map_texture,
+        material.emissive_texture,
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// The node's rotation as a unit quaternion, or none for identity and for one that cannot be normalised.
@@ -403,8 +422,8 @@ fn encode_textures(scene: &Scene, used: &BTreeSet<usize>, step: &(dyn Fn() + Syn
 }
 
 fn encode_png(texture: &Texture) -> EncodedImage {
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use image::ImageEncoder;
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     let image = &texture.image;
     let level = image.levels.first().map_or(&[][..], |level| &level[..]);
     let expected = u64::from(image.width) * u64::from(image.height) * 4;
@@ -412,7 +431,12 @@ fn encode_png(texture: &Texture) -> EncodedImage {
         return Err(ImageNotEncoded::PixelsDoNotFit { width: image.width, height: image.height, bytes: level.len() });
     }
     let mut png = Vec::new();
-    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Adaptive).write_image(level, image.width, image.height, image::ExtendedColorType::Rgba8)?;
+    PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Adaptive).write_image(
+        level,
+        image.width,
+        image.height,
+        image::ExtendedColorType::Rgba8,
+    )?;
     Ok(png)
 }
 
@@ -485,11 +509,14 @@ impl Builder<'_> {
         let mut indices: Vec<u32> = Vec::with_capacity(mesh.indices.len());
         let mut dropped = 0;
         for element in mesh.indices.chunks(corners) {
-            let valid = element.len() == corners && element.iter().all(|&i| mesh.positions.get(i as usize).is_some_and(finite));
+            let valid =
+                element.len() == corners && element.iter().all(|&i| mesh.positions.get(i as usize).is_some_and(finite));
             if valid { indices.extend_from_slice(element) } else { dropped += 1 }
         }
         if dropped > 0 {
-            self.notes.push(format!("{label}: {dropped} elements index past the vertices or touch a non-finite position and were dropped"));
+            self.notes.push(format!(
+                "{label}: {dropped} elements index past the vertices or touch a non-finite position and were dropped"
+            ));
         }
         if indices.is_empty() {
             return None;
@@ -509,7 +536,15 @@ impl Builder<'_> {
                 bytes.extend_from_slice(&p[k].to_le_bytes());
             }
         }
-        let positions = self.add_accessor(&bytes, Target::ArrayBuffer, vertex_count, ComponentType::F32, Type::Vec3, false, Some((min, max)));
+        let positions = self.add_accessor(
+            &bytes,
+            Target::ArrayBuffer,
+            vertex_count,
+            ComponentType::F32,
+            Type::Vec3,
+            false,
+            Some((min, max)),
+        );
         attributes.insert(Checked::Valid(Semantic::Positions), positions);
 
         if mesh.normals.len() == vertex_count {
@@ -518,22 +553,40 @@ impl Builder<'_> {
                 let unit = crate::mesh::normalize(*n).unwrap_or([0.0, 1.0, 0.0]);
                 unit.iter().for_each(|c| bytes.extend_from_slice(&c.to_le_bytes()));
             }
-            let normals = self.add_accessor(&bytes, Target::ArrayBuffer, vertex_count, ComponentType::F32, Type::Vec3, false, None);
+            let normals = self.add_accessor(
+                &bytes,
+                Target::ArrayBuffer,
+                vertex_count,
+                ComponentType::F32,
+                Type::Vec3,
+                false,
+                None,
+            );
             attributes.insert(Checked::Valid(Semantic::Normals), normals);
         } else if !mesh.normals.is_empty() {
-            self.notes.push(format!("{label}: {} normals for {vertex_count} vertices; NORMAL left out", mesh.normals.len()));
+            self.notes
+                .push(format!("{label}: {} normals for {vertex_count} vertices; NORMAL left out", mesh.normals.len()));
         }
         let mut set = 0;
         for uv in &mesh.uv_sets {
             if uv.len() != vertex_count {
-                self.notes.push(format!("{label}: a UV set of {} values for {vertex_count} vertices was left out", uv.len()));
+                self.notes
+                    .push(format!("{label}: a UV set of {} values for {vertex_count} vertices was left out", uv.len()));
                 continue;
             }
             bytes.clear();
             for t in uv {
                 finite_or(*t, 0.0).iter().for_each(|c| bytes.extend_from_slice(&c.to_le_bytes()));
             }
-            let accessor = self.add_accessor(&bytes, Target::ArrayBuffer, vertex_count, ComponentType::F32, Type::Vec2, false, None);
+            let accessor = self.add_accessor(
+                &bytes,
+                Target::ArrayBuffer,
+                vertex_count,
+                ComponentType::F32,
+                Type::Vec2,
+                false,
+                None,
+            );
             attributes.insert(Checked::Valid(Semantic::TexCoords(set)), accessor);
             set += 1;
         }
@@ -543,10 +596,20 @@ impl Builder<'_> {
                 for c in colors {
                     bytes.extend(c.map(|v| if v.is_finite() { (v.clamp(0.0, 1.0) * 255.0).round() as u8 } else { 0 }));
                 }
-                let accessor = self.add_accessor(&bytes, Target::ArrayBuffer, vertex_count, ComponentType::U8, Type::Vec4, true, None);
+                let accessor = self.add_accessor(
+                    &bytes,
+                    Target::ArrayBuffer,
+                    vertex_count,
+                    ComponentType::U8,
+                    Type::Vec4,
+                    true,
+                    None,
+                );
                 attributes.insert(Checked::Valid(Semantic::Colors(0)), accessor);
             }
-            Some(colors) => self.notes.push(format!("{label}: {} colours for {vertex_count} vertices; COLOR_0 left out", colors.len())),
+            Some(colors) => self
+                .notes
+                .push(format!("{label}: {} colours for {vertex_count} vertices; COLOR_0 left out", colors.len())),
             None => {}
         }
         // Morph targets (LightWave endomorphs): displacements, POSITION with its bounds as glTF asks.
@@ -554,7 +617,11 @@ impl Builder<'_> {
         let mut target_names = Vec::new();
         for target in &mesh.morph_targets {
             if target.positions.len() != vertex_count || target.normals.len() != vertex_count {
-                self.notes.push(format!("{label}: morph {} has {} values for {vertex_count} vertices; left out", target.name, target.positions.len()));
+                self.notes.push(format!(
+                    "{label}: morph {} has {} values for {vertex_count} vertices; left out",
+                    target.name,
+                    target.positions.len()
+                ));
                 continue;
             }
             let mut write = |values: &[[f32; 3]], bounded: bool| {
@@ -569,7 +636,15 @@ impl Builder<'_> {
                         bytes.extend_from_slice(&v[k].to_le_bytes());
                     }
                 }
-                self.add_accessor(&bytes, Target::ArrayBuffer, vertex_count, ComponentType::F32, Type::Vec3, false, bounded.then_some((min, max)))
+                self.add_accessor(
+                    &bytes,
+                    Target::ArrayBuffer,
+                    vertex_count,
+                    ComponentType::F32,
+                    Type::Vec3,
+                    false,
+                    bounded.then_some((min, max)),
+                )
             };
             let positions = write(&target.positions, true);
             let normals = (mesh.normals.len() == vertex_count).then(|| write(&target.normals, false));
@@ -584,7 +659,8 @@ impl Builder<'_> {
             indices.iter().for_each(|&i| bytes.extend_from_slice(&i.to_le_bytes()));
             ComponentType::U32
         };
-        let index_accessor = self.add_accessor(&bytes, Target::ElementArrayBuffer, indices.len(), component, Type::Scalar, false, None);
+        let index_accessor =
+            self.add_accessor(&bytes, Target::ElementArrayBuffer, indices.len(), component, Type::Scalar, false, None);
         Some(MeshAccessors {
             attributes,
             indices: index_accessor,
@@ -626,7 +702,10 @@ impl Builder<'_> {
         }
         let mut target_names = target_names.unwrap_or_default();
         if !targets_agree {
-            self.notes.push(format!("{}: its parts have different morph targets; written without them", node_name.unwrap_or("a mesh")));
+            self.notes.push(format!(
+                "{}: its parts have different morph targets; written without them",
+                node_name.unwrap_or("a mesh")
+            ));
             primitives.iter_mut().for_each(|p| p.targets = None);
             target_names.clear();
         }
@@ -638,7 +717,13 @@ impl Builder<'_> {
         let (weights, extras) = if target_names.is_empty() {
             (None, None)
         } else {
-            let weight = |name: &String| self.morph_weights.iter().rev().find(|(n, _)| n == name).map_or(0.0, |&(_, w)| if w.is_finite() { w } else { 0.0 });
+            let weight = |name: &String| {
+                self.morph_weights
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == name)
+                    .map_or(0.0, |&(_, w)| if w.is_finite() { w } else { 0.0 })
+            };
             (Some(target_names.iter().map(weight).collect()), Some(raw(&value!({ "targetNames": target_names }))))
         };
         let mesh = self.root.push(json::Mesh { extensions: None, extras, name, primitives, weights });
@@ -678,7 +763,13 @@ impl Builder<'_> {
         let index = match self.texture_of_image.get(&(image, sampler)) {
             Some(&index) => index,
             None => {
-                let index = self.root.push(json::Texture { name: Some(texture.label.clone()), sampler: Some(sampler), source: image, extensions: None, extras: None });
+                let index = self.root.push(json::Texture {
+                    name: Some(texture.label.clone()),
+                    sampler: Some(sampler),
+                    source: image,
+                    extensions: None,
+                    extras: None,
+                });
                 self.texture_of_image.insert((image, sampler), index);
                 index
             }
@@ -693,7 +784,11 @@ impl Builder<'_> {
             return index;
         }
         let wrap = |repeat: bool| Checked::Valid(if repeat { WrappingMode::Repeat } else { WrappingMode::ClampToEdge });
-        let (mag, min) = if sampler.nearest { (MagFilter::Nearest, MinFilter::Nearest) } else { (MagFilter::Linear, MinFilter::LinearMipmapLinear) };
+        let (mag, min) = if sampler.nearest {
+            (MagFilter::Nearest, MinFilter::Nearest)
+        } else {
+            (MagFilter::Linear, MinFilter::LinearMipmapLinear)
+        };
         let index = self.root.push(json::texture::Sampler {
             mag_filter: Some(Checked::Valid(mag)),
             min_filter: Some(Checked::Valid(min)),
@@ -716,7 +811,9 @@ impl Builder<'_> {
         if let Some(&index) = self.materials.get(&(m, with_uv)) {
             return index;
         }
-        let written = |slot: Option<crate::scene::TextureRef>| slot.filter(|_| with_uv).and_then(|t| self.textures.get(&t.texture).copied().flatten());
+        let written = |slot: Option<crate::scene::TextureRef>| {
+            slot.filter(|_| with_uv).and_then(|t| self.textures.get(&t.texture).copied().flatten())
+        };
         let info = |index| json::texture::Info { index, tex_coord: 0, extensions: None, extras: None };
         let texture = written(material.base_color_texture);
         let metallic_roughness = written(material.metallic_roughness_texture);
@@ -724,7 +821,9 @@ impl Builder<'_> {
         let emissive_texture = written(material.emissive_texture);
         let (alpha_mode, cutoff) = match material.alpha_mode {
             AlphaMode::Opaque => (json::material::AlphaMode::Opaque, None),
-            AlphaMode::Mask(cutoff) => (json::material::AlphaMode::Mask, Some(if cutoff.is_finite() { cutoff.max(0.0) } else { 0.5 })),
+            AlphaMode::Mask(cutoff) => {
+                (json::material::AlphaMode::Mask, Some(if cutoff.is_finite() { cutoff.max(0.0) } else { 0.5 }))
+            }
             AlphaMode::Blend | AlphaMode::Add => (json::material::AlphaMode::Blend, None),
         };
         let [r, g, b, a] = finite_or(material.base_color, 1.0);
@@ -763,7 +862,13 @@ impl Builder<'_> {
                 extensions: None,
                 extras: None,
             },
-            normal_texture: normal.map(|index| json::material::NormalTexture { index, scale: 1.0, tex_coord: 0, extensions: None, extras: None }),
+            normal_texture: normal.map(|index| json::material::NormalTexture {
+                index,
+                scale: 1.0,
+                tex_coord: 0,
+                extensions: None,
+                extras: None,
+            }),
             emissive_texture: emissive_texture.map(info),
             emissive_factor: json::material::EmissiveFactor(emissive_factor),
             extensions: (material.unlit || emissive_strength.is_some()).then_some(extensions),
@@ -813,7 +918,13 @@ impl Builder<'_> {
 
     fn finish(&mut self, buffer_uri: Option<String>) {
         if !self.buffer.is_empty() {
-            self.root.push(json::Buffer { byte_length: USize64::from(self.buffer.len()), name: None, uri: buffer_uri, extensions: None, extras: None });
+            self.root.push(json::Buffer {
+                byte_length: USize64::from(self.buffer.len()),
+                name: None,
+                uri: buffer_uri,
+                extensions: None,
+                extras: None,
+            });
         }
         let units = match self.scene.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) {
             Some(Model::Lwo(_)) => "metres (LightWave's unit)",
@@ -855,8 +966,8 @@ fn unmapped_blend(blend: PassBlend) -> Option<(&'static str, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
     use crate::scene::{Node, SceneMesh};
+    use std::sync::Mutex;
 
     fn odd_scene() -> Scene {
         let mut scene = Scene::default();
@@ -869,7 +980,11 @@ mod tests {
         mesh.indices = vec![0, 1, 2, 0, 1, 9, 0, 1, 3, 2, 1];
         scene.meshes.push(SceneMesh { label: "odd".into(), data: mesh, source: None });
         scene.meshes.push(SceneMesh { label: "empty".into(), data: MeshData::new(Topology::Lines), source: None });
-        scene.materials.push(Material { base_color: [f32::NAN, 2.0, 0.5, 1.0], emissive: [3.0, 0.0, 0.0], ..Material::new("m") });
+        scene.materials.push(Material {
+            base_color: [f32::NAN, 2.0, 0.5, 1.0],
+            emissive: [3.0, 0.0, 0.0],
+            ..Material::new("m")
+        });
         scene.nodes.push(Node::group("root", None, NodeTransform::IDENTITY));
         scene.nodes.push(Node::drawing(0, Draw { mesh: 0, material: 0 }));
         scene.nodes.push(Node::drawing(0, Draw { mesh: 1, material: 0 }));
@@ -895,7 +1010,13 @@ mod tests {
         assert!(primitive.get(&gltf::Semantic::Colors(0)).is_none());
         assert_eq!(primitive.indices().unwrap().count(), 3);
         let material = primitive.material();
-        assert!(material.pbr_metallic_roughness().base_color_factor().iter().all(|c| c.is_finite() && (0.0..=1.0).contains(c)));
+        assert!(
+            material
+                .pbr_metallic_roughness()
+                .base_color_factor()
+                .iter()
+                .all(|c| c.is_finite() && (0.0..=1.0).contains(c))
+        );
         assert_eq!(material.emissive_strength(), Some(3.0));
     }
 

@@ -5,4 +5,4 @@
 
 pub mod gltf;
 
-pub use self::gltf::{write, write_file, Container, ExportError, ExportOptions, ExportReport};
+pub use self::gltf::{Container, ExportError, ExportOptions, ExportReport, write, write_file};

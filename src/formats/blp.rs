@@ -25,7 +25,9 @@ pub enum BlpError {
     SizeOutOfRange { width: u32, height: u32 },
     #[error("BLP size {width}×{height} at byte 12 needs {needed} bytes of pixels; a {file}-byte file cannot hold them")]
     TooLarge { width: u32, height: u32, needed: u64, file: usize },
-    #[error("BLP mip level {level} (offset at byte {field}) runs from byte {offset} for {size} bytes, past the end at {file}")]
+    #[error(
+        "BLP mip level {level} (offset at byte {field}) runs from byte {offset} for {size} bytes, past the end at {file}"
+    )]
     LevelPastEnd { level: usize, field: usize, offset: u32, size: u32, file: usize },
     #[error("BLP JPEG header size missing at byte {0}")]
     NoJpegHeader(usize),
@@ -99,13 +101,22 @@ pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
     for level in 0..levels.min(16) {
         let (offset, size) = (word(offsets_at + 4 * level), word(offsets_at + 64 + 4 * level));
         if u64::from(offset) + u64::from(size) > bytes.len() as u64 {
-            return Err(BlpError::LevelPastEnd { level, field: offsets_at + 4 * level, offset, size, file: bytes.len() });
+            return Err(BlpError::LevelPastEnd {
+                level,
+                field: offsets_at + 4 * level,
+                offset,
+                size,
+                file: bytes.len(),
+            });
         }
     }
     // Any content tag but 1 (direct) is read as JPEG.
     let is_jpeg = word(4) != 1;
     if is_jpeg {
-        let jpeg_header = bytes.get(header_end..header_end + 4).map(|_| word(header_end)).ok_or(BlpError::NoJpegHeader(header_end))?;
+        let jpeg_header = bytes
+            .get(header_end..header_end + 4)
+            .map(|_| word(header_end))
+            .ok_or(BlpError::NoJpegHeader(header_end))?;
         if u64::from(jpeg_header) + 6 > (bytes.len() - header_end) as u64 {
             return Err(BlpError::JpegHeaderPastEnd { size: jpeg_header, at: header_end, file: bytes.len() });
         }
@@ -149,7 +160,11 @@ pub fn decode(bytes: &[u8]) -> Result<BlpTexture, BlpError> {
     let wanted = alpha_type_for_decoder(bytes[8], bytes[9], alpha_type);
     let bytes = if &bytes[..4] == b"BLP2" && wanted != alpha_type {
         if !KNOWN_ALPHA_TYPES.contains(&alpha_type) {
-            warnings.push(crate::formats::Warning::new("header", ALPHA_TYPE_AT, format!("alpha type {alpha_type} is none a client writes (0, 1, 7, 8); read as {wanted}")));
+            warnings.push(crate::formats::Warning::new(
+                "header",
+                ALPHA_TYPE_AT,
+                format!("alpha type {alpha_type} is none a client writes (0, 1, 7, 8); read as {wanted}"),
+            ));
         }
         let mut copy = bytes.to_vec();
         copy[ALPHA_TYPE_AT] = wanted;
@@ -200,7 +215,11 @@ mod tests {
         past_end[16..20].copy_from_slice(&4u32.to_le_bytes());
         past_end[20..24].copy_from_slice(&u32::MAX.to_le_bytes());
         past_end[84..88].copy_from_slice(&2u32.to_le_bytes());
-        assert!(decode(&past_end).unwrap_err().to_string().contains("mip level 0"), "{}", decode(&past_end).unwrap_err());
+        assert!(
+            decode(&past_end).unwrap_err().to_string().contains("mip level 0"),
+            "{}",
+            decode(&past_end).unwrap_err()
+        );
         assert!(decode(b"PNG?....").unwrap_err().to_string().contains("not a BLP"));
         let mut huge = bytes.clone();
         huge[12..16].copy_from_slice(&65535u32.to_le_bytes());

@@ -394,7 +394,15 @@ impl ChunkTree {
             }
             None => (self.roots.len() as u32, self.roots.last().copied()),
         };
-        self.nodes.push(ChunkNode { parent, place, first_child: None, last_child: None, next_sibling: None, child_count: 0, ..node });
+        self.nodes.push(ChunkNode {
+            parent,
+            place,
+            first_child: None,
+            last_child: None,
+            next_sibling: None,
+            child_count: 0,
+            ..node
+        });
         if let Some(previous) = previous {
             self.nodes[previous.index()].next_sibling = Some(id);
         }
@@ -579,7 +587,13 @@ pub trait IffGrammar {
     /// file's root down to the parent, `index` the node's place among its siblings, `data` its data (a
     /// FORM's starts with its type: the grammar sets `node.form_type`). The grammar may also name the
     /// node here (`display`), from what the node is alone.
-    fn nesting(&self, ancestors: &[FourCc], index: usize, node: &mut ChunkNode, data: Reader<'_>) -> Result<Option<Nesting>>;
+    fn nesting(
+        &self,
+        ancestors: &[FourCc],
+        index: usize,
+        node: &mut ChunkNode,
+        data: Reader<'_>,
+    ) -> Result<Option<Nesting>>;
 
     /// Called when a container's first child has been read and again when all have: name the node
     /// (`display`), from its children where need be. The default names nothing.
@@ -617,16 +631,24 @@ fn read_iff_root(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<(ChunkTree, O
     }
     let length = r.u32().within("FORM")? as usize;
     if length < 4 {
-        return Err(ParseError::invalid(4, format!("FORM length {length} leaves no room for the form type")).within("FORM"));
+        return Err(
+            ParseError::invalid(4, format!("FORM length {length} leaves no room for the form type")).within("FORM")
+        );
     }
     if length > r.remaining() {
-        return Err(ParseError::new(4, ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() })
-            .within("FORM"));
+        return Err(ParseError::new(
+            4,
+            ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() },
+        )
+        .within("FORM"));
     }
     let form_type = r.fourcc()?;
     let mut body = r.sub(length - 4)?;
-    let mut walk = IffWalk { grammar, file: bytes, tree: ChunkTree::for_file_of(bytes.len()), ancestors: vec![form_type] };
-    let root = walk.tree.push(None, ChunkNode { form_type: Some(form_type), prefix_len: 4, ..ChunkNode::leaf(id, 0, 8, length) });
+    let mut walk =
+        IffWalk { grammar, file: bytes, tree: ChunkTree::for_file_of(bytes.len()), ancestors: vec![form_type] };
+    let root = walk
+        .tree
+        .push(None, ChunkNode { form_type: Some(form_type), prefix_len: 4, ..ChunkNode::leaf(id, 0, 8, length) });
     grammar.describe(&[], &mut walk.tree, root, bytes);
     let read = walk.read_children(&mut body, root, LengthWidth::U4, 1);
     let mut tree = walk.tree;
@@ -635,7 +657,11 @@ fn read_iff_root(bytes: &[u8], grammar: &dyn IffGrammar) -> Result<(ChunkTree, O
     }
     let trailing = r.remaining();
     if trailing > 1 {
-        tree.warnings.push(Warning::new("", 8 + length, format!("{trailing} bytes after the end of the FORM are ignored")));
+        tree.warnings.push(Warning::new(
+            "",
+            8 + length,
+            format!("{trailing} bytes after the end of the FORM are ignored"),
+        ));
     }
     Ok((tree, None))
 }
@@ -677,7 +703,10 @@ fn read_header(r: &mut Reader<'_>, width: LengthWidth) -> Result<(FourCc, usize)
         LengthWidth::U2 => usize::from(r.u16()?),
     };
     if length > r.remaining() {
-        return Err(ParseError::new(length_offset, ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() }));
+        return Err(ParseError::new(
+            length_offset,
+            ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() },
+        ));
     }
     Ok((id, length))
 }
@@ -712,7 +741,11 @@ impl IffWalk<'_, '_> {
         while !r.is_empty() {
             if r.remaining() < header_len && r.clone().rest().iter().all(|&b| b == 0) {
                 if width == LengthWidth::U4 {
-                    self.tree.warnings.push(Warning::new(self.tree.path(parent), r.offset(), format!("{} zero bytes of padding at the end", r.remaining())));
+                    self.tree.warnings.push(Warning::new(
+                        self.tree.path(parent),
+                        r.offset(),
+                        format!("{} zero bytes of padding at the end", r.remaining()),
+                    ));
                 }
                 r.rest();
                 break;
@@ -780,7 +813,10 @@ impl IffWalk<'_, '_> {
 /// Walks a file of little-endian chunks (id, u32 length, data), as WMO is, to its end or to the first
 /// chunk that cannot be read: the chunks read so far are kept either way. `container` tells, for a
 /// chunk id, how many header bytes precede its sub-chunks when it holds any (the format's grammar).
-pub fn read_le_chunks_partial(bytes: &[u8], container: &dyn Fn(FourCc) -> Option<usize>) -> (ChunkTree, Option<ParseError>) {
+pub fn read_le_chunks_partial(
+    bytes: &[u8],
+    container: &dyn Fn(FourCc) -> Option<usize>,
+) -> (ChunkTree, Option<ParseError>) {
     let mut r = Reader::little(bytes, 0);
     let mut tree = ChunkTree::default();
     let error = read_le_chunks(&mut r, None, 1, container, &mut tree).err();
@@ -788,7 +824,13 @@ pub fn read_le_chunks_partial(bytes: &[u8], container: &dyn Fn(FourCc) -> Option
 }
 
 /// As [`IffWalk::read_children`], paths are made from the tree only for an error.
-fn read_le_chunks(r: &mut Reader<'_>, parent: Option<ChunkId>, depth: usize, container: &dyn Fn(FourCc) -> Option<usize>, tree: &mut ChunkTree) -> Result<()> {
+fn read_le_chunks(
+    r: &mut Reader<'_>,
+    parent: Option<ChunkId>,
+    depth: usize,
+    container: &dyn Fn(FourCc) -> Option<usize>,
+    tree: &mut ChunkTree,
+) -> Result<()> {
     while !r.is_empty() {
         let offset = r.offset();
         let before = r.clone();
@@ -823,7 +865,10 @@ fn read_le_header<'a>(r: &mut Reader<'a>) -> Result<(FourCc, usize, Reader<'a>)>
     let length_offset = r.offset();
     let length = r.u32()? as usize;
     if length > r.remaining() {
-        return Err(ParseError::new(length_offset, ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() }));
+        return Err(ParseError::new(
+            length_offset,
+            ErrorKind::LengthPastParent { length: length as u64, available: r.remaining() },
+        ));
     }
     let data = r.sub(length)?;
     Ok((id, length, data))
@@ -923,7 +968,11 @@ mod tests {
         assert!(room * std::mem::size_of::<ChunkNode>() >= 128 << 10, "{room} nodes");
         drop(tree);
         let next = read_iff_tree(&file).unwrap();
-        assert_eq!((next.nodes.capacity(), next.len()), (room, 3001), "the column kept, and only this tree's nodes in it");
+        assert_eq!(
+            (next.nodes.capacity(), next.len()),
+            (room, 3001),
+            "the column kept, and only this tree's nodes in it"
+        );
         drop(next);
         let small = two_surfaces();
         assert!(small.nodes.capacity() >= room, "a small file's tree takes the kept column too");

@@ -195,7 +195,13 @@ fn header_array(file: &[u8], at: usize, name: &'static str, entry_size: usize) -
 
 /// An array the model draws without (names, textures, materials, lookups): one whose entries run past
 /// the file is read as empty, with one warning, instead of refusing the model.
-fn optional_array(file: &[u8], at: usize, name: &'static str, entry_size: usize, warnings: &mut Vec<Warning>) -> HeaderArray {
+fn optional_array(
+    file: &[u8],
+    at: usize,
+    name: &'static str,
+    entry_size: usize,
+    warnings: &mut Vec<Warning>,
+) -> HeaderArray {
     header_array(file, at, name, entry_size).unwrap_or_else(|e| {
         warnings.push(Warning::new(name, e.offset, format!("{}; read as empty", e.kind)));
         HeaderArray { name, header_offset: at, count: 0, offset: 0, entry_size }
@@ -227,18 +233,31 @@ fn string(file: &[u8], array: &HeaderArray) -> String {
 pub fn parse(file: &[u8]) -> Result<M2Model> {
     let magic = file.get(..4).ok_or(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: file.len() }))?;
     if magic == b"MD21" {
-        return Err(ParseError::invalid(0, "MD21-chunked M2 files (Legion and later) are not supported; this reader takes MD20, versions 256–264").within("header"));
+        return Err(ParseError::invalid(
+            0,
+            "MD21-chunked M2 files (Legion and later) are not supported; this reader takes MD20, versions 256–264",
+        )
+        .within("header"));
     }
     if magic != MAGIC {
-        return Err(ParseError::new(0, ErrorKind::BadMagic { expected: "MD20", found: String::from_utf8_lossy(magic).into_owned() }).within("header"));
+        return Err(ParseError::new(
+            0,
+            ErrorKind::BadMagic { expected: "MD20", found: String::from_utf8_lossy(magic).into_owned() },
+        )
+        .within("header"));
     }
     let version = Reader::little(file.get(4..).unwrap_or(&[]), 4).u32().within("header")?;
     if !(256..=264).contains(&version) {
-        return Err(ParseError::new(4, ErrorKind::UnsupportedVersion { what: "M2", version, supported: SUPPORTED }).within("header"));
+        return Err(ParseError::new(4, ErrorKind::UnsupportedVersion { what: "M2", version, supported: SUPPORTED })
+            .within("header"));
     }
     let layout = if version >= 264 { &LAYOUT_264 } else { &LAYOUT_OLD };
     if file.len() < layout.header_len {
-        return Err(ParseError::new(file.len(), ErrorKind::Truncated { needed: layout.header_len, available: file.len() }).within("header"));
+        return Err(ParseError::new(
+            file.len(),
+            ErrorKind::Truncated { needed: layout.header_len, available: file.len() },
+        )
+        .within("header"));
     }
     let word = |at: usize| u32::from_le_bytes([file[at], file[at + 1], file[at + 2], file[at + 3]]);
     let mut warnings = Vec::new();
@@ -285,7 +304,14 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
         }
         (0, views)
     };
-    arrays.extend([textures_array, replaceable_array.clone(), materials_array, texture_lookup_array.clone(), unit_lookup_array.clone(), transparency_array.clone()]);
+    arrays.extend([
+        textures_array,
+        replaceable_array.clone(),
+        materials_array,
+        texture_lookup_array.clone(),
+        unit_lookup_array.clone(),
+        transparency_array.clone(),
+    ]);
     if version >= 264 && skin_file_count == 0 {
         warnings.push(Warning::new("header", layout.views, "the model names no .skin file, so it has nothing to draw"));
     }
@@ -313,14 +339,19 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
 pub fn parse_skin(file: &[u8]) -> Result<Skin> {
     let magic = file.get(..4).ok_or(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: file.len() }))?;
     if magic != SKIN_MAGIC {
-        return Err(ParseError::new(0, ErrorKind::BadMagic { expected: "SKIN", found: String::from_utf8_lossy(magic).into_owned() }).within("skin header"));
+        return Err(ParseError::new(
+            0,
+            ErrorKind::BadMagic { expected: "SKIN", found: String::from_utf8_lossy(magic).into_owned() },
+        )
+        .within("skin header"));
     }
     read_view(file, 4, 48)
 }
 
 fn read_view(file: &[u8], at: usize, submesh_size: usize) -> Result<Skin> {
     if file.len() < at + 44 {
-        return Err(ParseError::new(file.len(), ErrorKind::Truncated { needed: at + 44, available: file.len() }).within("view header"));
+        return Err(ParseError::new(file.len(), ErrorKind::Truncated { needed: at + 44, available: file.len() })
+            .within("view header"));
     }
     let lookup = header_array(file, at, "vertex lookup", 2)?;
     let indices = header_array(file, at + 0x08, "triangle indices", 2)?;
@@ -330,7 +361,8 @@ fn read_view(file: &[u8], at: usize, submesh_size: usize) -> Result<Skin> {
     let max_bones = u32::from_le_bytes([file[at + 0x28], file[at + 0x29], file[at + 0x2A], file[at + 0x2B]]);
     let u16s = |array: &HeaderArray| entries(file, array, |r| r.u16());
     let submeshes = entries(file, &submeshes_array, |r| {
-        let [id, level, vertex_start, vertex_count, index_start, index_count] = [r.u16()?, r.u16()?, r.u16()?, r.u16()?, r.u16()?, r.u16()?];
+        let [id, level, vertex_start, vertex_count, index_start, index_count] =
+            [r.u16()?, r.u16()?, r.u16()?, r.u16()?, r.u16()?, r.u16()?];
         r.skip(8)?;
         Ok(Submesh { id, level, vertex_start, vertex_count, index_start, index_count, center: r.vec3()? })
     })?;
@@ -352,7 +384,11 @@ fn read_view(file: &[u8], at: usize, submesh_size: usize) -> Result<Skin> {
         })
     })?;
     if indices.count % 3 != 0 {
-        return Err(ParseError::invalid(at + 0x08, format!("{} triangle indices are not a multiple of 3", indices.count)).within("triangle indices"));
+        return Err(ParseError::invalid(
+            at + 0x08,
+            format!("{} triangle indices are not a multiple of 3", indices.count),
+        )
+        .within("triangle indices"));
     }
     Ok(Skin {
         vertex_lookup: u16s(&lookup)?,

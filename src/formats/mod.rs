@@ -99,7 +99,9 @@ fn parse_lightwave(bytes: &[u8]) -> Result<Document, ParseError> {
 fn parse_wmo(bytes: &[u8]) -> Result<Document, ParseError> {
     Ok(match wmo::parse(bytes)? {
         (tree, wmo::WmoFile::Root(root)) => Document { format: Format::WmoRoot, tree, model: Model::WmoRoot(root) },
-        (tree, wmo::WmoFile::Group(group)) => Document { format: Format::WmoGroup, tree, model: Model::WmoGroup(group) },
+        (tree, wmo::WmoFile::Group(group)) => {
+            Document { format: Format::WmoGroup, tree, model: Model::WmoGroup(group) }
+        }
     })
 }
 

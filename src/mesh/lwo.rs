@@ -5,15 +5,17 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::formats::lwo::{Block, Layer, LwoObject, PolygonKind, Projection, Surface, VertexMap, NONE};
+use crate::formats::lwo::{Block, Layer, LwoObject, NONE, PolygonKind, Projection, Surface, VertexMap};
 
 use super::coords::{lwo_to_bevy, lwo_triangle_to_bevy};
-use super::normals::{face_normals_for, polygon_normal, CornerNormals, PointNormals};
+use super::normals::{CornerNormals, PointNormals, face_normals_for, polygon_normal};
 use super::point_table::PagedPointTable;
 use super::projection::{project, project_all_around, unwrap_seam};
-use super::subdivide::{subdivide, Cage};
-use super::triangulate::{fans_quickly, quads_fan_quickly, set_quad_lane, Crossing, QuadLanes, Triangulator, QUICK_FANS, QUICK_QUAD_LANES};
-use super::{add, point_at, point_ref, sub, Bounds, MeshData, MorphTarget, Topology};
+use super::subdivide::{Cage, subdivide};
+use super::triangulate::{
+    Crossing, QUICK_FANS, QUICK_QUAD_LANES, QuadLanes, Triangulator, fans_quickly, quads_fan_quickly, set_quad_lane,
+};
+use super::{Bounds, MeshData, MorphTarget, Topology, add, point_at, point_ref, sub};
 
 /// Hash tables keyed by surface indices and points: foldhash's fast hasher, where std's SipHash cost
 /// several percent of a load of files whose polygons switch surface often. Seeded per process as std's
@@ -192,7 +194,9 @@ impl PointValues {
     fn hold_at(&self, point: u32) -> bool {
         match self {
             Self::PerCorner => false,
-            Self::ExceptNamed(named) => named.get(point as usize / 64).is_none_or(|word| word & (1 << (point % 64)) == 0),
+            Self::ExceptNamed(named) => {
+                named.get(point as usize / 64).is_none_or(|word| word & (1 << (point % 64)) == 0)
+            }
         }
     }
 }
@@ -249,7 +253,9 @@ impl VmadEntries {
         // of its polygon at its point (a point a polygon lists twice has two); an entry for a point
         // past the layer's (a second PNTS left fewer) names none, as the VMAP's do not.
         for (entry, (point, &polygon)) in vmad.points.iter().zip(&vmad.polygons).enumerate() {
-            let Some(&[start, end]) = polys.starts.get(polygon as usize..).and_then(|s| s.first_chunk::<2>()) else { continue };
+            let Some(&[start, end]) = polys.starts.get(polygon as usize..).and_then(|s| s.first_chunk::<2>()) else {
+                continue;
+            };
             if point as usize >= point_count {
                 continue;
             }
@@ -268,7 +274,8 @@ impl VmadEntries {
 
     fn sorted(layer: &Layer, vmad: &VertexMap) -> Self {
         let point_count = layer.points.len();
-        let mut corners: Vec<(u32, u32, u32)> = vmad.points.iter().zip(&vmad.polygons).enumerate().map(|(i, (p, &poly))| (p, poly, i as u32)).collect();
+        let mut corners: Vec<(u32, u32, u32)> =
+            vmad.points.iter().zip(&vmad.polygons).enumerate().map(|(i, (p, &poly))| (p, poly, i as u32)).collect();
         // A later entry for the same corner wins, as the file's order says.
         // Entry numbers are unique, so no two keys are equal and an unstable sort gives the same order.
         corners.sort_unstable_by_key(|&(p, poly, i)| (p, poly, std::cmp::Reverse(i)));
@@ -287,11 +294,14 @@ impl VmadEntries {
     #[inline(always)]
     fn at(&self, corner: Corner) -> Option<usize> {
         match self {
-            Self::ByCorner(entry_of_corner) => entry_of_corner.get(corner.at).filter(|&&e| e != NONE).map(|&e| e as usize),
+            Self::ByCorner(entry_of_corner) => {
+                entry_of_corner.get(corner.at).filter(|&&e| e != NONE).map(|&e| e as usize)
+            }
             Self::Sorted { corners, point_has_corners } => {
                 let Corner { point, polygon, .. } = corner;
                 // The point's bit first: most points have no entry.
-                let has_corners = point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
+                let has_corners =
+                    point_has_corners.get(point as usize / 64).is_some_and(|word| word & (1 << (point % 64)) != 0);
                 if !has_corners {
                     return None;
                 }
@@ -314,7 +324,10 @@ struct Corner {
 impl<'a> MapLookup<'a> {
     fn new(layer: &'a Layer, kinds: &[&[u8; 4]], name: &str) -> Option<Self> {
         let find = |discontinuous: bool| -> Option<&'a VertexMap> {
-            layer.vertex_maps.iter().find(|m| kinds.contains(&&m.kind.0) && m.name == name && m.discontinuous == discontinuous)
+            layer
+                .vertex_maps
+                .iter()
+                .find(|m| kinds.contains(&&m.kind.0) && m.name == name && m.discontinuous == discontinuous)
         };
         let vmap = find(false);
         let vmad = find(true);
@@ -438,7 +451,9 @@ fn uv_map_name<'a>(layer: &'a Layer, surface: Option<&'a Surface>) -> Option<&'a
     if block.is_some_and(|b| b.projection != Projection::Uv) {
         return None;
     }
-    block.and_then(|b| b.uv_map.as_deref()).or_else(|| layer.vertex_maps.iter().find(|m| m.is_uv()).map(|m| m.name.as_str()))
+    block
+        .and_then(|b| b.uv_map.as_deref())
+        .or_else(|| layer.vertex_maps.iter().find(|m| m.is_uv()).map(|m| m.name.as_str()))
 }
 
 fn projecting_block(surface: Option<&Surface>) -> Option<&Block> {
@@ -474,7 +489,11 @@ impl<'a> LayerInputs<'a> {
 }
 
 /// The maps of every surface the layer's polygons use, each map's lookup built once.
-fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups: &mut MapLookups<'a>) -> HashMap<u32, CornerMaps<'a>> {
+fn corner_maps_by_surface<'a>(
+    layer: &'a Layer,
+    surfaces: &'a [Surface],
+    lookups: &mut MapLookups<'a>,
+) -> HashMap<u32, CornerMaps<'a>> {
     layer
         .polygons
         .surfaces_used()
@@ -483,9 +502,14 @@ fn corner_maps_by_surface<'a>(layer: &'a Layer, surfaces: &'a [Surface], lookups
             let surface = surfaces.get(surface_index as usize);
             let primary = uv_map_name(layer, surface);
             let uv = primary.and_then(|name| lookups.get(layer, UV_KINDS, name));
-            let color = surface.and_then(|s| s.vertex_color.as_ref()).and_then(|vc| lookups.get(layer, COLOR_KINDS, &vc.map_name));
-            let second_uv =
-                layer.vertex_maps.iter().find(|m| m.is_uv() && Some(m.name.as_str()) != primary).and_then(|m| lookups.get(layer, UV_KINDS, &m.name));
+            let color = surface
+                .and_then(|s| s.vertex_color.as_ref())
+                .and_then(|vc| lookups.get(layer, COLOR_KINDS, &vc.map_name));
+            let second_uv = layer
+                .vertex_maps
+                .iter()
+                .find(|m| m.is_uv() && Some(m.name.as_str()) != primary)
+                .and_then(|m| lookups.get(layer, UV_KINDS, &m.name));
             let projection = projecting_block(surface);
             let point_values = PointValues::of(projection, [&uv, &second_uv, &color]);
             (surface_index, CornerMaps { uv, projection, second_uv, color, point_values })
@@ -504,10 +528,20 @@ enum VertexSearch {
     EveryCorner,
 }
 
-fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece_done: &(dyn Fn() + Sync), search: VertexSearch) -> BuiltLayer {
+fn build_layer(
+    layer: &Layer,
+    surfaces: &[Surface],
+    options: BuildOptions,
+    piece_done: &(dyn Fn() + Sync),
+    search: VertexSearch,
+) -> BuiltLayer {
     let polys = &layer.polygons;
     let morphs = LayerMorphs::new(layer);
-    let stored_normals = layer.vertex_maps.iter().find(|m| m.kind.0 == *b"NORM" && m.dimension == 3).and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
+    let stored_normals = layer
+        .vertex_maps
+        .iter()
+        .find(|m| m.kind.0 == *b"NORM" && m.dimension == 3)
+        .and_then(|m| MapLookup::new(layer, &[b"NORM"], &m.name));
     // Where the file's normals answer every corner (modo writes one for every point, and one for
     // every corner besides), none is made: making them was a fifth of such a sphere's load.
     let (normals, point_normals) = if stored_normals.as_ref().is_some_and(|m| m.directs_every_corner(layer)) {
@@ -522,12 +556,17 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
         options,
         normals: &normals,
         point_normals: &point_normals,
-        plain_loop_serves_layer: search == VertexSearch::ByPointWherePossible && morphs.is_empty() && stored_normals.is_none(),
+        plain_loop_serves_layer: search == VertexSearch::ByPointWherePossible
+            && morphs.is_empty()
+            && stored_normals.is_none(),
         stored_normals,
         morphs: &morphs,
         maps_of_surface: corner_maps_by_surface(layer, surfaces, &mut lookups),
     };
-    let ranges: Vec<Range<usize>> = (0..polys.len()).step_by(POLYGONS_PER_RANGE).map(|start| start..(start + POLYGONS_PER_RANGE).min(polys.len())).collect();
+    let ranges: Vec<Range<usize>> = (0..polys.len())
+        .step_by(POLYGONS_PER_RANGE)
+        .map(|start| start..(start + POLYGONS_PER_RANGE).min(polys.len()))
+        .collect();
     // What each range's meshes will hold, and so what the layer's will: counted before the ranges are
     // built, so that the layer's index columns are sized once (see `RangeMeshes::append`).
     let range_sizes = crate::parallel::parallel_map(&ranges, |range| expected_sizes(layer, options, range.clone()));
@@ -538,12 +577,15 @@ fn build_layer(layer: &Layer, surfaces: &[Surface], options: BuildOptions, piece
     }
     let ranges: Vec<(Range<usize>, MeshSizes)> = ranges.into_iter().zip(range_sizes).collect();
     // Where corners may take their points' vertices unexamined (see `build_range`).
-    let by_point = search == VertexSearch::ByPointWherePossible && point_normals.covers_points() && inputs.stored_normals.is_none();
+    let by_point = search == VertexSearch::ByPointWherePossible
+        && point_normals.covers_points()
+        && inputs.stored_normals.is_none();
     // Where no corner can have a second UV set, a colour, a stored normal or a morph (most objects),
     // the ranges are built by a loop compiled without them (see `build_range`).
     // The tests' reference, every corner compared, is the general loop too: the two shortcuts are
     // held to it together.
-    let plain = inputs.plain_loop_serves_layer && inputs.maps_of_surface.values().all(|m| m.second_uv.is_none() && m.color.is_none());
+    let plain = inputs.plain_loop_serves_layer
+        && inputs.maps_of_surface.values().all(|m| m.second_uv.is_none() && m.color.is_none());
     // Each range's meshes join the layer's as soon as the ranges before it have, so that only the
     // ranges in flight are held apart.
     let mut built = crate::parallel::parallel_in_order(
@@ -724,11 +766,25 @@ impl RangeScratch {
 /// built by a loop of their own ([`PlainRun`]), as long as they are plain. That loop also serves the
 /// other layers without stored normals or morphs, compiled again with colours and a second UV set for
 /// the surfaces that have either.
-fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>, scratch: &mut RangeScratch, range: Range<usize>, expected: &MeshSizes) -> RangeMeshes {
+fn build_range<const BY_POINT: bool, const PLAIN: bool>(
+    inputs: &LayerInputs<'_>,
+    scratch: &mut RangeScratch,
+    range: Range<usize>,
+    expected: &MeshSizes,
+) -> RangeMeshes {
     let LayerInputs { layer, options, normals, morphs, .. } = *inputs;
     let polys = &layer.polygons;
-    let RangeScratch { triangulator, quick_quads, corner_points, tris, projected_uvs, corner_vertex, last_vertex_of_point, projected_points, spare_meshes } =
-        scratch;
+    let RangeScratch {
+        triangulator,
+        quick_quads,
+        corner_points,
+        tris,
+        projected_uvs,
+        corner_vertex,
+        last_vertex_of_point,
+        projected_points,
+        spare_meshes,
+    } = scratch;
     let mut out = RangeMeshes::empty(morphs);
     let mut mesh_of: HashMap<(u32, bool), usize> = HashMap::default();
     let mut last_mesh: Option<((u32, bool), usize, &CornerMaps<'_>)> = None;
@@ -743,8 +799,11 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
     // of many points and few faces does not have them all projected for a few corners).
     let whole_layer = range.start == 0 && end >= polys.len();
     let all_corners: usize = expected.values().map(|&(corners, _)| corners).sum();
-    let holds_every_face =
-        |key| whole_layer && layer.points.len() <= all_corners && expected.get(&key).is_some_and(|&(corners, _)| corners == all_corners);
+    let holds_every_face = |key| {
+        whole_layer
+            && layer.points.len() <= all_corners
+            && expected.get(&key).is_some_and(|&(corners, _)| corners == all_corners)
+    };
     while next < end {
         let p = next;
         next += 1;
@@ -815,8 +874,12 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
             _ => {
                 let Some(maps) = inputs.maps_of_surface.get(&surface_index) else { continue };
                 let slot = *mesh_of.entry(key).or_insert_with(|| {
-                    let mut mesh = spare_meshes.pop().unwrap_or_else(|| MeshData { morph_targets: morphs.targets(), ..MeshData::new(Topology::Triangles) });
-                    let uv_set_count = usize::from(maps.uv.is_some() || maps.projection.is_some()) * (1 + usize::from(maps.second_uv.is_some()));
+                    let mut mesh = spare_meshes.pop().unwrap_or_else(|| MeshData {
+                        morph_targets: morphs.targets(),
+                        ..MeshData::new(Topology::Triangles)
+                    });
+                    let uv_set_count = usize::from(maps.uv.is_some() || maps.projection.is_some())
+                        * (1 + usize::from(maps.second_uv.is_some()));
                     mesh.uv_sets.resize_with(uv_set_count, Vec::new);
                     mesh.colors = maps.color.is_some().then(|| mesh.colors.take().unwrap_or_default());
                     // Sized up front for the most the range can make without crossings, one vertex per
@@ -852,10 +915,13 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
         let mut at_the_seam = false;
         if let Some(block) = maps.projection {
             let known = projected_points.iter().position(|(b, _)| std::ptr::eq(*b, block));
-            let keep = block.projection != Projection::Cubic && (known.is_some() || projected_points.len() < KEPT_PROJECTIONS);
+            let keep =
+                block.projection != Projection::Cubic && (known.is_some() || projected_points.len() < KEPT_PROJECTIONS);
             if !keep {
                 let normal = polygon_normal(&layer.points, vertices);
-                projected_uvs.extend(vertices.iter().map(|&v| project(block, point_ref(&layer.points, v), normal).unwrap_or([0.0, 0.0])));
+                projected_uvs.extend(
+                    vertices.iter().map(|&v| project(block, point_ref(&layer.points, v), normal).unwrap_or([0.0, 0.0])),
+                );
             } else {
                 let known = known.unwrap_or_else(|| {
                     let mut table = PagedPointTable::new(layer.points.len());
@@ -868,7 +934,9 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                     // instructions, then 15 % faster in lanes; planar maps, a few products a point,
                     // gain nothing). Any other mesh makes its points' UVs as they come, so that no
                     // point of another surface is projected.
-                    if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) && holds_every_face(key) {
+                    if matches!(block.projection, Projection::Cylindrical | Projection::Spherical)
+                        && holds_every_face(key)
+                    {
                         #[cfg(test)]
                         UVS_MADE_UP_FRONT.with(|made| made.set(made.get() + 1));
                         let projected = project_all_around(block, &layer.points, |v, uv| {
@@ -906,7 +974,16 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
         polygon_corners::<BY_POINT, PLAIN>(
             inputs,
             maps,
-            PolygonCorners { polygon: p, vertices, points: polygon_points, projected_uvs, first_corner, flat, values_by_point, slot_tag },
+            PolygonCorners {
+                polygon: p,
+                vertices,
+                points: polygon_points,
+                projected_uvs,
+                first_corner,
+                flat,
+                values_by_point,
+                slot_tag,
+            },
             mesh,
             last_vertex_of_point,
             corner_vertex,
@@ -951,7 +1028,16 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(inputs: &LayerInputs<'_>
                 None => Some(None),
             };
             if let Some(projection) = projection {
-                let run = PlainRun { inputs, maps, projection, key, slot_tag, last_vertex_of_point, quick_quads, triangles: &mut out.triangles };
+                let run = PlainRun {
+                    inputs,
+                    maps,
+                    projection,
+                    key,
+                    slot_tag,
+                    last_vertex_of_point,
+                    quick_quads,
+                    triangles: &mut out.triangles,
+                };
                 next = match !PLAIN && (maps.color.is_some() || maps.second_uv.is_some()) {
                     true => run.build::<BY_POINT, true>(mesh, next, end),
                     false => run.build::<BY_POINT, false>(mesh, next, end),
@@ -1060,14 +1146,22 @@ impl PlainRun<'_, '_> {
     /// `EXTRAS`: the surface has a colour map or a second UV set (compiled apart, so that the other
     /// surfaces' loop does not test for them at every corner).
     #[inline(never)]
-    fn build<const BY_POINT: bool, const EXTRAS: bool>(mut self, mesh: &mut MeshData, from: usize, end: usize) -> usize {
+    fn build<const BY_POINT: bool, const EXTRAS: bool>(
+        mut self,
+        mesh: &mut MeshData,
+        from: usize,
+        end: usize,
+    ) -> usize {
         let polys = &self.inputs.layer.polygons;
         let subdividing = self.inputs.options.subdivision_level > 0;
         let mut p = from;
         while p < end {
             let (Some(&a), Some(&b)) = (polys.starts.get(p), polys.starts.get(p + 1)) else { break };
             let kind = polys.kind[p];
-            if !(kind == PolygonKind::Face || (kind == PolygonKind::Patch && !subdividing)) || polys.surface.get(p) != self.key.0 || (polys.detail_of[p] != NONE) != self.key.1 {
+            if !(kind == PolygonKind::Face || (kind == PolygonKind::Patch && !subdividing))
+                || polys.surface.get(p) != self.key.0
+                || (polys.detail_of[p] != NONE) != self.key.1
+            {
                 break;
             }
             let made = match polys.indices.get(a as usize..b as usize) {
@@ -1084,7 +1178,13 @@ impl PlainRun<'_, '_> {
     }
 
     #[inline(always)]
-    fn polygon<const BY_POINT: bool, const EXTRAS: bool, const N: usize>(&mut self, mesh: &mut MeshData, p: usize, vs: [u32; N], first_corner: usize) -> bool {
+    fn polygon<const BY_POINT: bool, const EXTRAS: bool, const N: usize>(
+        &mut self,
+        mesh: &mut MeshData,
+        p: usize,
+        vs: [u32; N],
+        first_corner: usize,
+    ) -> bool {
         let LayerInputs { layer, normals, point_normals, .. } = *self.inputs;
         // Each corner's point found once, and every use of it read from the layer's points, not from an
         // array of them written just before: reads of an array's just-written corners wider than the
@@ -1116,7 +1216,15 @@ impl PlainRun<'_, '_> {
         let flat = normals.flat_normal(p, self.key.0).map(lwo_to_bevy);
         let values_by_point = BY_POINT && !at_the_seam && !matches!(self.maps.point_values, PointValues::PerCorner);
         let slot_tag = self.slot_tag;
-        let MeshData { positions, normals: normal_column, uv_sets, colors: color_column, indices, triangle_records, .. } = mesh;
+        let MeshData {
+            positions,
+            normals: normal_column,
+            uv_sets,
+            colors: color_column,
+            indices,
+            triangle_records,
+            ..
+        } = mesh;
         let sets = uv_sets.len().min(1);
         let (first_set, other_sets) = uv_sets.split_at_mut(sets);
         let mut uv_column = first_set.first_mut().filter(|_| has_uv);
@@ -1127,7 +1235,10 @@ impl PlainRun<'_, '_> {
             let v = vs[k];
             // As in `polygon_corners`, which this loop must equal for the corners it builds.
             let by_point = values_by_point && point_normals.shares(v) && self.maps.point_values.hold_at(v);
-            if by_point && let [tag, i] = self.last_vertex_of_point.get(v) && tag == slot_tag {
+            if by_point
+                && let [tag, i] = self.last_vertex_of_point.get(v)
+                && tag == slot_tag
+            {
                 corner_vertex[k] = i;
                 continue;
             }
@@ -1151,8 +1262,14 @@ impl PlainRun<'_, '_> {
                     if tag & !PER_CORNER_VERTEX == slot_tag
                         && normal_column[i as usize] == normal
                         && uv_column.as_ref().is_none_or(|uvs| uvs[i as usize] == uv)
-                        && second_uv_column.as_ref().zip(second_uv).is_none_or(|(column, uv)| column[i as usize] == uv)
-                        && color_column.as_ref().zip(color).is_none_or(|(column, color)| column[i as usize] == color) =>
+                        && second_uv_column
+                            .as_ref()
+                            .zip(second_uv)
+                            .is_none_or(|(column, uv)| column[i as usize] == uv)
+                        && color_column
+                            .as_ref()
+                            .zip(color)
+                            .is_none_or(|(column, color)| column[i as usize] == color) =>
                 {
                     Some(i)
                 }
@@ -1176,7 +1293,9 @@ impl PlainRun<'_, '_> {
                     if let Some(last) = last_slot {
                         // A NaN value equals nothing: its vertex is taken by no other corner.
                         let no_nan = |values: &[f32]| !values.iter().any(|x| x.is_nan());
-                        let own_values = by_point && no_nan(&normal) && (!has_uv || no_nan(&uv))
+                        let own_values = by_point
+                            && no_nan(&normal)
+                            && (!has_uv || no_nan(&uv))
                             && second_uv.is_none_or(|uv| no_nan(&uv))
                             && color.is_none_or(|color| no_nan(&color));
                         *last = [if own_values { slot_tag } else { slot_tag | PER_CORNER_VERTEX }, i];
@@ -1185,7 +1304,10 @@ impl PlainRun<'_, '_> {
                 }
             };
         }
-        super::append_triangles(indices, QUICK_FANS[N - 3].iter().map(|t| lwo_triangle_to_bevy(t.map(|i| corner_vertex[i as usize]))));
+        super::append_triangles(
+            indices,
+            QUICK_FANS[N - 3].iter().map(|t| lwo_triangle_to_bevy(t.map(|i| corner_vertex[i as usize]))),
+        );
         for _ in 0..N - 2 {
             triangle_records.push(p as u32);
         }
@@ -1233,15 +1355,33 @@ fn polygon_corners<const BY_POINT: bool, const PLAIN: bool>(
     corner_vertex: &mut Vec<u32>,
 ) {
     let LayerInputs { normals, point_normals, morphs, .. } = *inputs;
-    let PolygonCorners { polygon: p, vertices, points: polygon_points, projected_uvs, first_corner, flat, values_by_point, slot_tag } = polygon;
+    let PolygonCorners {
+        polygon: p,
+        vertices,
+        points: polygon_points,
+        projected_uvs,
+        first_corner,
+        flat,
+        values_by_point,
+        slot_tag,
+    } = polygon;
     for (k, &v) in vertices.iter().enumerate() {
         let by_point = values_by_point && point_normals.shares(v) && maps.point_values.hold_at(v);
-        if by_point && let [tag, i] = last_vertex_of_point.get(v) && tag == slot_tag {
+        if by_point
+            && let [tag, i] = last_vertex_of_point.get(v)
+            && tag == slot_tag
+        {
             corner_vertex.push(i);
             continue;
         }
         let corner = Corner { point: v, polygon: p as u32, at: first_corner + k };
-        let stored = inputs.stored_normals.as_ref().filter(|_| !PLAIN).and_then(|m| m.get(corner)).and_then(|n| n.get(..3)).and_then(|n| super::normalize([n[0], n[1], n[2]]));
+        let stored = inputs
+            .stored_normals
+            .as_ref()
+            .filter(|_| !PLAIN)
+            .and_then(|m| m.get(corner))
+            .and_then(|n| n.get(..3))
+            .and_then(|n| super::normalize([n[0], n[1], n[2]]));
         let normal = match (stored, flat) {
             (Some(stored), _) => lwo_to_bevy(stored),
             (None, Some(flat)) => flat,
@@ -1253,7 +1393,8 @@ fn polygon_corners<const BY_POINT: bool, const PLAIN: bool>(
             (Some(uv), None) => Some(uv.uv(corner).unwrap_or([0.0, 1.0])),
             (None, None) => None,
         };
-        let second_uv = maps.second_uv.as_ref().filter(|_| !PLAIN && uv.is_some()).map(|m| m.uv(corner).unwrap_or([0.0, 1.0]));
+        let second_uv =
+            maps.second_uv.as_ref().filter(|_| !PLAIN && uv.is_some()).map(|m| m.uv(corner).unwrap_or([0.0, 1.0]));
         let color = maps.color.as_ref().filter(|_| !PLAIN).map(|color| corner_color(color, corner));
         // Corners of one point that agree on every attribute share a vertex (smooth shading makes that
         // the common case), which keeps large objects' meshes near their point count.
@@ -1264,7 +1405,9 @@ fn polygon_corners<const BY_POINT: bool, const PLAIN: bool>(
                 && color.is_none_or(|c| mesh.colors.as_ref().is_some_and(|colors| colors[i] == c))
         };
         let last_slot = last_vertex_of_point.get_mut(v);
-        let previous = last_slot.as_deref().filter(|&&[tag, i]| tag & !PER_CORNER_VERTEX == slot_tag && attributes(mesh, i as usize));
+        let previous = last_slot
+            .as_deref()
+            .filter(|&&[tag, i]| tag & !PER_CORNER_VERTEX == slot_tag && attributes(mesh, i as usize));
         let index = match previous {
             Some(&[_, i]) => i,
             None => {
@@ -1462,7 +1605,12 @@ fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f
     mesh.positions = cage.points.iter().map(|p| local(*p)).collect();
     mesh.normals = limit_surface_normals(&cage.points, cage);
     if has_uv {
-        mesh.uv_sets.push((0..cage.points.len()).map(|i| cage.extras_of(i)).map(|e| [e.first().copied().unwrap_or(0.0), e.get(1).copied().unwrap_or(0.0)]).collect());
+        mesh.uv_sets.push(
+            (0..cage.points.len())
+                .map(|i| cage.extras_of(i))
+                .map(|e| [e.first().copied().unwrap_or(0.0), e.get(1).copied().unwrap_or(0.0)])
+                .collect(),
+        );
     }
     // Room for every triangle first (the faces are quads after one level): grown triangle by
     // triangle, the two columns were copied again and again.
@@ -1482,7 +1630,8 @@ fn limit_surface_mesh(cage: &Cage, has_uv: bool, local: &impl Fn([f32; 3]) -> [f
 /// A corner the triangulator added where the outline crosses itself: every attribute interpolated along
 /// the edge between the two polygon corners it lies on.
 fn push_crossing(mesh: &mut MeshData, corner_vertex: &[u32], crossing: &Crossing) {
-    let (a, b, t) = (corner_vertex[crossing.from as usize] as usize, corner_vertex[crossing.to as usize] as usize, crossing.t);
+    let (a, b, t) =
+        (corner_vertex[crossing.from as usize] as usize, corner_vertex[crossing.to as usize] as usize, crossing.t);
     fn lerp<const N: usize>(values: &[[f32; N]], a: usize, b: usize, t: f32) -> [f32; N] {
         std::array::from_fn(|k| values[a][k] + (values[b][k] - values[a][k]) * t)
     }
@@ -1539,15 +1688,26 @@ impl<'a> LayerMorphs<'a> {
 
     /// Empty targets, one per morph, for a new mesh of the layer.
     fn targets(&self) -> Vec<MorphTarget> {
-        self.names.iter().map(|name| MorphTarget { name: (*name).to_owned(), positions: Vec::new(), normals: Vec::new() }).collect()
+        self.names
+            .iter()
+            .map(|name| MorphTarget { name: (*name).to_owned(), positions: Vec::new(), normals: Vec::new() })
+            .collect()
     }
 
     /// The targets' values for a vertex just pushed for `point`; `corner` (its polygon and base normal,
     /// Bevy's frame) when its normal follows the shape, else the normal stays.
-    fn push_vertex(&self, corner_normals: &CornerNormals<'_>, mesh: &mut MeshData, point: u32, corner: Option<(usize, [f32; 3])>) {
+    fn push_vertex(
+        &self,
+        corner_normals: &CornerNormals<'_>,
+        mesh: &mut MeshData,
+        point: u32,
+        corner: Option<(usize, [f32; 3])>,
+    ) {
         for (k, target) in mesh.morph_targets.iter_mut().enumerate() {
             target.positions.push(lwo_to_bevy(point_at(&self.offsets[k], point)));
-            let normal = corner.map_or([0.0; 3], |(polygon, base)| sub(lwo_to_bevy(corner_normals.at_with(&self.face_normals[k], polygon, point)), base));
+            let normal = corner.map_or([0.0; 3], |(polygon, base)| {
+                sub(lwo_to_bevy(corner_normals.at_with(&self.face_normals[k], polygon, point)), base)
+            });
             target.normals.push(normal);
         }
     }
@@ -1557,10 +1717,12 @@ impl<'a> LayerMorphs<'a> {
         mesh.morph_targets = self.targets();
         for (k, target) in mesh.morph_targets.iter_mut().enumerate() {
             let at = skip + 3 * k;
-            let offsets: Vec<[f32; 3]> =
-                (0..cage.points.len()).map(|i| cage.extras_of(i).get(at..at + 3).map_or([0.0; 3], |o| [o[0], o[1], o[2]])).collect();
+            let offsets: Vec<[f32; 3]> = (0..cage.points.len())
+                .map(|i| cage.extras_of(i).get(at..at + 3).map_or([0.0; 3], |o| [o[0], o[1], o[2]]))
+                .collect();
             let shape: Vec<[f32; 3]> = cage.points.iter().zip(&offsets).map(|(&p, &d)| add(p, d)).collect();
-            target.normals = limit_surface_normals(&shape, cage).iter().zip(&mesh.normals).map(|(&n, &base)| sub(n, base)).collect();
+            target.normals =
+                limit_surface_normals(&shape, cage).iter().zip(&mesh.normals).map(|(&n, &base)| sub(n, base)).collect();
             target.positions = offsets.into_iter().map(lwo_to_bevy).collect();
         }
     }
@@ -1599,20 +1761,50 @@ mod tests {
     use crate::formats::fourcc::FourCc;
 
     /// A map of `kind` with `dimension` values an entry, for `points` (and a VMAD's `polygons`).
-    fn vertex_map(kind: &[u8; 4], dimension: u16, name: &str, discontinuous: bool, points: &[u32], polygons: &[u32], values: Vec<f32>) -> VertexMap {
+    fn vertex_map(
+        kind: &[u8; 4],
+        dimension: u16,
+        name: &str,
+        discontinuous: bool,
+        points: &[u32],
+        polygons: &[u32],
+        values: Vec<f32>,
+    ) -> VertexMap {
         let (points, polygons) = (points.iter().copied().collect(), polygons.to_vec());
-        VertexMap { kind: FourCc(*kind), dimension, name: name.into(), discontinuous, points, polygons, values, parameters: None }
+        VertexMap {
+            kind: FourCc(*kind),
+            dimension,
+            name: name.into(),
+            discontinuous,
+            points,
+            polygons,
+            values,
+            parameters: None,
+        }
     }
 
     /// A UV map whose entry i for point p is (p, i).
     fn uv_map(name: &str, discontinuous: bool, points: &[u32], polygons: &[u32]) -> VertexMap {
-        vertex_map(b"TXUV", 2, name, discontinuous, points, polygons, points.iter().enumerate().flat_map(|(i, &p)| [p as f32, i as f32]).collect())
+        vertex_map(
+            b"TXUV",
+            2,
+            name,
+            discontinuous,
+            points,
+            polygons,
+            points.iter().enumerate().flat_map(|(i, &p)| [p as f32, i as f32]).collect(),
+        )
     }
 
     /// The corner of `polygon` at `point` (its first, if the polygon lists the point twice).
     fn corner_of(layer: &Layer, point: u32, polygon: u32) -> Corner {
         let start = layer.polygons.starts[polygon as usize] as usize;
-        let k = layer.polygons.vertices(polygon as usize).iter().position(|&v| v == point).expect("the polygon has the point");
+        let k = layer
+            .polygons
+            .vertices(polygon as usize)
+            .iter()
+            .position(|&v| v == point)
+            .expect("the polygon has the point");
         Corner { point, polygon, at: start + k }
     }
 
@@ -1639,7 +1831,10 @@ mod tests {
         let ordered = MapLookup::new(&layer, UV_KINDS, "ordered").unwrap();
         assert!(ordered.in_point_order && ordered.entry_of_point.is_empty());
         let got: Vec<_> = (0..6).map(|p| ordered.point_entry(p).map(|(m, e)| m.value(e).to_vec())).collect();
-        assert_eq!(got, [Some(vec![0.0, 0.0]), Some(vec![1.0, 1.0]), Some(vec![2.0, 2.0]), Some(vec![3.0, 3.0]), None, None]);
+        assert_eq!(
+            got,
+            [Some(vec![0.0, 0.0]), Some(vec![1.0, 1.0]), Some(vec![2.0, 2.0]), Some(vec![3.0, 3.0]), None, None]
+        );
         assert_eq!(ordered.get(corner_of(&layer, 1, 7)), Some(&[1.0, 0.0][..]), "the VMAD entry wins at its corner");
         assert_eq!(ordered.get(corner_of(&layer, 1, 0)), Some(&[1.0, 1.0][..]), "and only there");
         // A second PNTS left fewer points than the maps name: past them, nothing, as with a table.
@@ -1688,17 +1883,22 @@ mod tests {
     #[test]
     fn corners_taking_their_points_vertex_get_what_comparing_every_corner_gets() {
         let corpus = crate::fixtures::lwo::lightwave_files_under(&["/usr/share/assimp/models/LWO".into()]);
-        let lightwave_2018 = crate::fixtures::lwo::lightwave_files_under(&[std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018")]);
+        let lightwave_2018 =
+            crate::fixtures::lwo::lightwave_files_under(&[
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018")
+            ]);
         let parsed = |(name, bytes): &(String, Vec<u8>)| {
             let object = crate::formats::lwo::parse(bytes).unwrap_or_else(|e| panic!("{name}: {e}")).1;
             (name.clone(), object.layers, object.surfaces)
         };
-        let mut objects: Vec<(String, Vec<Layer>, Vec<Surface>)> = corpus.iter().chain(&lightwave_2018).map(parsed).collect();
+        let mut objects: Vec<(String, Vec<Layer>, Vec<Surface>)> =
+            corpus.iter().chain(&lightwave_2018).map(parsed).collect();
         assert!(objects.len() >= 50, "the 42 corpus files and the 8 LightWave 2018 objects, found {}", objects.len());
         // Each also smoothed (most of the corpus is flat: its projections' seams would not be met), and
         // where a surface projects its UVs, cubically too.
         for (name, layers, surfaces) in objects.clone() {
-            let smoothed: Vec<Surface> = surfaces.iter().map(|s| Surface { max_smoothing_angle: 1.5, ..s.clone() }).collect();
+            let smoothed: Vec<Surface> =
+                surfaces.iter().map(|s| Surface { max_smoothing_angle: 1.5, ..s.clone() }).collect();
             if smoothed.iter().any(|s| projecting_block(Some(s)).is_some()) {
                 let mut cubic = smoothed.clone();
                 cubic.iter_mut().flat_map(|s| &mut s.blocks).for_each(|b| b.projection = Projection::Cubic);
@@ -1713,7 +1913,9 @@ mod tests {
         let mut damaged = 0;
         for (name, bytes) in &corpus {
             for case in 0..30 {
-                if let Ok((_, object)) = crate::formats::lwo::parse(&crate::fixtures::lwo::damaged_copy(bytes, &mut next)) {
+                if let Ok((_, object)) =
+                    crate::formats::lwo::parse(&crate::fixtures::lwo::damaged_copy(bytes, &mut next))
+                {
                     objects.push((format!("{name}, damaged copy {case}"), object.layers, object.surfaces));
                     damaged += 1;
                 }
@@ -1721,13 +1923,16 @@ mod tests {
         }
         assert!(damaged > 500, "{damaged} damaged copies parsed");
         for (columns, rows) in [(40, 30), (300, 240)] {
-            let terrain = crate::formats::lwo::parse(&crate::fixtures::lwo::large_object(columns, rows)).expect("parses").1;
+            let terrain =
+                crate::formats::lwo::parse(&crate::fixtures::lwo::large_object(columns, rows)).expect("parses").1;
             objects.push((format!("terrain {columns} × {rows}"), terrain.layers, terrain.surfaces));
         }
         let (grid, grid_surfaces) = grid_with_nan_and_a_named_corner();
         // A VMAD naming every corner of the first eight polygons, each its own UV: kept by corner.
         let mut dense = grid.clone();
-        let named: Vec<(u32, u32)> = (0..8u32).flat_map(|q| dense.polygons.vertices(q as usize).iter().map(move |&v| (v, q)).collect::<Vec<_>>()).collect();
+        let named: Vec<(u32, u32)> = (0..8u32)
+            .flat_map(|q| dense.polygons.vertices(q as usize).iter().map(move |&v| (v, q)).collect::<Vec<_>>())
+            .collect();
         let (points, polygons): (Vec<u32>, Vec<u32>) = named.into_iter().unzip();
         dense.vertex_maps[1] = uv_map("UV", true, &points, &polygons);
         // After the grid, polygons of its left surface that name a point twice (triangles, which the
@@ -1735,8 +1940,17 @@ mod tests {
         // patches after a face (subdivided, they are not the plain loop's).
         let mut repeated = grid.clone();
         let (face, patch) = (PolygonKind::Face, PolygonKind::Patch);
-        let extra: [(PolygonKind, &[u32]); 9] =
-            [(face, &[10, 11, 16, 15]), (face, &[0, 0, 1]), (face, &[2, 3, 2]), (face, &[5, 6, 6, 7]), (face, &[10, 11, 16, 15]), (face, &[7, 8, 99]), (face, &[11, 12, 12]), (patch, &[1, 2, 7, 6]), (patch, &[2, 3, 8, 7])];
+        let extra: [(PolygonKind, &[u32]); 9] = [
+            (face, &[10, 11, 16, 15]),
+            (face, &[0, 0, 1]),
+            (face, &[2, 3, 2]),
+            (face, &[5, 6, 6, 7]),
+            (face, &[10, 11, 16, 15]),
+            (face, &[7, 8, 99]),
+            (face, &[11, 12, 12]),
+            (patch, &[1, 2, 7, 6]),
+            (patch, &[2, 3, 8, 7]),
+        ];
         for (q, (kind, corners)) in extra.into_iter().enumerate() {
             let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: 16 + q as u32 };
             repeated.polygons.push(kind, 0, corners, 0, NONE, record);
@@ -1749,11 +1963,15 @@ mod tests {
         for (name, layers, surfaces) in &objects {
             for (index, layer) in layers.iter().enumerate() {
                 for options in [BuildOptions::default(), cages] {
-                    let [shortcut, compared] = [VertexSearch::ByPointWherePossible, VertexSearch::EveryCorner].map(|search| {
-                        let built = build_layer(layer, surfaces, options, &|| {}, search);
-                        // Debug's text, where NaN equals NaN.
-                        format!("{:?}", (built.surfaces, built.lines, built.points, built.triangles, built.degenerate))
-                    });
+                    let [shortcut, compared] =
+                        [VertexSearch::ByPointWherePossible, VertexSearch::EveryCorner].map(|search| {
+                            let built = build_layer(layer, surfaces, options, &|| {}, search);
+                            // Debug's text, where NaN equals NaN.
+                            format!(
+                                "{:?}",
+                                (built.surfaces, built.lines, built.points, built.triangles, built.degenerate)
+                            )
+                        });
                     assert!(shortcut == compared, "{name}, layer {index}, {options:?}");
                 }
             }
@@ -1763,7 +1981,8 @@ mod tests {
         // mesh of its latest corner). The left half also has a vertex for each of the NaN point's
         // three other corners, and for point 6's named corner.
         let (grid, grid_surfaces) = grid_with_nan_and_a_named_corner();
-        let built = build_layer(&grid, &grid_surfaces, BuildOptions::default(), &|| {}, VertexSearch::ByPointWherePossible);
+        let built =
+            build_layer(&grid, &grid_surfaces, BuildOptions::default(), &|| {}, VertexSearch::ByPointWherePossible);
         let vertices: Vec<usize> = built.surfaces.iter().map(|s| s.mesh.positions.len()).collect();
         assert_eq!(vertices, [15 + 3 + 3 + 1, 15 + 3]);
     }
@@ -1789,7 +2008,13 @@ mod tests {
             };
             assert!(stored(layer) && !stored(&extended), "{name}");
             let [unasked, made] = [layer, &extended].map(|layer| {
-                let built = build_layer(layer, &object.surfaces, BuildOptions::default(), &|| {}, VertexSearch::ByPointWherePossible);
+                let built = build_layer(
+                    layer,
+                    &object.surfaces,
+                    BuildOptions::default(),
+                    &|| {},
+                    VertexSearch::ByPointWherePossible,
+                );
                 format!("{:?}", (built.surfaces, built.lines, built.points, built.triangles, built.degenerate))
             });
             assert!(unasked == made, "{name}");
@@ -1804,18 +2029,30 @@ mod tests {
             MapLookup::new(&layer, &[b"NORM"], "n").unwrap().directs_every_corner(&layer)
         };
         assert!(directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up)]));
-        assert!(directs(vec![normals("n", false, &[5, 4, 3, 2, 1, 0], &[], &up), normals("n", true, &[1], &[7], &[[2.0, 0.0, 0.0]])]));
+        assert!(directs(vec![
+            normals("n", false, &[5, 4, 3, 2, 1, 0], &[], &up),
+            normals("n", true, &[1], &[7], &[[2.0, 0.0, 0.0]])
+        ]));
         assert!(!directs(vec![normals("n", false, &[0, 1, 2, 3, 4], &[], &up[..5])]), "a point missing");
         let mut zero = up;
         zero[3] = [0.0; 3];
         assert!(!directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &zero)]), "a zero normal");
-        assert!(!directs(vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up), normals("n", true, &[1], &[7], &[[f32::NAN, 0.0, 1.0]])]), "a NaN in the VMAD");
+        assert!(
+            !directs(vec![
+                normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up),
+                normals("n", true, &[1], &[7], &[[f32::NAN, 0.0, 1.0]])
+            ]),
+            "a NaN in the VMAD"
+        );
         // A second PNTS left five points: polygons still name the sixth, which no entry answers for
         // (its corners' normals are made, smoothed; a review found the shortcut had skipped them).
         let mut short = layer_of_triangles();
         short.vertex_maps = vec![normals("n", false, &[0, 1, 2, 3, 4, 5], &[], &up)];
         short.points.truncate(5);
-        assert!(!MapLookup::new(&short, &[b"NORM"], "n").unwrap().directs_every_corner(&short), "a corner past the layer's points");
+        assert!(
+            !MapLookup::new(&short, &[b"NORM"], "n").unwrap().directs_every_corner(&short),
+            "a corner past the layer's points"
+        );
     }
 
     /// A cylindrically or spherically mapped surface that holds every face of its layer has every
@@ -1825,7 +2062,12 @@ mod tests {
     #[test]
     fn uvs_made_before_the_corners_ask_give_the_mesh_the_corners_give() {
         let corpus = std::path::Path::new("/usr/share/assimp/models/LWO/LWO2/MappingModes");
-        for name in ["earth_cylindrical_x.lwo", "earth_cylindrical_x_scale_222_wrap_21.lwo", "earth_spherical_y.lwo", "earth_spherical_z_wrap_22.lwo"] {
+        for name in [
+            "earth_cylindrical_x.lwo",
+            "earth_cylindrical_x_scale_222_wrap_21.lwo",
+            "earth_spherical_y.lwo",
+            "earth_spherical_z_wrap_22.lwo",
+        ] {
             let bytes = std::fs::read(corpus.join(name)).expect("the assimp corpus (assimp-testmodels)");
             let object = crate::formats::lwo::parse(&bytes).expect("parses").1;
             let layer = &object.layers[0];
@@ -1834,12 +2076,21 @@ mod tests {
             shared.polygons.push(PolygonKind::Face, 0, &[0, 1, 2], 7, NONE, record);
             let [(alone, up_front), (beside_another, not_up_front)] = [layer, &shared].map(|layer| {
                 let made_before = UVS_MADE_UP_FRONT.with(|made| made.get());
-                let built = build_layer(layer, &object.surfaces, BuildOptions::default(), &|| {}, VertexSearch::ByPointWherePossible);
+                let built = build_layer(
+                    layer,
+                    &object.surfaces,
+                    BuildOptions::default(),
+                    &|| {},
+                    VertexSearch::ByPointWherePossible,
+                );
                 let mesh = built.surfaces.into_iter().find(|s| s.surface == 0).expect("the mapped surface's mesh").mesh;
                 (mesh, UVS_MADE_UP_FRONT.with(|made| made.get()) - made_before)
             });
             assert_eq!((up_front, not_up_front), (1, 0), "{name}: which way each build made its UVs");
-            assert!(alone.uv_sets.first().is_some_and(|uvs| uvs.len() == alone.positions.len() && !uvs.is_empty()), "{name}: the surface has UVs");
+            assert!(
+                alone.uv_sets.first().is_some_and(|uvs| uvs.len() == alone.positions.len() && !uvs.is_empty()),
+                "{name}: the surface has UVs"
+            );
             assert!(alone == beside_another, "{name}");
         }
     }
@@ -1870,7 +2121,10 @@ mod tests {
         for layer in [&layer, &fewer_points] {
             let table = VmadEntries::by_corner(layer, &vmad, usize::MAX).expect("no budget");
             let sorted = VmadEntries::sorted(layer, &vmad);
-            assert!(matches!(VmadEntries::new(layer, &vmad), VmadEntries::ByCorner(_)), "a map naming every corner takes the table");
+            assert!(
+                matches!(VmadEntries::new(layer, &vmad), VmadEntries::ByCorner(_)),
+                "a map naming every corner takes the table"
+            );
             for q in 0..9u32 {
                 let start = layer.polygons.starts[q as usize] as usize;
                 for (k, &point) in layer.polygons.vertices(q as usize).iter().enumerate() {
@@ -1915,7 +2169,10 @@ mod tests {
         };
         // The darts sit at every place in a block of eight, and fail; the squares pass.
         let darts: Vec<usize> = (0..100).filter(|&p| layer.polygons.vertices(p) == dart).collect();
-        assert_eq!(darts.iter().map(|p| p % QUICK_QUAD_LANES).collect::<std::collections::BTreeSet<_>>().len(), QUICK_QUAD_LANES);
+        assert_eq!(
+            darts.iter().map(|p| p % QUICK_QUAD_LANES).collect::<std::collections::BTreeSet<_>>().len(),
+            QUICK_QUAD_LANES
+        );
         assert!(darts.iter().all(|&p| own_test(p) == Some(false)));
         assert_eq!(own_test(1), Some(true));
         for start in [0, 5, 13, 98] {
@@ -1941,7 +2198,11 @@ mod tests {
         let shapes: [&[u32]; 6] = [&[0, 1, 2, 3], &[0, 1, 2], &[4], &[5, 6], &[0, 1, 2, 3, 4], &[7, 6, 5]];
         for q in 0..200u32 {
             let record = crate::formats::lwo::model::Record { offset: 0, index_in_chunk: q };
-            let surface = match q { 0..60 => 0, 60..120 => q % 3, _ => 300 + q / 40 };
+            let surface = match q {
+                0..60 => 0,
+                60..120 => q % 3,
+                _ => 300 + q / 40,
+            };
             layer.polygons.push(PolygonKind::Face, 0, shapes[(q as usize * 7) % 6], surface, NONE, record);
         }
         let mut layers = vec![layer.clone()];
@@ -1952,13 +2213,16 @@ mod tests {
         details.polygons.detail_of.set(9, details.polygons.len(), 3);
         layers.push(details);
         for name in ["LWO2/UglyVertexColors.lwo", "LXOB_Modo/CrazyEngine.lxo", "LWO2/hierarchy.lwo"] {
-            let bytes = std::fs::read(format!("/usr/share/assimp/models/LWO/{name}")).expect("the assimp corpus (apt-get install assimp-testmodels)");
+            let bytes = std::fs::read(format!("/usr/share/assimp/models/LWO/{name}"))
+                .expect("the assimp corpus (apt-get install assimp-testmodels)");
             layers.extend(crate::formats::lwo::parse(&bytes).expect("a corpus object").1.layers);
         }
         for layer in &layers {
             let n = layer.polygons.len();
             for options in [BuildOptions::default(), BuildOptions { subdivision_level: 0, ..BuildOptions::default() }] {
-                for range in [0..n, 0..n / 3, n / 3..n, 7.min(n)..n.saturating_sub(5).max(7.min(n)), n / 2..n + 3, n..n + 5] {
+                for range in
+                    [0..n, 0..n / 3, n / 3..n, 7.min(n)..n.saturating_sub(5).max(7.min(n)), n / 2..n + 3, n..n + 5]
+                {
                     let by_polygon = expected_sizes_polygon_by_polygon(layer, options, range.clone());
                     assert_eq!(expected_sizes(layer, options, range.clone()), by_polygon, "range {range:?} of {n}");
                 }

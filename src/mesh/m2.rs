@@ -64,7 +64,14 @@ impl Geosets {
 }
 
 pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
-    let mut out = M2Meshes { units: Vec::new(), triangles: 0, draw_passes: 0, dropped_triangles: 0, dropped_units: 0, bounds: Bounds::EMPTY };
+    let mut out = M2Meshes {
+        units: Vec::new(),
+        triangles: 0,
+        draw_passes: 0,
+        dropped_triangles: 0,
+        dropped_units: 0,
+        bounds: Bounds::EMPTY,
+    };
     let mut submeshes_drawn = std::collections::HashSet::new();
     let positions: Vec<[f32; 3]> = model.vertices.iter().map(|v| wmo_to_bevy(v.position)).collect();
     let normals: Vec<[f32; 3]> = model.vertices.iter().map(|v| wmo_to_bevy(v.normal)).collect();
@@ -76,8 +83,13 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
         if !geosets.shows(submesh.id) {
             continue;
         }
-        let uv_set = model.texture_unit_lookup.get(usize::from(unit.coord_combo)).map_or(0, |&c| if c == 1 { 1 } else { 0 });
-        let texture = model.texture_lookup.get(usize::from(unit.texture_combo)).map(|&t| usize::from(t)).filter(|&t| t < model.textures.len());
+        let uv_set =
+            model.texture_unit_lookup.get(usize::from(unit.coord_combo)).map_or(0, |&c| if c == 1 { 1 } else { 0 });
+        let texture = model
+            .texture_lookup
+            .get(usize::from(unit.texture_combo))
+            .map(|&t| usize::from(t))
+            .filter(|&t| t < model.textures.len());
         let material = Some(usize::from(unit.material)).filter(|&m| m < model.materials.len());
         let mut mesh = MeshData::new(Topology::Triangles);
         mesh.uv_sets = vec![Vec::new()];

@@ -17,7 +17,10 @@ pub mod wmo;
 #[derive(Clone, Debug, PartialEq)]
 pub enum StandaloneMeshes {
     Lwo(lwo::LwoMeshes),
-    WmoRoot { portals: Vec<Option<MeshData>>, doodads: Vec<wmo::Placement> },
+    WmoRoot {
+        portals: Vec<Option<MeshData>>,
+        doodads: Vec<wmo::Placement>,
+    },
     WmoGroup(wmo::GroupMeshes),
     /// Built from the embedded view 0; a version-264 model's `.skin` is another file, so it builds nothing here.
     M2(Option<m2::M2Meshes>),
@@ -83,7 +86,16 @@ pub struct MorphTarget {
 
 impl MeshData {
     pub fn new(topology: Topology) -> Self {
-        Self { topology, positions: Vec::new(), normals: Vec::new(), uv_sets: Vec::new(), colors: None, indices: Vec::new(), triangle_records: Vec::new(), morph_targets: Vec::new() }
+        Self {
+            topology,
+            positions: Vec::new(),
+            normals: Vec::new(),
+            uv_sets: Vec::new(),
+            colors: None,
+            indices: Vec::new(),
+            triangle_records: Vec::new(),
+            morph_targets: Vec::new(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -408,8 +420,13 @@ mod tests {
             i if i % 2 == 0 => [i as f32, 0.0, -0.0],
             _ => [i as f32, -0.0, 0.0],
         };
-        let non_finite_first = |i: usize| if i < 2 * len / 3 { [f32::NAN, f32::INFINITY, 1.0] } else { [1.0, 2.0, i as f32] };
-        let cases: [(&str, &dyn Fn(usize) -> [f32; 3]); 3] = [("zeros of both signs", &zeros), ("non-finite first", &non_finite_first), ("all non-finite", &|_| [f32::NAN; 3])];
+        let non_finite_first =
+            |i: usize| if i < 2 * len / 3 { [f32::NAN, f32::INFINITY, 1.0] } else { [1.0, 2.0, i as f32] };
+        let cases: [(&str, &dyn Fn(usize) -> [f32; 3]); 3] = [
+            ("zeros of both signs", &zeros),
+            ("non-finite first", &non_finite_first),
+            ("all non-finite", &|_| [f32::NAN; 3]),
+        ];
         let bits = |b: Bounds| (b.min.map(f32::to_bits), b.max.map(f32::to_bits));
         for (name, point) in cases {
             let points: Vec<[f32; 3]> = (0..len).map(point).collect();

@@ -143,7 +143,9 @@ impl<'a> CornerNormals<'a> {
         // Each surface's smoothing limit, or `None` where it is shaded flat.
         let limits: Vec<Option<f32>> = surfaces
             .iter()
-            .map(|s| (smooth && s.max_smoothing_angle > 0.0).then(|| s.max_smoothing_angle.min(std::f32::consts::PI).cos()))
+            .map(|s| {
+                (smooth && s.max_smoothing_angle > 0.0).then(|| s.max_smoothing_angle.min(std::f32::consts::PI).cos())
+            })
             .collect();
         // Where the object's surfaces differ (some smoothed and some flat, or two angles), only those
         // this layer's polygons use count: one smoothed only in another layer asks nothing here, and a
@@ -154,11 +156,16 @@ impl<'a> CornerNormals<'a> {
         // polygons use, if they have one.
         let (cos_limit, one_angle) = if limits.windows(2).all(|pair| pair[0] == pair[1]) {
             // Not where there is no polygon, or one of a surface the object lacks (shaded flat).
-            let one_angle = limits.first().copied().flatten().filter(|_| polys.surface.max().is_some_and(|last| (last as usize) < limits.len()));
+            let one_angle = limits
+                .first()
+                .copied()
+                .flatten()
+                .filter(|_| polys.surface.max().is_some_and(|last| (last as usize) < limits.len()));
             (limits, one_angle)
         } else {
             let used = polys.surfaces_used();
-            let cos_limit: Vec<Option<f32>> = limits.iter().enumerate().map(|(k, &limit)| limit.filter(|_| used.contains(&(k as u32)))).collect();
+            let cos_limit: Vec<Option<f32>> =
+                limits.iter().enumerate().map(|(k, &limit)| limit.filter(|_| used.contains(&(k as u32)))).collect();
             // A polygon of a surface the object lacks is shaded flat.
             let mut used_limits = used.iter().map(|&surface| limits.get(surface as usize).copied().flatten());
             let one_angle = match used_limits.next() {
@@ -174,12 +181,27 @@ impl<'a> CornerNormals<'a> {
         // sphere loads 3 % faster, for 1 % more instructions).
         let smooths = cos_limit.iter().any(Option::is_some);
         let tabled = smooths || polys.len() < FLAT_NORMALS_TABLED_BELOW;
-        let face_normals =
-            if tabled { crate::parallel::parallel_collect(polys.len(), 1 << 16, |p| polygon_normal(&layer.points, polys.vertices(p))) } else { Vec::new() };
+        let face_normals = if tabled {
+            crate::parallel::parallel_collect(polys.len(), 1 << 16, |p| {
+                polygon_normal(&layer.points, polys.vertices(p))
+            })
+        } else {
+            Vec::new()
+        };
         // One angle for every surface the polygons use, and one smoothing group.
         let uniform_cos_limit = one_angle.filter(|_| polys.smoothing_group.is_all_default());
         let kept = (!tabled).then(Vec::new);
-        Self { layer, face_normals, first: Vec::new(), incident: Vec::new(), kept, incident_normals: Vec::new(), cos_limit, uniform_cos_limit, unasked: false }
+        Self {
+            layer,
+            face_normals,
+            first: Vec::new(),
+            incident: Vec::new(),
+            kept,
+            incident_normals: Vec::new(),
+            cos_limit,
+            uniform_cos_limit,
+            unasked: false,
+        }
     }
 
     /// For a layer whose every corner takes a normal the file stores (modo's NORM maps): nothing is
@@ -279,7 +301,8 @@ impl<'a> CornerNormals<'a> {
             }
         }
         let face_normals = std::mem::take(&mut self.face_normals);
-        self.incident_normals = incident.iter().map(|&q| face_normals.get(q as usize).copied().unwrap_or([0.0; 3])).collect();
+        self.incident_normals =
+            incident.iter().map(|&q| face_normals.get(q as usize).copied().unwrap_or([0.0; 3])).collect();
         (self.kept, self.first, self.incident) = (Some(kept), first, incident);
     }
 
@@ -295,7 +318,12 @@ impl<'a> CornerNormals<'a> {
         let own = polygon_normal(&self.layer.points, self.layer.polygons.vertices(p));
         let Some(cos_limit) = self.cos_limit_of(p) else { return own };
         let range = self.incident_range(v);
-        self.smoothed(own, p, cos_limit, self.incident[range.clone()].iter().copied().zip(self.incident_normals[range].iter().copied()))
+        self.smoothed(
+            own,
+            p,
+            cos_limit,
+            self.incident[range.clone()].iter().copied().zip(self.incident_normals[range].iter().copied()),
+        )
     }
 
     /// The one normal every corner at point `v` has, when they all have the same: every polygon around
@@ -331,7 +359,12 @@ impl<'a> CornerNormals<'a> {
         };
         for (slot, &q) in around.iter_mut().zip(incident) {
             let cos_limit = self.cos_limit.get(polys.surface.get(q as usize) as usize).copied().flatten()?;
-            *slot = Around { polygon: q, normal: self.face_normals[q as usize], cos_limit, group: polys.smoothing_group[q as usize] };
+            *slot = Around {
+                polygon: q,
+                normal: self.face_normals[q as usize],
+                cos_limit,
+                group: polys.smoothing_group[q as usize],
+            };
         }
         let mut sum = [0.0f32; 3];
         for (i, a) in around.iter().enumerate() {
@@ -381,7 +414,10 @@ impl<'a> CornerNormals<'a> {
     /// `surface` is the polygon's surface, which the caller has at hand.
     #[inline]
     pub fn flat_normal(&self, p: usize, surface: u32) -> Option<[f32; 3]> {
-        if self.unasked || self.uniform_cos_limit.is_some() || self.cos_limit.get(surface as usize).copied().flatten().is_some() {
+        if self.unasked
+            || self.uniform_cos_limit.is_some()
+            || self.cos_limit.get(surface as usize).copied().flatten().is_some()
+        {
             return None;
         }
         Some(match self.kept {
@@ -400,7 +436,13 @@ impl<'a> CornerNormals<'a> {
     /// Polygon `p`'s normal `own` plus those of the polygons `around` it (each with its normal) that
     /// smooth into it within `cos_limit` (its surface's), normalized.
     #[inline]
-    fn smoothed(&self, own: [f32; 3], p: usize, cos_limit: f32, around: impl Iterator<Item = (u32, [f32; 3])>) -> [f32; 3] {
+    fn smoothed(
+        &self,
+        own: [f32; 3],
+        p: usize,
+        cos_limit: f32,
+        around: impl Iterator<Item = (u32, [f32; 3])>,
+    ) -> [f32; 3] {
         let polys = &self.layer.polygons;
         let mut sum = own;
         for (q, other) in around {
@@ -439,7 +481,9 @@ pub struct PointNormals {
 impl PointNormals {
     /// Every point of the layer `normals` was made for.
     pub fn new(normals: &CornerNormals<'_>) -> Self {
-        let by_point = crate::parallel::parallel_collect(normals.layer.points.len(), 1 << 16, |v| normals.shared_at(v as u32).unwrap_or([f32::NAN; 3]));
+        let by_point = crate::parallel::parallel_collect(normals.layer.points.len(), 1 << 16, |v| {
+            normals.shared_at(v as u32).unwrap_or([f32::NAN; 3])
+        });
         // Not worth counting in the pass: this table is made where a point's polygons are all listed,
         // which costs far more.
         let shared = by_point.iter().filter(|n| !n[0].is_nan()).count();
@@ -469,7 +513,12 @@ impl PointNormals {
         crate::memory::offer_huge_pages(&marks, point_count);
         // Each thread takes every polygon and a run of the points: each point's sum in file order.
         let run = crate::parallel::run_per_core(point_count, 1 << 16);
-        let runs: Vec<_> = sums.chunks_mut(run).zip(marks.chunks_mut(run)).enumerate().map(|(k, (sums, marks))| (k * run, sums, marks)).collect();
+        let runs: Vec<_> = sums
+            .chunks_mut(run)
+            .zip(marks.chunks_mut(run))
+            .enumerate()
+            .map(|(k, (sums, marks))| (k * run, sums, marks))
+            .collect();
         let (unsettled, shared) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0));
         crate::parallel::parallel_each(runs, |(start, sums, marks)| {
             // Every sum is written, and the marks of every point a polygon uses (an unused point's are
@@ -485,7 +534,9 @@ impl PointNormals {
                     let ([first, latest], sum) = (&mut marks[k], &mut sums[k]);
                     if *first == 0 {
                         *first = tag;
-                    } else if *latest == tag || (*first != UNSETTLED && !(dot(face_normals[*first as usize - 1], normal) >= bound)) {
+                    } else if *latest == tag
+                        || (*first != UNSETTLED && !(dot(face_normals[*first as usize - 1], normal) >= bound))
+                    {
                         // Written as "not at least" so that a NaN normal also leaves the point unsettled.
                         *first = UNSETTLED;
                     }
@@ -566,7 +617,9 @@ mod tests {
     /// gives it, on the generated terrain and on smoothed real files (creases, poles, seams).
     #[test]
     fn the_one_angle_shortcut_gives_the_general_test_s_bits() {
-        let corpus = |f: &str| object(&std::fs::read(format!("/usr/share/assimp/models/LWO/{f}")).expect("assimp-testmodels is installed"));
+        let corpus = |f: &str| {
+            object(&std::fs::read(format!("/usr/share/assimp/models/LWO/{f}")).expect("assimp-testmodels is installed"))
+        };
         let objects = [
             object(&crate::fixtures::lwo::large_object(40, 30)),
             corpus("LWO2/hierarchy_smoothed.lwo"),
@@ -594,7 +647,12 @@ mod tests {
 
     /// A one-layer LWO2 object of `points` and `polygons`, each polygon of surface "Smooth" (smoothed
     /// at `degrees`) or, where `flat` says so, "Flat" (shaded flat).
-    fn smoothed_object(points: &[[f32; 3]], polygons: &[Vec<u32>], degrees: f32, flat: impl Fn(usize) -> bool) -> Vec<u8> {
+    fn smoothed_object(
+        points: &[[f32; 3]],
+        polygons: &[Vec<u32>],
+        degrees: f32,
+        flat: impl Fn(usize) -> bool,
+    ) -> Vec<u8> {
         use crate::fixtures::lwo::{chunk, f32s, form, s0, sub_chunk, vx};
         let (mut records, mut tags) = (b"FACE".to_vec(), b"SURF".to_vec());
         for (k, corners) in polygons.iter().enumerate() {
@@ -631,8 +689,15 @@ mod tests {
         }
         let points: Vec<[f32; 3]> = profile.iter().flat_map(|&[x, y]| [[x, y, 0.0], [x, y, 1.0]]).collect();
         // The last polygon names its last point twice (the full test then shares no normal there).
-        let polygons: Vec<Vec<u32>> =
-            (0..4u32).map(|k| if k < 3 { vec![2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2] } else { vec![2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2, 2 * k + 2] }).collect();
+        let polygons: Vec<Vec<u32>> = (0..4u32)
+            .map(|k| {
+                if k < 3 {
+                    vec![2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2]
+                } else {
+                    vec![2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2, 2 * k + 2]
+                }
+            })
+            .collect();
         smoothed_object(&points, &polygons, 60.0, |k| flat_last && k == 3)
     }
 
@@ -656,7 +721,15 @@ mod tests {
     /// other shared point out of the plane has no normal of its own (which the full test passes
     /// from 90° up).
     fn quads_with_a_line(degrees: f32) -> Vec<u8> {
-        let points = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0], [2.0, 0.0, 0.0], [2.0, 0.0, 1.0], [1.0, 1.0, 1.0]];
+        let points = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0],
+            [2.0, 0.0, 0.0],
+            [2.0, 0.0, 1.0],
+            [1.0, 1.0, 1.0],
+        ];
         let polygons = [vec![0, 1, 2, 3], vec![1, 4, 5, 2, 1], vec![2, 6]];
         smoothed_object(&points, &polygons, degrees, |_| false)
     }
@@ -670,7 +743,9 @@ mod tests {
     /// above 90°); each also with two smoothing groups and with two smoothing angles.
     #[test]
     fn shared_normals_gathered_polygon_by_polygon_have_the_full_test_s_bits() {
-        let corpus = |f: &str| object(&std::fs::read(format!("/usr/share/assimp/models/LWO/{f}")).expect("assimp-testmodels is installed"));
+        let corpus = |f: &str| {
+            object(&std::fs::read(format!("/usr/share/assimp/models/LWO/{f}")).expect("assimp-testmodels is installed"))
+        };
         let mut objects = vec![
             object(&crate::fixtures::lwo::large_object(40, 30)),
             object(&crate::fixtures::lwo::large_object(300, 240)),
@@ -684,8 +759,11 @@ mod tests {
             corpus("LWO2/UglyVertexColors.lwo"),
             corpus("LXOB_Modo/CrazyEngine.lxo"),
         ];
-        let lightwave_2018 = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018/Objects");
-        for entry in std::fs::read_dir(&lightwave_2018).expect("../shared/data/lightwave-2018 is beside the checkout").flatten() {
+        let lightwave_2018 =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018/Objects");
+        for entry in
+            std::fs::read_dir(&lightwave_2018).expect("../shared/data/lightwave-2018 is beside the checkout").flatten()
+        {
             objects.push(object(&std::fs::read(entry.path()).expect("readable")));
         }
         let bits = |n: [f32; 3]| n.map(f32::to_bits);
@@ -712,13 +790,25 @@ mod tests {
                     // Tables cut once smoothed (a large layer shaded flat keeps none from the start).
                     cut_tables += usize::from(normals.smooths_any() && normals.kept.is_some());
                     // No point left to the full test: no list was made before the table was cut.
-                    cut_unlisted += usize::from(normals.smooths_any() && normals.kept.as_ref().is_some_and(Vec::is_empty) && normals.incident.is_empty());
+                    cut_unlisted += usize::from(
+                        normals.smooths_any()
+                            && normals.kept.as_ref().is_some_and(Vec::is_empty)
+                            && normals.incident.is_empty(),
+                    );
                     for v in 0..layer.points.len() as u32 {
                         let expected = full.shared_at(v).unwrap_or([f32::NAN; 3]);
-                        assert_eq!(bits(shared.by_point.get(v as usize).copied().unwrap_or([f32::NAN; 3])), bits(expected), "point {v}");
+                        assert_eq!(
+                            bits(shared.by_point.get(v as usize).copied().unwrap_or([f32::NAN; 3])),
+                            bits(expected),
+                            "point {v}"
+                        );
                     }
                     // The count kept as the table was made is the table's.
-                    assert_eq!(shared.shared_count(), shared.by_point.iter().filter(|n| !n[0].is_nan()).count(), "points sharing a normal");
+                    assert_eq!(
+                        shared.shared_count(),
+                        shared.by_point.iter().filter(|n| !n[0].is_nan()).count(),
+                        "points sharing a normal"
+                    );
                     for p in 0..layer.polygons.len() {
                         for &v in layer.polygons.vertices(p).iter().filter(|&&v| !shared.shares(v)) {
                             assert_eq!(bits(shared.at(&normals, p, v)), bits(full.at(p, v)), "polygon {p}, point {v}");
@@ -727,14 +817,18 @@ mod tests {
                 }
             }
         }
-        assert!(one_angle >= 4 && several >= 8 && cut_tables >= 2 && cut_unlisted >= 1, "{one_angle} layers of one angle, {several} of several, {cut_tables} tables cut, {cut_unlisted} unlisted");
+        assert!(
+            one_angle >= 4 && several >= 8 && cut_tables >= 2 && cut_unlisted >= 1,
+            "{one_angle} layers of one angle, {several} of several, {cut_tables} tables cut, {cut_unlisted} unlisted"
+        );
 
         // The strip: the gathering leaves the folds' points and the twice-named one to the full test,
         // which shares the two smooth folds' normals and not the crease's or the twice-named point's.
         let strip = object(&folded_strip(false));
         let layer = &strip.layers[0];
         let (normals, shared) = CornerNormals::with_shared(layer, &strip.surfaces, true, true);
-        let Gathered { unsettled, .. } = PointNormals::gathered(&normals, normals.uniform_cos_limit.expect("one angle"));
+        let Gathered { unsettled, .. } =
+            PointNormals::gathered(&normals, normals.uniform_cos_limit.expect("one angle"));
         assert_eq!(unsettled, 7);
         let shares: Vec<bool> = (0..10).map(|v| shared.shares(v)).collect();
         assert_eq!(shares, [true, true, true, true, true, true, false, false, false, true]);
@@ -753,7 +847,11 @@ mod tests {
             assert_eq!(normals.face_normals.is_empty(), !tabled);
             for p in 0..layer.polygons.len() {
                 let own = polygon_normal(&layer.points, layer.polygons.vertices(p)).map(f32::to_bits);
-                assert_eq!(normals.flat_normal(p, layer.polygons.surface.get(p)).map(|n| n.map(f32::to_bits)), Some(own), "polygon {p}");
+                assert_eq!(
+                    normals.flat_normal(p, layer.polygons.surface.get(p)).map(|n| n.map(f32::to_bits)),
+                    Some(own),
+                    "polygon {p}"
+                );
                 for &v in layer.polygons.vertices(p) {
                     assert_eq!(shared.at(&normals, p, v).map(f32::to_bits), own, "polygon {p}, point {v}");
                 }
@@ -781,7 +879,11 @@ mod tests {
             let (a, b) = (short(normalize(side(1.0)).expect("unit")), short(normalize(side(-1.0)).expect("unit")));
             assert!(dot(a, b) >= cos_limit - 1e-6, "smoothing angle {angle}: {} < {}", dot(a, b), cos_limit - 1e-6);
             // Not much stricter than it need be: from a tenth of a radian on, within 0.025 of it.
-            assert!(angle < 0.1 || half * 2.0 > f64::from(angle) - 0.025, "smoothing angle {angle}: the bound lets through only {}", half * 2.0);
+            assert!(
+                angle < 0.1 || half * 2.0 > f64::from(angle) - 0.025,
+                "smoothing angle {angle}: the bound lets through only {}",
+                half * 2.0
+            );
         }
     }
 
@@ -791,7 +893,9 @@ mod tests {
     /// keeps its polygon's normal.
     #[test]
     fn a_layer_is_smoothed_by_the_surfaces_its_polygons_use() {
-        let object = object(&std::fs::read("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo").expect("assimp-testmodels is installed"));
+        let object = object(
+            &std::fs::read("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo").expect("assimp-testmodels is installed"),
+        );
         assert!(object.surfaces.iter().filter(|s| s.max_smoothing_angle > 0.0).count() >= 2);
         let (mut flat_layers, mut smooth_layers) = (0, 0);
         for layer in &object.layers {

@@ -29,9 +29,23 @@ pub struct PagedPointTable<T> {
 impl<T: Copy + Default> PagedPointTable<T> {
     pub fn new(point_count: usize) -> Self {
         if point_count <= FLAT_POINTS {
-            return Self { point_count, flat: vec![T::default(); point_count], slot_of_page: Vec::new(), pages: Vec::new(), used: 0, touched: Vec::new() };
+            return Self {
+                point_count,
+                flat: vec![T::default(); point_count],
+                slot_of_page: Vec::new(),
+                pages: Vec::new(),
+                used: 0,
+                touched: Vec::new(),
+            };
         }
-        Self { point_count, flat: Vec::new(), slot_of_page: vec![0; point_count.div_ceil(PAGE)], pages: Vec::new(), used: 0, touched: Vec::new() }
+        Self {
+            point_count,
+            flat: Vec::new(),
+            slot_of_page: vec![0; point_count.div_ceil(PAGE)],
+            pages: Vec::new(),
+            used: 0,
+            touched: Vec::new(),
+        }
     }
 
     /// Point `point`'s entry; the default when it was never set or is past the layer's points.

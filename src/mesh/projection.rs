@@ -142,7 +142,13 @@ pub fn project(block: &Block, point: &[f32; 3], normal: [f32; 3]) -> Option<[f32
         Projection::Cubic => {
             let n = normal.map(f32::abs);
             // Ties go to Z, then Y.
-            let axis = if n[2] >= n[0] && n[2] >= n[1] { 2 } else if n[1] >= n[0] { 1 } else { 0 };
+            let axis = if n[2] >= n[0] && n[2] >= n[1] {
+                2
+            } else if n[1] >= n[0] {
+                1
+            } else {
+                0
+            };
             planar(block, q, axis)
         }
         Projection::Cylindrical => cylindrical(block, q, axis),
@@ -165,7 +171,11 @@ fn spherical(block: &Block, q: [f32; 3], axis: usize) -> [f32; 2] {
     let pitch = atan2(b, (a * a + c * c).sqrt());
     // Latitude already runs 0 (top pole) to 1 (bottom pole); only repeats need wrapping.
     let latitude = 0.5 - pitch / PI;
-    let t = if (block.wrap_cycles[1] - 1.0).abs() > 1e-6 { fract(cycles(latitude, block.wrap_cycles[1])) } else { latitude };
+    let t = if (block.wrap_cycles[1] - 1.0).abs() > 1e-6 {
+        fract(cycles(latitude, block.wrap_cycles[1]))
+    } else {
+        latitude
+    };
     [fract(cycles(1.0 - heading / TAU, block.wrap_cycles[0])), t]
 }
 
@@ -184,7 +194,9 @@ pub fn project_all_around(block: &Block, points: &[[f32; 3]], mut each: impl FnM
     // Only without rotation is `texture_space` the centring alone.
     let axis = usize::from(block.axis.min(2));
     match block.projection {
-        Projection::Cylindrical if unrotated(block) => in_lanes(block, points, &mut each, |q| cylindrical(block, q, axis)),
+        Projection::Cylindrical if unrotated(block) => {
+            in_lanes(block, points, &mut each, |q| cylindrical(block, q, axis))
+        }
         Projection::Spherical if unrotated(block) => in_lanes(block, points, &mut each, |q| spherical(block, q, axis)),
         _ => return false,
     }
@@ -193,7 +205,12 @@ pub fn project_all_around(block: &Block, points: &[[f32; 3]], mut each: impl FnM
 
 /// [`project_all_around`]'s loop, `uv` one point's projection from its centred coordinates.
 #[inline(always)]
-fn in_lanes(block: &Block, points: &[[f32; 3]], each: &mut impl FnMut(usize, [f32; 2]), uv: impl Fn([f32; 3]) -> [f32; 2]) {
+fn in_lanes(
+    block: &Block,
+    points: &[[f32; 3]],
+    each: &mut impl FnMut(usize, [f32; 2]),
+    uv: impl Fn([f32; 3]) -> [f32; 2],
+) {
     for (first, chunk) in (0..).step_by(PROJECTION_LANES).zip(points.chunks(PROJECTION_LANES)) {
         // `[axis][lane]`, so that the loop below reads each coordinate of the eight points in plain
         // loads (as the quick quad test's `QuadLanes`, where the points read in place were gathered).
@@ -219,7 +236,9 @@ fn in_lanes(block: &Block, points: &[[f32; 3]], each: &mut impl FnMut(usize, [f3
 /// corners then differ from other polygons' at the same points).
 pub fn unwrap_seam(uvs: &mut [[f32; 2]]) -> bool {
     // Comparisons rather than `f32::min`/`max`: a NaN is skipped by both, and these need no NaN fix-up.
-    let (min, max) = uvs.iter().fold((f32::MAX, f32::MIN), |(lo, hi), uv| (if uv[0] < lo { uv[0] } else { lo }, if uv[0] > hi { uv[0] } else { hi }));
+    let (min, max) = uvs.iter().fold((f32::MAX, f32::MIN), |(lo, hi), uv| {
+        (if uv[0] < lo { uv[0] } else { lo }, if uv[0] > hi { uv[0] } else { hi })
+    });
     let mut moved = false;
     if max - min > 0.5 {
         for uv in uvs.iter_mut() {
@@ -305,7 +324,14 @@ mod tests {
         }
         assert!(near_ties * 100_000 < count, "{near_ties} near ties of {count}");
         assert!(worst <= 1, "{differ} differ from f32's, by up to {worst} ulp");
-        for (y, x) in [(f32::NAN, 1.0), (1.0, f32::NAN), (f32::NAN, 0.0), (f32::NAN, -0.0), (0.0, f32::NAN), (f32::NAN, f32::INFINITY)] {
+        for (y, x) in [
+            (f32::NAN, 1.0),
+            (1.0, f32::NAN),
+            (f32::NAN, 0.0),
+            (f32::NAN, -0.0),
+            (0.0, f32::NAN),
+            (f32::NAN, f32::INFINITY),
+        ] {
             assert!(atan2(y, x).is_nan(), "atan2({y}, {x})");
         }
     }
@@ -321,9 +347,23 @@ mod tests {
         let mut xorshift = crate::fixtures::xorshift64(0x2545_F491_4F6C_DD1D);
         let mut random = move || (xorshift() >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0;
         let random_points: Vec<[f32; 3]> = (0..997).map(|_| [random(), random(), random()]).collect();
-        let specials = [[0.0; 3], [-0.0, 0.0, -0.0], [0.0, -0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [-0.0, 0.5, 1.0], [0.5, 0.5, 0.5]]
-            .into_iter()
-            .chain([[f32::NAN, 0.0, 1.0], [f32::INFINITY, 1.0, 0.0], [1.0, f32::NEG_INFINITY, 1.0], [1e30, -1e-30, 3.0]]);
+        let specials = [
+            [0.0; 3],
+            [-0.0, 0.0, -0.0],
+            [0.0, -0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, -1.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [-0.0, 0.5, 1.0],
+            [0.5, 0.5, 0.5],
+        ]
+        .into_iter()
+        .chain([
+            [f32::NAN, 0.0, 1.0],
+            [f32::INFINITY, 1.0, 0.0],
+            [1.0, f32::NEG_INFINITY, 1.0],
+            [1e30, -1e-30, 3.0],
+        ]);
         let same_bits_or_nan_both = |uv: [f32; 2], alone: [f32; 2], what: &str| {
             for (a, b) in uv.into_iter().zip(alone) {
                 assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{what}: {uv:?} against {alone:?}");
@@ -332,7 +372,11 @@ mod tests {
         for center in [[0.0; 3], [0.25, -0.5, 0.125]] {
             // The specials at the same place from the centre (a −0 survives only a centre of 0 on
             // its axis, so the first centre keeps them).
-            let points: Vec<[f32; 3]> = random_points.iter().copied().chain(specials.clone().map(|p| std::array::from_fn(|i| p[i] + center[i]))).collect();
+            let points: Vec<[f32; 3]> = random_points
+                .iter()
+                .copied()
+                .chain(specials.clone().map(|p| std::array::from_fn(|i| p[i] + center[i])))
+                .collect();
             for projection in [Projection::Cylindrical, Projection::Spherical] {
                 for axis in 0..3 {
                     for wrap_cycles in [[1.0, 1.0], [2.0, 3.0]] {
@@ -341,7 +385,11 @@ mod tests {
                         let mut seen = 0;
                         let taken = project_all_around(&b, &points, |v, uv| {
                             let alone = project(&b, &points[v], [0.0; 3]).expect("projects");
-                            same_bits_or_nan_both(uv, alone, &format!("{projection:?} about {axis} from {center:?}, point {v}: {:?}", points[v]));
+                            same_bits_or_nan_both(
+                                uv,
+                                alone,
+                                &format!("{projection:?} about {axis} from {center:?}, point {v}: {:?}", points[v]),
+                            );
                             assert_eq!(v, seen, "in order");
                             seen += 1;
                         });
@@ -371,7 +419,10 @@ mod tests {
     fn fract_is_x_less_its_floor_to_the_bit() {
         let check = |x: f32| {
             let (ours, theirs) = (fract(x), x - x.floor());
-            assert!(ours.to_bits() == theirs.to_bits() || (ours.is_nan() && theirs.is_nan()), "fract({x:e}) = {ours:e}, not {theirs:e}");
+            assert!(
+                ours.to_bits() == theirs.to_bits() || (ours.is_nan() && theirs.is_nan()),
+                "fract({x:e}) = {ours:e}, not {theirs:e}"
+            );
         };
         let (low, high) = ((-2.0f32).to_bits(), 3.0f32.to_bits());
         (0..=high).chain(0x8000_0000..=low).map(f32::from_bits).for_each(check);

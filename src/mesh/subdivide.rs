@@ -106,7 +106,11 @@ impl Rows {
     fn unpack(&self) -> (Vec<[f32; 3]>, Vec<f32>) {
         let rows = self.values.chunks_exact(self.blocks.max(1));
         let points = rows.clone().map(|row| [row[0][0], row[0][1], row[0][2]]).collect();
-        let extras = if self.width > 3 { rows.flat_map(|row| row.as_flattened()[3..self.width].iter().copied()).collect() } else { Vec::new() };
+        let extras = if self.width > 3 {
+            rows.flat_map(|row| row.as_flattened()[3..self.width].iter().copied()).collect()
+        } else {
+            Vec::new()
+        };
         (points, extras)
     }
 }
@@ -240,9 +244,16 @@ impl Connectivity {
                 }
             }
         }
-        let edge_pairs = edges.iter().enumerate().flat_map(|(e, edge)| [edge.ends.0, edge.ends.1].into_iter().filter(|&p| in_cage(p)).map(move |p| (p, e as u32)));
+        let edge_pairs = edges.iter().enumerate().flat_map(|(e, edge)| {
+            [edge.ends.0, edge.ends.1].into_iter().filter(|&p| in_cage(p)).map(move |p| (p, e as u32))
+        });
         let point_edges = PerPoint::collect(point_count, edge_pairs);
-        Self { edges, edge_after_corner, point_faces: PerPoint::collect(point_count, face_pairs.iter().copied()), point_edges }
+        Self {
+            edges,
+            edge_after_corner,
+            point_faces: PerPoint::collect(point_count, face_pairs.iter().copied()),
+            point_edges,
+        }
     }
 }
 
@@ -262,7 +273,10 @@ fn subdivide_once(cage: &Cage, rows: &Rows) -> (Cage, Rows) {
     for (face, out) in cage.faces().zip(face_values.chunks_exact_mut(blocks.max(1))) {
         let weight = 1.0 / face.len() as f32;
         for (b, out) in out.iter_mut().enumerate() {
-            *out = face.iter().filter_map(|&p| rows.block(p, b)).fold([0.0; LANES], |sum, value| add_weighted(sum, value, weight));
+            *out = face
+                .iter()
+                .filter_map(|&p| rows.block(p, b))
+                .fold([0.0; LANES], |sum, value| add_weighted(sum, value, weight));
         }
     }
     let face_point = |f: u32, b: usize| &face_values[f as usize * blocks + b];
@@ -270,9 +284,16 @@ fn subdivide_once(cage: &Cage, rows: &Rows) -> (Cage, Rows) {
     for (edge, out) in links.edges.iter().zip(edge_values.chunks_exact_mut(blocks.max(1))) {
         let (a, c) = edge.ends;
         for (b, out) in out.iter_mut().enumerate() {
-            let ends = |weight: f32| [a, c].iter().filter_map(|&p| rows.block(p, b)).fold([0.0; LANES], |sum, value| add_weighted(sum, value, weight));
+            let ends = |weight: f32| {
+                [a, c]
+                    .iter()
+                    .filter_map(|&p| rows.block(p, b))
+                    .fold([0.0; LANES], |sum, value| add_weighted(sum, value, weight))
+            };
             *out = match edge.faces {
-                Some((f0, f1)) => add_weighted(add_weighted(ends(0.25), face_point(f0, b), 0.25), face_point(f1, b), 0.25),
+                Some((f0, f1)) => {
+                    add_weighted(add_weighted(ends(0.25), face_point(f0, b), 0.25), face_point(f1, b), 0.25)
+                }
                 None => ends(0.5),
             };
         }
@@ -290,16 +311,23 @@ fn subdivide_once(cage: &Cage, rows: &Rows) -> (Cage, Rows) {
                 original
             } else if sharp_count == 2 {
                 // On an open border: 3/4 the point, 1/8 each border neighbour.
-                edges_here.iter().map(edge).filter(|e| e.faces.is_none()).fold(add_weighted([0.0; LANES], &original, 0.75), |sum, e| {
-                    let (a, c) = e.ends;
-                    rows.block(if a == p { c } else { a }, b).map_or(sum, |value| add_weighted(sum, value, 0.125))
-                })
+                edges_here.iter().map(edge).filter(|e| e.faces.is_none()).fold(
+                    add_weighted([0.0; LANES], &original, 0.75),
+                    |sum, e| {
+                        let (a, c) = e.ends;
+                        rows.block(if a == p { c } else { a }, b).map_or(sum, |value| add_weighted(sum, value, 0.125))
+                    },
+                )
             } else {
                 let n = faces.len() as f32;
-                let face_average = faces.iter().fold([0.0; LANES], |sum, &f| add_weighted(sum, face_point(f, b), 1.0 / n));
+                let face_average =
+                    faces.iter().fold([0.0; LANES], |sum, &f| add_weighted(sum, face_point(f, b), 1.0 / n));
                 let m = edges_here.len().max(1) as f32;
                 let edge_average = edges_here.iter().map(edge).fold([0.0; LANES], |sum, e| {
-                    [e.ends.0, e.ends.1].iter().filter_map(|&q| rows.block(q, b)).fold(sum, |sum, value| add_weighted(sum, value, 0.5 / m))
+                    [e.ends.0, e.ends.1]
+                        .iter()
+                        .filter_map(|&q| rows.block(q, b))
+                        .fold(sum, |sum, value| add_weighted(sum, value, 0.5 / m))
                 });
                 let sum = add_weighted([0.0; LANES], &face_average, 1.0 / n);
                 add_weighted(add_weighted(sum, &edge_average, 2.0 / n), &original, (n - 3.0) / n)
@@ -358,8 +386,14 @@ mod tests {
     }
 
     fn cube() -> Cage {
-        let points = (0..8).map(|i| [(i & 1) as f32 * 2.0 - 1.0, ((i >> 1) & 1) as f32 * 2.0 - 1.0, ((i >> 2) & 1) as f32 * 2.0 - 1.0]).collect();
-        cage(points, &[&[0, 2, 3, 1], &[4, 5, 7, 6], &[0, 1, 5, 4], &[2, 6, 7, 3], &[0, 4, 6, 2], &[1, 3, 7, 5]], Vec::new())
+        let points = (0..8)
+            .map(|i| [(i & 1) as f32 * 2.0 - 1.0, ((i >> 1) & 1) as f32 * 2.0 - 1.0, ((i >> 2) & 1) as f32 * 2.0 - 1.0])
+            .collect();
+        cage(
+            points,
+            &[&[0, 2, 3, 1], &[4, 5, 7, 6], &[0, 1, 5, 4], &[2, 6, 7, 3], &[0, 4, 6, 2], &[1, 3, 7, 5]],
+            Vec::new(),
+        )
     }
 
     #[test]
@@ -382,7 +416,8 @@ mod tests {
 
     #[test]
     fn an_open_quad_keeps_its_border_corners() {
-        let quad = cage(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], &[&[0, 1, 2, 3]], vec![7]);
+        let quad =
+            cage(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], &[&[0, 1, 2, 3]], vec![7]);
         let out = subdivide(&quad, 2);
         assert_eq!(out.face_count(), 16);
         assert_eq!(out.face_origins, vec![7; 16]);
@@ -451,7 +486,8 @@ mod tests {
 
     #[test]
     fn faces_naming_points_beyond_the_cage_or_one_point_twice_do_not_panic() {
-        let odd = cage(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]], &[&[0, 1, 2, 9], &[0, 0, 1], &[]], vec![]);
+        let odd =
+            cage(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]], &[&[0, 1, 2, 9], &[0, 0, 1], &[]], vec![]);
         let out = subdivide(&odd, 2);
         assert!(out.points.iter().flatten().all(|v| v.is_finite()));
         assert_eq!(out.face_count(), 4 * (4 + 3));

@@ -7,7 +7,8 @@ use earcut::Earcut;
 use lyon_tessellation::geom::point;
 use lyon_tessellation::path::Polygon;
 use lyon_tessellation::{
-    BuffersBuilder, FillGeometryBuilder, FillOptions, FillRule, FillTessellator, FillVertex, GeometryBuilder, GeometryBuilderError, VertexBuffers, VertexId, VertexSource,
+    BuffersBuilder, FillGeometryBuilder, FillOptions, FillRule, FillTessellator, FillVertex, GeometryBuilder,
+    GeometryBuilderError, VertexBuffers, VertexId, VertexSource,
 };
 
 use super::{cross, dot, normalize, sub};
@@ -127,7 +128,13 @@ pub fn newell_normal(points: &[[f32; 3]]) -> [f32; 3] {
 
 impl Triangulator {
     pub fn new() -> Self {
-        Self { earcut: Earcut::new(), fill: FillTessellator::new(), projected: Vec::new(), local: Vec::new(), crossings: Vec::new() }
+        Self {
+            earcut: Earcut::new(),
+            fill: FillTessellator::new(),
+            projected: Vec::new(),
+            local: Vec::new(),
+            crossings: Vec::new(),
+        }
     }
 
     /// The corners added by the last call, where its outline crossed itself (empty for simple outlines).
@@ -161,7 +168,12 @@ impl Triangulator {
     /// loop, without a call into the triangulator's large frame; every other polygon takes
     /// [`Self::triangulate_rest`], which tests a quad's finiteness again (a cost only there).
     #[inline(always)]
-    pub fn triangulate_pretested(&mut self, points: &[[f32; 3]], passed_quick_test: bool, out: &mut Vec<[u32; 3]>) -> usize {
+    pub fn triangulate_pretested(
+        &mut self,
+        points: &[[f32; 3]],
+        passed_quick_test: bool,
+        out: &mut Vec<[u32; 3]>,
+    ) -> usize {
         self.crossings.clear();
         match (passed_quick_test, points.len()) {
             (true, 3) => {
@@ -280,7 +292,11 @@ impl Triangulator {
         #[derive(Clone, Copy)]
         enum Source {
             Corner(u32),
-            OnEdge { from: u32, to: u32, t: f32 },
+            OnEdge {
+                from: u32,
+                to: u32,
+                t: f32,
+            },
             /// A vertex none of whose sources names a corner at its place or one of the outline's own
             /// edges: found by position, nearest edge.
             At([f32; 2]),
@@ -304,24 +320,31 @@ impl Triangulator {
             &polygon,
             None,
             &options,
-            &mut VertexBudget::for_outline(n, BuffersBuilder::new(&mut buffers, |v: FillVertex| {
-                // A vertex may list several sources (the two edges of a crossing); any valid one places it.
-                let position = v.position();
-                let edge_of_outline = |from: usize, to: usize| from < n && to == (from + 1) % n;
-                v.sources()
-                    .find_map(|source| match source {
-                        VertexSource::Endpoint { id } if at_corner(id.to_usize(), position) => Some(Source::Corner(id.0)),
-                        VertexSource::Edge { from, to, t } if edge_of_outline(from.to_usize(), to.to_usize()) => Some(if t <= 0.0 {
-                            Source::Corner(from.0)
-                        } else if t >= 1.0 {
-                            Source::Corner(to.0)
-                        } else {
-                            Source::OnEdge { from: from.0, to: to.0, t }
-                        }),
-                        _ => None,
-                    })
-                    .unwrap_or(Source::At(position.to_array()))
-            })),
+            &mut VertexBudget::for_outline(
+                n,
+                BuffersBuilder::new(&mut buffers, |v: FillVertex| {
+                    // A vertex may list several sources (the two edges of a crossing); any valid one places it.
+                    let position = v.position();
+                    let edge_of_outline = |from: usize, to: usize| from < n && to == (from + 1) % n;
+                    v.sources()
+                        .find_map(|source| match source {
+                            VertexSource::Endpoint { id } if at_corner(id.to_usize(), position) => {
+                                Some(Source::Corner(id.0))
+                            }
+                            VertexSource::Edge { from, to, t } if edge_of_outline(from.to_usize(), to.to_usize()) => {
+                                Some(if t <= 0.0 {
+                                    Source::Corner(from.0)
+                                } else if t >= 1.0 {
+                                    Source::Corner(to.0)
+                                } else {
+                                    Source::OnEdge { from: from.0, to: to.0, t }
+                                })
+                            }
+                            _ => None,
+                        })
+                        .unwrap_or(Source::At(position.to_array()))
+                }),
+            ),
         );
         if result.is_err() {
             return false;
@@ -641,13 +664,23 @@ mod tests {
         let bowtie = [point(0.0, 0.0), point(2.0, 2.0), point(2.0, 0.0), point(0.0, 2.0)];
         let fill = |left: usize| {
             let mut buffers: VertexBuffers<[f32; 2], u32> = VertexBuffers::new();
-            let mut builder = VertexBudget { inner: BuffersBuilder::new(&mut buffers, |v: FillVertex| v.position().to_array()), left };
+            let mut builder = VertexBudget {
+                inner: BuffersBuilder::new(&mut buffers, |v: FillVertex| v.position().to_array()),
+                left,
+            };
             let options = FillOptions::default().with_fill_rule(FillRule::NonZero);
-            let result = FillTessellator::new().tessellate_polygon(Polygon { points: &bowtie, closed: true }, &options, &mut builder);
+            let result = FillTessellator::new().tessellate_polygon(
+                Polygon { points: &bowtie, closed: true },
+                &options,
+                &mut builder,
+            );
             (result, buffers.vertices.len())
         };
         assert!(matches!(fill(5), (Ok(_), 5)));
-        assert!(matches!(fill(4).0, Err(lyon_tessellation::TessellationError::GeometryBuilder(GeometryBuilderError::TooManyVertices))));
+        assert!(matches!(
+            fill(4).0,
+            Err(lyon_tessellation::TessellationError::GeometryBuilder(GeometryBuilderError::TooManyVertices))
+        ));
         // An outline's budget: every corner and crossing, or what the search for its vertices allows.
         assert_eq!(VertexBudget::for_outline(4, ()).left, 10);
         assert_eq!(VertexBudget::for_outline(217, ()).left, MAX_CROSSING_SEARCH / 217);
@@ -728,15 +761,25 @@ mod tests {
         let star = pentagram();
         let bowtie = vec![[0.0, 0.0, 0.0], [4.0, 2.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]];
         let inner = (72f32.to_radians().cos() / 36f32.to_radians().cos(), [0.0, 0.0, 0.0]);
-        for (outline, crossings, (radius, centre)) in [(star, 5, inner), (bowtie, 1, (0.0, [8.0 / 3.0, 4.0 / 3.0, 0.0]))] {
+        for (outline, crossings, (radius, centre)) in
+            [(star, 5, inner), (bowtie, 1, (0.0, [8.0 / 3.0, 4.0 / 3.0, 0.0]))]
+        {
             let mut t = Triangulator::new();
             let mut tris = Vec::new();
             let searched_before = VERTICES_FOUND_BY_POSITION.with(|count| count.get());
             assert!(t.triangulate(&outline, &mut tris) > 0);
-            assert_eq!(VERTICES_FOUND_BY_POSITION.with(|count| count.get()), searched_before, "no vertex was searched for");
+            assert_eq!(
+                VERTICES_FOUND_BY_POSITION.with(|count| count.get()),
+                searched_before,
+                "no vertex was searched for"
+            );
             assert_eq!(t.crossings().len(), crossings);
             for c in t.crossings() {
-                assert_eq!(c.to as usize, (c.from as usize + 1) % outline.len(), "crossing {c:?} lies on an edge of the outline");
+                assert_eq!(
+                    c.to as usize,
+                    (c.from as usize + 1) % outline.len(),
+                    "crossing {c:?} lies on an edge of the outline"
+                );
                 let (a, b) = (outline[c.from as usize], outline[c.to as usize]);
                 let at: [f32; 3] = std::array::from_fn(|k| a[k] + (b[k] - a[k]) * c.t);
                 let distance = sub(at, centre).iter().map(|d| d * d).sum::<f32>().sqrt();
@@ -756,7 +799,16 @@ mod tests {
         assert!(tris.iter().all(|tri| area(&l, &[*tri]) > 0.0));
         assert!((area(&l, &tris) - 3.0).abs() < 1e-5);
         // Two notches: not a fan, the general path (earcut) still covers it.
-        let u = [[0.0, 0.0, 0.0], [3.0, 0.0, 0.0], [3.0, 2.0, 0.0], [2.0, 2.0, 0.0], [2.0, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 2.0, 0.0]];
+        let u = [
+            [0.0, 0.0, 0.0],
+            [3.0, 0.0, 0.0],
+            [3.0, 2.0, 0.0],
+            [2.0, 2.0, 0.0],
+            [2.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [1.0, 2.0, 0.0],
+            [0.0, 2.0, 0.0],
+        ];
         tris.clear();
         assert_eq!(t.triangulate(&u, &mut tris), 6);
         assert!((area(&u, &tris) - 5.0).abs() < 1e-5);
@@ -976,7 +1028,11 @@ mod tests {
                     for value in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
                         let mut points = good.clone();
                         points[corner][axis] = value;
-                        assert_eq!(Triangulator::new().triangulate(&points, &mut tris), 0, "{n} corners, {value} at {corner}.{axis}");
+                        assert_eq!(
+                            Triangulator::new().triangulate(&points, &mut tris),
+                            0,
+                            "{n} corners, {value} at {corner}.{axis}"
+                        );
                     }
                 }
             }

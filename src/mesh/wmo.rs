@@ -1,9 +1,7 @@
 //! WMO groups → meshes: one per MOBA batch, a collision overlay from the material-0xFF triangles, the
 //! liquid surface, portal polygons, and doodad transforms; all in Bevy's Y-up frame.
 
-use crate::formats::wmo::{
-    Batch, Bgra, Doodad, Liquid, RootHeader, WmoGroup, WmoRoot, COLLISION_ONLY_MATERIAL,
-};
+use crate::formats::wmo::{Batch, Bgra, COLLISION_ONLY_MATERIAL, Doodad, Liquid, RootHeader, WmoGroup, WmoRoot};
 
 use super::coords::{wmo_quat_to_bevy, wmo_to_bevy};
 use super::triangulate::Triangulator;
@@ -46,7 +44,15 @@ pub fn fixed_vertex_colors(group: &WmoGroup, root_header: Option<&RootHeader>) -
     let exterior = group.header.is_exterior();
     let exterior_alpha = if exterior { 255 } else { 0 };
     if root_header.is_some_and(|h| h.has(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA)) {
-        return Some(colors.iter().map(|c| { let [r, g, b, _] = c.rgba(); [r, g, b, exterior_alpha] }).collect());
+        return Some(
+            colors
+                .iter()
+                .map(|c| {
+                    let [r, g, b, _] = c.rgba();
+                    [r, g, b, exterior_alpha]
+                })
+                .collect(),
+        );
     }
     let ambient = match root_header {
         Some(h) if !h.has(RootHeader::UNIFIED_RENDER_PATH) => h.ambient.rgba(),
@@ -258,7 +264,10 @@ pub fn liquid_mesh(liquid: &Liquid) -> Option<MeshData> {
                 continue;
             }
             let at = |di: usize, dj: usize| ((j + dj) * xv + i + di) as u32;
-            super::append_triangles(&mut mesh.indices, [[at(0, 0), at(1, 0), at(1, 1)], [at(0, 0), at(1, 1), at(0, 1)]].into_iter());
+            super::append_triangles(
+                &mut mesh.indices,
+                [[at(0, 0), at(1, 0), at(1, 1)], [at(0, 0), at(1, 1), at(0, 1)]].into_iter(),
+            );
         }
     }
     (!mesh.is_empty()).then_some(mesh)
@@ -282,7 +291,8 @@ pub fn portal_meshes(root: &WmoRoot) -> Vec<Option<MeshData>> {
                 mesh.positions.push(wmo_to_bevy(std::array::from_fn(|k| a[k] + (b[k] - a[k]) * c.t)));
             }
             let corners = &mesh.positions;
-            let normal = super::normalize(wmo_to_bevy([portal.plane[0], portal.plane[1], portal.plane[2]])).unwrap_or([0.0, 1.0, 0.0]);
+            let normal = super::normalize(wmo_to_bevy([portal.plane[0], portal.plane[1], portal.plane[2]]))
+                .unwrap_or([0.0, 1.0, 0.0]);
             mesh.normals = vec![normal; corners.len()];
             mesh.indices = tris.iter().flatten().copied().collect();
             Some(mesh)
@@ -301,7 +311,8 @@ pub struct Placement {
 pub fn doodad_placement(doodad: &Doodad) -> Placement {
     let q = doodad.rotation;
     let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    let rotation = if len.is_finite() && len > 1e-6 { wmo_quat_to_bevy(q.map(|c| c / len)) } else { [0.0, 0.0, 0.0, 1.0] };
+    let rotation =
+        if len.is_finite() && len > 1e-6 { wmo_quat_to_bevy(q.map(|c| c / len)) } else { [0.0, 0.0, 0.0, 1.0] };
     let scale = if doodad.scale.is_finite() && doodad.scale > 0.0 { doodad.scale } else { 1.0 };
     Placement { translation: wmo_to_bevy(doodad.position), rotation, scale }
 }
@@ -324,7 +335,8 @@ mod tests {
                     for c in 0..=255u8 {
                         // Blue, green and red channels each meet the value, against ambients of their own.
                         let fixed = fix_one(Bgra([c, c, c, a]), [am, am / 2, 255 - am, 0], in_transparent_batch, 7);
-                        let expected = [am, am / 2, 255 - am].map(|am| client_channel(i32::from(c), i32::from(a), i32::from(am), in_transparent_batch));
+                        let expected = [am, am / 2, 255 - am]
+                            .map(|am| client_channel(i32::from(c), i32::from(a), i32::from(am), in_transparent_batch));
                         assert_eq!(fixed[..3], expected, "c {c} a {a} ambient {am} transparent {in_transparent_batch}");
                         assert_eq!(fixed[3], if in_transparent_batch { a } else { 7 });
                     }

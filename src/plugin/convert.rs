@@ -15,7 +15,6 @@ use crate::scene::{self, Scene};
 use super::wmo_material::{WmoExtension, WmoMaterial};
 use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelMaterial, ModelPart, MorphTargetNames, Overlay};
 
-
 pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> ModelAsset {
     let images: Vec<Handle<Image>> =
         description.textures.iter().map(|t| ctx.add_labeled_asset(t.label.clone(), to_bevy_image(t))).collect();
@@ -215,7 +214,8 @@ pub fn to_bevy_mesh(data: MeshData) -> Mesh {
 /// The morph targets Bevy can draw: whole ones, as many as its weights allow.
 fn drawn_morph_targets(data: &MeshData) -> Vec<&MorphTarget> {
     let vertex_count = data.positions.len();
-    let whole = data.morph_targets.iter().filter(|t| t.positions.len() == vertex_count && t.normals.len() == vertex_count);
+    let whole =
+        data.morph_targets.iter().filter(|t| t.positions.len() == vertex_count && t.normals.len() == vertex_count);
     whole.take(bevy::mesh::morph::MAX_MORPH_WEIGHTS).collect()
 }
 
@@ -242,7 +242,8 @@ fn to_bevy_image(texture: &scene::Texture) -> Image {
 
 fn sampler(sampler: scene::Sampler) -> ImageSampler {
     let mode = |r: bool| if r { ImageAddressMode::Repeat } else { ImageAddressMode::ClampToEdge };
-    let mut descriptor = if sampler.nearest { ImageSamplerDescriptor::nearest() } else { ImageSamplerDescriptor::linear() };
+    let mut descriptor =
+        if sampler.nearest { ImageSamplerDescriptor::nearest() } else { ImageSamplerDescriptor::linear() };
     descriptor.address_mode_u = mode(sampler.repeat[0]);
     descriptor.address_mode_v = mode(sampler.repeat[1]);
     ImageSampler::Descriptor(descriptor)

@@ -28,7 +28,9 @@ impl AssetPlace {
     fn asset_path(&self, path: &str) -> AssetPath<'static> {
         // From a `PathBuf`, not text: a `#` in a file name is part of the name, not a label.
         match self {
-            Self::Named(name) => AssetPath::from(PathBuf::from(path)).with_source(AssetSourceId::Name(name.clone().into())),
+            Self::Named(name) => {
+                AssetPath::from(PathBuf::from(path)).with_source(AssetSourceId::Name(name.clone().into()))
+            }
             Self::OnDisk { folder, assets_root } => {
                 let full = folder.join(path);
                 match full.strip_prefix(assets_root) {
@@ -119,7 +121,11 @@ impl DependencyReads {
 
     /// Runs `build` on its own thread and answers the reads of the sources it uses until it returns;
     /// an error only if the thread could not be started.
-    pub async fn serve_while<R: Send + 'static>(self, ctx: &mut LoadContext<'_>, build: impl FnOnce() -> R + Send + 'static) -> std::io::Result<R> {
+    pub async fn serve_while<R: Send + 'static>(
+        self,
+        ctx: &mut LoadContext<'_>,
+        build: impl FnOnce() -> R + Send + 'static,
+    ) -> std::io::Result<R> {
         use bevy::tasks::futures_lite::future;
         // Dropped when the build returns or panics, which closes the channel and ends the serving.
         let (finished, finishing) = async_channel::bounded::<()>(1);

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
 
-use crate::formats::{parse_document, FileError, FORMATS};
+use crate::formats::{FORMATS, FileError, parse_document};
 use crate::scene::{self, LoadOptions, Scene, SceneFile};
 use crate::source::{FileSource, LooseFolder};
 use dependencies::{AssetPlace, DependencyReads};
@@ -37,7 +37,12 @@ pub struct LwoWmoPlugin;
 
 impl Plugin for LwoWmoPlugin {
     fn build(&self, app: &mut App) {
-        bevy::asset::load_internal_asset!(app, wmo_material::WMO_SHADER, "../../shaders/wmo_material.wgsl", Shader::from_wgsl);
+        bevy::asset::load_internal_asset!(
+            app,
+            wmo_material::WMO_SHADER,
+            "../../shaders/wmo_material.wgsl",
+            Shader::from_wgsl
+        );
         app.add_plugins(MaterialPlugin::<WmoMaterial>::default());
         let sources = app.world_mut().get_resource_or_init::<ModelSources>().clone();
         app.init_asset::<ModelAsset>()
@@ -164,7 +169,9 @@ async fn read_whole(reader: &mut dyn bevy::asset::io::Reader) -> std::io::Result
             // A file that shrank since is read to its end below.
             match seekable.read_exact(Arc::get_mut(&mut bytes).expect("made here, not shared yet")).await {
                 Ok(()) => return Ok(bytes),
-                Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => seekable.seek(SeekFrom::Start(0)).await.map(drop)?,
+                Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    seekable.seek(SeekFrom::Start(0)).await.map(drop)?
+                }
                 Err(error) => return Err(error),
             }
         }
@@ -187,14 +194,19 @@ impl bevy::asset::AssetLoader for ModelLoader {
     ) -> Result<ModelAsset, ModelLoadError> {
         let asset_path = ctx.path().path().to_path_buf();
         let named_source = match ctx.path().source() {
-            bevy::asset::io::AssetSourceId::Name(name) => self.sources.get(name).map(|source| (source, name.to_string())),
+            bevy::asset::io::AssetSourceId::Name(name) => {
+                self.sources.get(name).map(|source| (source, name.to_string()))
+            }
             bevy::asset::io::AssetSourceId::Default => None,
         };
         // A file of a registered file source pulls its other files from that source; a file of Bevy's
         // own file source from the folder on disk it lies in.
         let from_named_source = named_source.is_some();
         let assets_root = bevy::asset::io::file::FileAssetReader::get_base_path().join("assets");
-        let on_disk = |folder: &LooseFolder| AssetPlace::OnDisk { folder: folder.root().to_path_buf(), assets_root: assets_root.clone() };
+        let on_disk = |folder: &LooseFolder| AssetPlace::OnDisk {
+            folder: folder.root().to_path_buf(),
+            assets_root: assets_root.clone(),
+        };
         let (source, place, path): (Arc<dyn FileSource>, AssetPlace, String) = match named_source {
             Some((source, name)) => (source, AssetPlace::Named(name), asset_path.to_string_lossy().replace('\\', "/")),
             None => {
@@ -204,7 +216,8 @@ impl bevy::asset::AssetLoader for ModelLoader {
             }
         };
         let display_path = source.display_path(&path);
-        let bytes = read_whole(reader).await.map_err(|source| FileError::Io { file: display_path.clone().into(), source })?;
+        let bytes =
+            read_whole(reader).await.map_err(|source| FileError::Io { file: display_path.clone().into(), source })?;
         let document = parse_document(&bytes).map_err(|e| FileError::parse(&display_path, e))?;
         let file = SceneFile { path, display_path, bytes, document: Some(Arc::new(document)) };
         let defaults = LoadOptions::default();
@@ -235,7 +248,10 @@ impl bevy::asset::AssetLoader for ModelLoader {
             }),
         };
         let source = reads.through(source, place);
-        let scene = reads.serve_while(ctx, move || scene::build(source.as_ref(), file, data.as_deref(), &options)).await.map_err(ModelLoadError::NoBuildThread)??;
+        let scene = reads
+            .serve_while(ctx, move || scene::build(source.as_ref(), file, data.as_deref(), &options))
+            .await
+            .map_err(ModelLoadError::NoBuildThread)??;
         Ok(convert::translate(ctx, scene))
     }
 
@@ -243,7 +259,11 @@ impl bevy::asset::AssetLoader for ModelLoader {
         // Bevy matches extensions as written; the format table keeps them in lower case, and the few
         // upper-case spellings are made once for the life of the process.
         static EXTENSIONS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-            FORMATS.iter().flat_map(|f| f.extensions).flat_map(|e| [*e, Box::leak(e.to_ascii_uppercase().into_boxed_str()) as &str]).collect()
+            FORMATS
+                .iter()
+                .flat_map(|f| f.extensions)
+                .flat_map(|e| [*e, Box::leak(e.to_ascii_uppercase().into_boxed_str()) as &str])
+                .collect()
         });
         &EXTENSIONS
     }

@@ -8,7 +8,8 @@ use bevy::mesh::MeshVertexBufferLayoutRef;
 use bevy::pbr::{ExtendedMaterial, MaterialExtension, MaterialExtensionKey, MaterialExtensionPipeline};
 use bevy::prelude::*;
 use bevy::render::render_resource::{
-    AsBindGroup, BlendComponent, BlendFactor, BlendOperation, BlendState, RenderPipelineDescriptor, SpecializedMeshPipelineError,
+    AsBindGroup, BlendComponent, BlendFactor, BlendOperation, BlendState, RenderPipelineDescriptor,
+    SpecializedMeshPipelineError,
 };
 use bevy::shader::ShaderRef;
 
@@ -55,7 +56,8 @@ impl From<&WmoExtension> for WmoMaterialKey {
 /// The blend state of a pass, `None` for the opaque ones.
 pub fn blend_state(blend: PassBlend) -> Option<BlendState> {
     let color = |src_factor, dst_factor| BlendComponent { src_factor, dst_factor, operation: BlendOperation::Add };
-    let keep_alpha = BlendComponent { src_factor: BlendFactor::Zero, dst_factor: BlendFactor::One, operation: BlendOperation::Add };
+    let keep_alpha =
+        BlendComponent { src_factor: BlendFactor::Zero, dst_factor: BlendFactor::One, operation: BlendOperation::Add };
     let (src, dst) = match blend {
         PassBlend::Opaque | PassBlend::AlphaKey => return None,
         PassBlend::Alpha => (BlendFactor::SrcAlpha, BlendFactor::OneMinusSrcAlpha),

@@ -1,11 +1,11 @@
 //! A picked triangle in words: the records it was made from, decoded, as the panel and the control
 //! hook show them.
 
-use crate::formats::wmo::COLLISION_ONLY_MATERIAL;
 use crate::formats::Model;
+use crate::formats::wmo::COLLISION_ONLY_MATERIAL;
 
 use super::provenance::TriangleOrigin;
-use super::{file_name, RecordKind, Scene};
+use super::{RecordKind, Scene, file_name};
 
 /// What a triangle is and where it lives in the file.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +19,8 @@ pub struct TriangleDescription {
 
 /// The names of a MOPY entry's flag bits (`wmo.md` §MOPY).
 pub fn mopy_flag_names(flags: u8) -> Vec<&'static str> {
-    const NAMES: [&str; 8] = ["transition", "no camera collision", "detail", "collision", "hint", "render", "cull objects", "collide hit"];
+    const NAMES: [&str; 8] =
+        ["transition", "no camera collision", "detail", "collision", "hint", "render", "cull objects", "collide hit"];
     (0..8).filter(|bit| flags & (1 << bit) != 0).map(|bit| NAMES[bit]).collect()
 }
 
@@ -31,7 +32,10 @@ fn vector<const N: usize>(v: [f32; N]) -> String {
 impl Scene {
     /// The WMO doodad of MODD entry `modd` as the panel lists it (the first set that places it).
     pub fn doodad_of_modd(&self, modd: usize) -> Option<&super::DoodadInfo> {
-        let Some(Model::WmoRoot(root)) = self.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) else { return None };
+        let Some(Model::WmoRoot(root)) = self.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model)
+        else {
+            return None;
+        };
         let mut listed = 0;
         for (s, set) in root.doodad_sets.iter().enumerate() {
             let start = set.first_doodad as usize;
@@ -56,7 +60,8 @@ impl Scene {
             RecordKind::WmoTriangle { group: group_index, batch } => {
                 let Model::WmoGroup(group) = &file.document.as_deref()?.model else { return None };
                 let t = origin.record as usize;
-                let (flags, material) = (group.triangle_flags.get(t).copied()?, group.triangle_materials.get(t).copied()?);
+                let (flags, material) =
+                    (group.triangle_flags.get(t).copied()?, group.triangle_materials.get(t).copied()?);
                 field("group", format!("{group_index} ({})", file_name(&file.path)));
                 field("batch", batch.map_or("none: collision only".to_owned(), |b| b.to_string()));
                 field("triangle", format!("{t} (MOPY entry at byte {})", origin.bytes.start));
@@ -74,12 +79,20 @@ impl Scene {
                     }
                     for (s, uvs) in group.uv_sets.iter().enumerate() {
                         if let Some(uv) = uvs.get(v) {
-                            value.push_str(&format!(", MOTV{} {}", if s == 0 { String::new() } else { format!("[{s}]") }, vector(*uv)));
+                            value.push_str(&format!(
+                                ", MOTV{} {}",
+                                if s == 0 { String::new() } else { format!("[{s}]") },
+                                vector(*uv)
+                            ));
                         }
                     }
                     for (s, colors) in group.color_sets.iter().enumerate() {
                         if let Some(c) = colors.get(v) {
-                            value.push_str(&format!(", MOCV{} {:?}", if s == 0 { String::new() } else { format!("[{s}]") }, c.rgba()));
+                            value.push_str(&format!(
+                                ", MOCV{} {:?}",
+                                if s == 0 { String::new() } else { format!("[{s}]") },
+                                c.rgba()
+                            ));
                         }
                     }
                     field(&format!("MOVI {}", 3 * t + k), value);
@@ -94,15 +107,31 @@ impl Scene {
                             let blend = m.blend();
                             // The second and third offsets are 0 where a material has no such texture.
                             let extra = [m.texture2, m.texture3].into_iter().filter(|&t| t != 0);
-                            let textures: Vec<String> =
-                                std::iter::once(m.texture1).chain(extra).filter_map(|t| root.textures.get(t)).filter(|n| !n.is_empty()).collect();
-                            field("material", format!("MOMT {material}: blend {} ({}), flags 0x{:X} {}", blend.code(), blend.name(), m.flags, m.flag_names().join(", ")));
+                            let textures: Vec<String> = std::iter::once(m.texture1)
+                                .chain(extra)
+                                .filter_map(|t| root.textures.get(t))
+                                .filter(|n| !n.is_empty())
+                                .collect();
+                            field(
+                                "material",
+                                format!(
+                                    "MOMT {material}: blend {} ({}), flags 0x{:X} {}",
+                                    blend.code(),
+                                    blend.name(),
+                                    m.flags,
+                                    m.flag_names().join(", ")
+                                ),
+                            );
                             field("textures", if textures.is_empty() { "none".into() } else { textures.join(", ") });
                         }
                         None => field("material", format!("MOMT {material} (no root material)")),
                     }
                 }
-                format!("{} · {} · triangle {t}", file_name(&file.path), batch.map_or("collision".to_owned(), |b| format!("batch {b}")))
+                format!(
+                    "{} · {} · triangle {t}",
+                    file_name(&file.path),
+                    batch.map_or("collision".to_owned(), |b| format!("batch {b}"))
+                )
             }
             RecordKind::M2SkinTriangle { model: model_file, unit, submesh, .. } => {
                 let Model::M2(model) = &self.files.get(model_file)?.document.as_deref()?.model else { return None };
@@ -111,7 +140,10 @@ impl Scene {
                 let t = origin.record as usize;
                 field("submesh", format!("{submesh} (geoset {})", view.submeshes.get(submesh).map_or(0, |s| s.id)));
                 field("texture unit", unit.to_string());
-                field("triangle", format!("{t} in {} (bytes {}..{})", file_name(&file.path), origin.bytes.start, origin.bytes.end));
+                field(
+                    "triangle",
+                    format!("{t} in {} (bytes {}..{})", file_name(&file.path), origin.bytes.start, origin.bytes.end),
+                );
                 for k in 0..3 {
                     let Some(&lookup) = view.triangle_indices.get(3 * t + k) else { continue };
                     let Some(&v) = view.vertex_lookup.get(usize::from(lookup)) else { continue };
@@ -156,7 +188,10 @@ impl Scene {
         }
         let name = if layer.name.is_empty() { String::new() } else { format!(" \"{}\"", layer.name) };
         field("layer", format!("{}{name} (layer {layer_index} of the file)", layer.number));
-        field("polygon", format!("{} in {} (bytes {}..{})", origin.record, origin.chunk_path, origin.bytes.start, origin.bytes.end));
+        field(
+            "polygon",
+            format!("{} in {} (bytes {}..{})", origin.record, origin.chunk_path, origin.bytes.start, origin.bytes.end),
+        );
         field("type", format!("{:?}, flags 0x{:X}", polygons.kind[polygon], polygons.flags[polygon]));
         let surface = polygons.surface.get(polygon);
         let surface_name = object.surfaces.get(surface as usize).map_or("(none)", |s| s.name.as_str());

@@ -91,7 +91,9 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file);
         match (&self.chunk, self.offset) {
-            (Some(chunk), Some(offset)) => write!(f, "{name}: {chunk} at byte {offset} (0x{offset:X}): {}", self.message),
+            (Some(chunk), Some(offset)) => {
+                write!(f, "{name}: {chunk} at byte {offset} (0x{offset:X}): {}", self.message)
+            }
             (Some(chunk), None) => write!(f, "{name}: {chunk}: {}", self.message),
             _ => write!(f, "{name}: {}", self.message),
         }
@@ -110,7 +112,8 @@ pub struct Group<'a> {
 /// they first appeared: a texture missing from forty batches is one line, not forty.
 pub fn grouped(diagnostics: &[Diagnostic]) -> Vec<Group<'_>> {
     let mut out: Vec<(Group<'_>, std::collections::HashSet<&str>)> = Vec::new();
-    let mut seen: std::collections::HashMap<(DiagnosticKind, &str, Option<TextureUser>), usize> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<(DiagnosticKind, &str, Option<TextureUser>), usize> =
+        std::collections::HashMap::new();
     for d in diagnostics {
         let i = *seen.entry((d.kind, d.message.as_str(), d.used_by)).or_insert_with(|| {
             out.push((Group { first: d, count: 0, files: 0 }, Default::default()));
@@ -153,7 +156,9 @@ mod tests {
         let mut all = Vec::new();
         for (model, units) in [("A.m2", 5), ("B.m2", 4), ("C.m2", 2), ("D.m2", 1)] {
             for _ in 0..units {
-                all.push(Diagnostic::new(DiagnosticKind::MissingFile, model, message).used_by(TextureUser::TextureUnit));
+                all.push(
+                    Diagnostic::new(DiagnosticKind::MissingFile, model, message).used_by(TextureUser::TextureUnit),
+                );
             }
         }
         // The same texture missing for the WMO's own materials is a line of its own.

@@ -6,11 +6,18 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ModelLabel {
     Scene,
-    LayerSurface { layer: usize, surface: usize, detail: bool },
+    LayerSurface {
+        layer: usize,
+        surface: usize,
+        detail: bool,
+    },
     LayerLines(usize),
     LayerPoints(usize),
     Surface(usize),
-    GroupBatch { group: usize, batch: usize },
+    GroupBatch {
+        group: usize,
+        batch: usize,
+    },
     GroupCollision(usize),
     GroupLiquid(usize),
     Material(usize),
@@ -20,12 +27,25 @@ pub enum ModelLabel {
     OverlayMaterial(&'static str),
     DoodadMarkerMesh,
     /// An M2 model's parts: the model itself is 0, a WMO's doodad models are numbered in MODN order.
-    M2Unit { model: usize, unit: usize },
-    M2Material { model: usize, material: usize },
-    M2Texture { model: usize, texture: usize },
+    M2Unit {
+        model: usize,
+        unit: usize,
+    },
+    M2Material {
+        model: usize,
+        material: usize,
+    },
+    M2Texture {
+        model: usize,
+        texture: usize,
+    },
     /// Another BLP beside the model that can stand in for a replaceable texture (the first is the
     /// texture itself).
-    M2TextureChoice { model: usize, texture: usize, choice: usize },
+    M2TextureChoice {
+        model: usize,
+        texture: usize,
+        choice: usize,
+    },
 }
 
 impl fmt::Display for ModelLabel {
@@ -49,7 +69,9 @@ impl fmt::Display for ModelLabel {
             Self::M2Unit { model, unit } => write!(f, "M2Model{model}/Unit{unit}"),
             Self::M2Material { model, material } => write!(f, "M2Model{model}/Material{material}"),
             Self::M2Texture { model, texture } => write!(f, "M2Model{model}/Texture{texture}"),
-            Self::M2TextureChoice { model, texture, choice } => write!(f, "M2Model{model}/Texture{texture}/Choice{choice}"),
+            Self::M2TextureChoice { model, texture, choice } => {
+                write!(f, "M2Model{model}/Texture{texture}/Choice{choice}")
+            }
         }
     }
 }

@@ -2,21 +2,24 @@
 //! lists them in) with one mesh per surface, detail polygons drawn over their base, lines and points;
 //! surfaces as PBR materials with their colour images found under the content root.
 
-use crate::formats::lwo::shading::{shading, AlphaMode as ShadingAlpha, ShadingSource, SurfaceShading, TextureSlot};
-use crate::formats::lwo::{Surface, Wrap};
 use crate::formats::Model;
+use crate::formats::lwo::shading::{AlphaMode as ShadingAlpha, ShadingSource, SurfaceShading, TextureSlot, shading};
+use crate::formats::lwo::{Surface, Wrap};
+use crate::mesh::Bounds;
 use crate::mesh::coords::lwo_to_bevy;
 use crate::mesh::lwo::build_reporting as build_meshes;
-use crate::mesh::Bounds;
 use crate::source::FileSource;
 
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::material::{AlphaMode, Material, TextureRef};
 use super::progress::Report;
-use super::texture::{metallic_roughness as metallic_roughness_image, with_transparency, DecodedImage, ImageFormat, Located, NotLocated, Sampler, Texture, TextureSet};
+use super::texture::{
+    DecodedImage, ImageFormat, Located, NotLocated, Sampler, Texture, TextureSet,
+    metallic_roughness as metallic_roughness_image, with_transparency,
+};
 use super::{
-    file_name, parent_folder, Draw, LoadOptions, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene,
-    SceneFile,
+    Draw, LoadOptions, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene,
+    SceneFile, file_name, parent_folder,
 };
 
 pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOptions, report: Report<'_>) -> Scene {
@@ -34,14 +37,27 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
     for (i, surface) in object.surfaces.iter().enumerate() {
         let shaded = shading(surface, object);
         for note in &shaded.notes {
-            scene.warnings.push(Diagnostic::new(DiagnosticKind::Unsupported, &owner, format!("surface {}: {note}", surface.name)));
+            scene.warnings.push(Diagnostic::new(
+                DiagnosticKind::Unsupported,
+                &owner,
+                format!("surface {}: {note}", surface.name),
+            ));
         }
         let mut slot_texture = |slot: TextureSlot, scene: &mut Scene| {
             let texture = shaded.texture(slot)?;
-            let name = texture.file.clone().or_else(|| texture.clip.and_then(|c| object.clip(c)).and_then(|c| c.source.file_name()))?;
+            let name = texture
+                .file
+                .clone()
+                .or_else(|| texture.clip.and_then(|c| object.clip(c)).and_then(|c| c.source.file_name()))?;
             let repeat = texture.wrap.map(|w| matches!(w, Wrap::Repeat | Wrap::Mirror));
-            let located = find_lightwave_image(source, &object_path, &name).map(|path| Located { source, path }).ok_or(NotLocated::NotBesideObject);
-            let label = if slot == TextureSlot::BaseColor { ModelLabel::Texture(i).to_string() } else { format!("{}/{slot:?}", ModelLabel::Texture(i)) };
+            let located = find_lightwave_image(source, &object_path, &name)
+                .map(|path| Located { source, path })
+                .ok_or(NotLocated::NotBesideObject);
+            let label = if slot == TextureSlot::BaseColor {
+                ModelLabel::Texture(i).to_string()
+            } else {
+                format!("{}/{slot:?}", ModelLabel::Texture(i))
+            };
             let (texture, found) = textures.get(
                 &format!("surface {i} {slot:?}"),
                 label,
@@ -68,16 +84,27 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
         if let Some((normal, _, true)) = &normal_texture {
             textures.textures[normal.texture].linear = true;
         }
-        combine_scalar_images(&mut textures, &mut material, i, [&roughness, &metallic, &transparency], base_texture.as_ref());
+        combine_scalar_images(
+            &mut textures,
+            &mut material,
+            i,
+            [&roughness, &metallic, &transparency],
+            base_texture.as_ref(),
+        );
         surface_materials.push(scene.add_material(material));
         let mut parameters = surface_parameters(surface);
         parameters.insert(0, ("shading".to_owned(), shading_summary(&shaded)));
         if let Some(graph) = &surface.nodes {
             parameters.extend(graph.describe().into_iter().map(|line| ("node".to_owned(), line)));
         }
-        scene.material_infos.push(MaterialInfo { name: surface.name.clone(), parameters, texture: base_texture.map(|(_, name, found)| (name, found)) });
+        scene.material_infos.push(MaterialInfo {
+            name: surface.name.clone(),
+            parameters,
+            texture: base_texture.map(|(_, name, found)| (name, found)),
+        });
     }
-    let line_material = scene.add_material(Material::flat(ModelLabel::OverlayMaterial("Lines").to_string(), [0.9, 0.9, 0.6]));
+    let line_material =
+        scene.add_material(Material::flat(ModelLabel::OverlayMaterial("Lines").to_string(), [0.9, 0.9, 0.6]));
     let mut detail_materials: Vec<Option<usize>> = vec![None; surface_materials.len()];
 
     let root = scene.add_node(Node::group(file_name(&object_path), None, NodeTransform::IDENTITY));
@@ -85,7 +112,12 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
     for layer in &meshes.layers {
         let number = object.layers[layer.index].number;
         let name = if layer.name.is_empty() { format!("Layer {number}") } else { layer.name.clone() };
-        scene.parts.push(PartInfo { name, description: format!("layer {number}"), parent: layer.parent, visible: !layer.hidden });
+        scene.parts.push(PartInfo {
+            name,
+            description: format!("layer {number}"),
+            parent: layer.parent,
+            visible: !layer.hidden,
+        });
         bounds.union(&layer.bounds.translated(lwo_to_bevy(object.layers[layer.index].pivot)));
     }
     // Parents before children, whatever order the file lists the layers in.
@@ -105,9 +137,14 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
         let Some(layer) = layers[i].take() else { continue };
         let parent = layer.parent.and_then(|p| layer_nodes[p]).unwrap_or(root);
         // Every mesh of a layer carries the layer's morph maps in one order: the first says which.
-        let morph_targets = layer.surfaces.iter().map(|s| &s.mesh).chain(&layer.lines).chain(&layer.points).next().map_or(Vec::new(), |m| {
-            m.morph_targets.iter().map(|t| t.name.clone()).collect()
-        });
+        let morph_targets = layer
+            .surfaces
+            .iter()
+            .map(|s| &s.mesh)
+            .chain(&layer.lines)
+            .chain(&layer.points)
+            .next()
+            .map_or(Vec::new(), |m| m.morph_targets.iter().map(|t| t.name.clone()).collect());
         let node = scene.add_node(Node {
             part: Some(i),
             hidden: layer.hidden,
@@ -125,7 +162,11 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, options: &LoadOpti
                     // Detail polygons lie in their base polygon's plane: a depth bias draws them on
                     // top without z-fighting.
                     let base = &scene.materials[surface_materials[surface]];
-                    let detail = Material { label: format!("{}/Detail", ModelLabel::Surface(surface)), depth_bias: 100.0, ..base.clone() };
+                    let detail = Material {
+                        label: format!("{}/Detail", ModelLabel::Surface(surface)),
+                        depth_bias: 100.0,
+                        ..base.clone()
+                    };
                     scene.materials.push(detail);
                     scene.materials.len() - 1
                 })
@@ -163,18 +204,40 @@ type SlotImage = Option<(TextureRef, String, bool)>;
 /// (green, blue) with their factors at 1 so the image alone counts, transparency the base colour's
 /// alpha (over the colour image, or white). A slot whose image was not found adds nothing; its
 /// warning is already given.
-fn combine_scalar_images(textures: &mut TextureSet, material: &mut Material, surface: usize, [roughness, metallic, transparency]: [&SlotImage; 3], base: Option<&(TextureRef, String, bool)>) {
-    let found = |slot: &SlotImage| slot.as_ref().filter(|(_, _, found)| *found).map(|(t, name, _)| (t.texture, name.clone()));
-    let add = |textures: &mut TextureSet, label: String, name: String, image: DecodedImage, sampler: Sampler, linear: bool| {
+fn combine_scalar_images(
+    textures: &mut TextureSet,
+    material: &mut Material,
+    surface: usize,
+    [roughness, metallic, transparency]: [&SlotImage; 3],
+    base: Option<&(TextureRef, String, bool)>,
+) {
+    let found =
+        |slot: &SlotImage| slot.as_ref().filter(|(_, _, found)| *found).map(|(t, name, _)| (t.texture, name.clone()));
+    let add = |textures: &mut TextureSet,
+               label: String,
+               name: String,
+               image: DecodedImage,
+               sampler: Sampler,
+               linear: bool| {
         textures.textures.push(Texture { label, name, found: true, image, sampler, linear, source: None });
         TextureRef { texture: textures.textures.len() - 1 }
     };
     let (r, m) = (found(roughness), found(metallic));
     if let Some(first) = r.as_ref().or(m.as_ref()) {
-        let image = metallic_roughness_image(r.as_ref().map(|(t, _)| &textures.textures[*t].image), m.as_ref().map(|(t, _)| &textures.textures[*t].image));
+        let image = metallic_roughness_image(
+            r.as_ref().map(|(t, _)| &textures.textures[*t].image),
+            m.as_ref().map(|(t, _)| &textures.textures[*t].image),
+        );
         let sampler = textures.textures[first.0].sampler;
         let name = [&r, &m].iter().filter_map(|x| x.as_ref().map(|(_, n)| n.as_str())).collect::<Vec<_>>().join(" + ");
-        material.metallic_roughness_texture = Some(add(textures, format!("{}/MetallicRoughness", ModelLabel::Texture(surface)), name, image, sampler, true));
+        material.metallic_roughness_texture = Some(add(
+            textures,
+            format!("{}/MetallicRoughness", ModelLabel::Texture(surface)),
+            name,
+            image,
+            sampler,
+            true,
+        ));
         if r.is_some() {
             material.perceptual_roughness = 1.0;
         }
@@ -188,7 +251,8 @@ fn combine_scalar_images(textures: &mut TextureSet, material: &mut Material, sur
         let image = with_transparency(colour.map(|c| &c.image), &textures.textures[t].image);
         let sampler = colour.map_or(textures.textures[t].sampler, |c| c.sampler);
         let name = colour.map_or(name.clone(), |c| format!("{} + {name}", c.name));
-        material.base_color_texture = Some(add(textures, format!("{}/Transparency", ModelLabel::Texture(surface)), name, image, sampler, false));
+        material.base_color_texture =
+            Some(add(textures, format!("{}/Transparency", ModelLabel::Texture(surface)), name, image, sampler, false));
         material.alpha_mode = AlphaMode::Blend;
     }
 }
@@ -214,9 +278,10 @@ pub fn find_lightwave_image(source: &dyn FileSource, object_path: &str, neutral_
         folder = parent_folder(folder);
     }
     let bare = file_name(relative);
-    let absolute = (without_device.starts_with(['/', '\\']) || neutral_name.contains(":/") || neutral_name.contains(":\\"))
-        .then(|| source.find(relative))
-        .flatten();
+    let absolute =
+        (without_device.starts_with(['/', '\\']) || neutral_name.contains(":/") || neutral_name.contains(":\\"))
+            .then(|| source.find(relative))
+            .flatten();
     absolute
         .or_else(|| content_root.and_then(|root| source.find(&join(root, relative))))
         .or_else(|| source.find(&join(object_dir, relative)))
@@ -258,7 +323,10 @@ fn shading_summary(s: &SurfaceShading) -> String {
         ShadingSource::Nodes => "node material",
         ShadingSource::Basic => "basic parameters",
     };
-    format!("{source}: base {:.3} {:.3} {:.3}, metallic {:.2}, roughness {:.2}, alpha {:.2}", s.base_color[0], s.base_color[1], s.base_color[2], s.metallic, s.roughness, s.alpha)
+    format!(
+        "{source}: base {:.3} {:.3} {:.3}, metallic {:.2}, roughness {:.2}, alpha {:.2}",
+        s.base_color[0], s.base_color[1], s.base_color[2], s.metallic, s.roughness, s.alpha
+    )
 }
 
 fn surface_parameters(s: &Surface) -> Vec<(String, String)> {
@@ -302,7 +370,10 @@ mod tests {
         let object = "Objects/Props/crate.lwo";
         assert_eq!(find_lightwave_image(&source, object, "Work:Images/wood.png").as_deref(), Some("images/Wood.PNG"));
         // Not under the content root: beside the object, by its bare name.
-        assert_eq!(find_lightwave_image(&source, object, "C:/old/textures/BESIDE.TGA").as_deref(), Some("Objects/Props/beside.tga"));
+        assert_eq!(
+            find_lightwave_image(&source, object, "C:/old/textures/BESIDE.TGA").as_deref(),
+            Some("Objects/Props/beside.tga")
+        );
         assert!(find_lightwave_image(&source, object, "missing.png").is_none());
         std::fs::remove_dir_all(&root).unwrap();
     }

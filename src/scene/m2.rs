@@ -1,16 +1,19 @@
 //! M2 models into the scene, opened on their own or placed as WMO doodads. A model's meshes and
 //! materials are built once; every node that places it draws the same ones.
 
-use crate::formats::m2::{parse_skin, skin_file_name, M2Model, Material as M2Material, Skin};
+use crate::formats::m2::{M2Model, Material as M2Material, Skin, parse_skin, skin_file_name};
 use crate::formats::{FileError, Model};
-use crate::mesh::m2::{build as build_meshes, Geosets};
 use crate::mesh::Bounds;
+use crate::mesh::m2::{Geosets, build as build_meshes};
 use crate::source::FileSource;
 
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
-use super::material::{m2_blend_name, m2_flag_names, GamePass, Material, PassBlend};
+use super::material::{GamePass, Material, PassBlend, m2_blend_name, m2_flag_names};
 use super::texture::{ImageFormat, Located, NotLocated, Sampler, TextureSet};
-use super::{file_name, find_sibling, Draw, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene, SceneFile};
+use super::{
+    Draw, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, PartInfo, RecordKind, Scene, SceneFile, file_name,
+    find_sibling,
+};
 
 /// A drawable of a built model: a texture unit's mesh and material, with the panel's words for it.
 #[derive(Clone, Debug)]
@@ -33,7 +36,12 @@ pub(super) struct BuiltModel {
 /// or where that is absent (real data ships models with only some of their skins) the
 /// lowest-numbered `NameNN.skin` present, with a warning in `warnings`. `Ok(None)` for earlier
 /// versions, whose views are embedded. The loader and `--info` both use it.
-pub fn read_skin_beside(source: &dyn FileSource, model_path: &str, model: &M2Model, warnings: &mut Vec<Diagnostic>) -> Result<Option<(SceneFile, Skin)>, Diagnostic> {
+pub fn read_skin_beside(
+    source: &dyn FileSource,
+    model_path: &str,
+    model: &M2Model,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<Option<(SceneFile, Skin)>, Diagnostic> {
     if model.version < 264 {
         return Ok(None);
     }
@@ -42,9 +50,21 @@ pub fn read_skin_beside(source: &dyn FileSource, model_path: &str, model: &M2Mod
     let found = match find_sibling(source, model_path, &name) {
         Some(found) => found,
         None => {
-            let other = lowest_skin_beside(source, model_path)
-                .ok_or_else(|| Diagnostic::new(DiagnosticKind::MissingFile, &model_file, format!("{name} is missing beside the model, and no other skin is there")))?;
-            warnings.push(Diagnostic::new(DiagnosticKind::MissingFile, &model_file, format!("{name} is missing; drawn from {}, the lowest-numbered skin beside the model", file_name(&other))));
+            let other = lowest_skin_beside(source, model_path).ok_or_else(|| {
+                Diagnostic::new(
+                    DiagnosticKind::MissingFile,
+                    &model_file,
+                    format!("{name} is missing beside the model, and no other skin is there"),
+                )
+            })?;
+            warnings.push(Diagnostic::new(
+                DiagnosticKind::MissingFile,
+                &model_file,
+                format!(
+                    "{name} is missing; drawn from {}, the lowest-numbered skin beside the model",
+                    file_name(&other)
+                ),
+            ));
             other
         }
     };
@@ -66,7 +86,12 @@ fn lowest_skin_beside(source: &dyn FileSource, model_path: &str) -> Option<Strin
         let digits = lower.strip_prefix(&stem)?.strip_suffix(".skin")?;
         (digits.len() == 2 && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.parse().ok())?
     };
-    let (_, name) = source.list(folder).into_iter().filter(|e| !e.is_folder).filter_map(|e| Some((number(&e.name)?, e.name))).min()?;
+    let (_, name) = source
+        .list(folder)
+        .into_iter()
+        .filter(|e| !e.is_folder)
+        .filter_map(|e| Some((number(&e.name)?, e.name)))
+        .min()?;
     Some(if folder.is_empty() { name } else { format!("{folder}/{name}") })
 }
 
@@ -91,15 +116,18 @@ pub(super) fn build_model(
         }
         None => (None, model_file),
     };
-    let view = model
-        .view(skin.as_ref())
-        .ok_or_else(|| Diagnostic::new(DiagnosticKind::DroppedGeometry, &owner, "the model has no view (skin) to draw"))?;
+    let view = model.view(skin.as_ref()).ok_or_else(|| {
+        Diagnostic::new(DiagnosticKind::DroppedGeometry, &owner, "the model has no view (skin) to draw")
+    })?;
     let meshes = build_meshes(model, view, Geosets::for_path(&model_path));
     if meshes.dropped_triangles > 0 {
         scene.warnings.push(Diagnostic::new(
             DiagnosticKind::DroppedGeometry,
             &owner,
-            format!("{} triangles index past the vertex lookup or the vertices and were dropped", meshes.dropped_triangles),
+            format!(
+                "{} triangles index past the vertex lookup or the vertices and were dropped",
+                meshes.dropped_triangles
+            ),
         ));
     }
     if meshes.dropped_units > 0 {
@@ -114,24 +142,46 @@ pub(super) fn build_model(
     let mut made: Vec<((Option<usize>, Option<usize>), usize)> = Vec::new();
     let indices_offset = view.arrays.iter().find(|a| a.name == "triangle indices").map_or(0, |a| a.offset);
     // Listed only for a model that has such a texture: listing a folder of an archive walks its names.
-    let folder_skins = if model.textures.iter().any(|t| FOLDER_SKIN_TYPES.contains(&t.kind)) { folder_skins(source, &model_path) } else { Vec::new() };
+    let folder_skins = if model.textures.iter().any(|t| FOLDER_SKIN_TYPES.contains(&t.kind)) {
+        folder_skins(source, &model_path)
+    } else {
+        Vec::new()
+    };
     for unit in meshes.units {
-        let kind = RecordKind::M2SkinTriangle { indices_offset, model: model_file, unit: unit.unit, submesh: unit.submesh };
+        let kind =
+            RecordKind::M2SkinTriangle { indices_offset, model: model_file, unit: unit.unit, submesh: unit.submesh };
         let mesh_source = Some(MeshSource { file: triangles_file, kind });
         // Looked up for every unit (decoded once), so that a texture that cannot be shown is one
         // warning per texture unit using it.
         let texture = unit.texture.map(|t| {
             let texture = &model.textures[t];
-            let name = if texture.file_name.is_empty() { format!("replaceable type {}", texture.kind) } else { texture.file_name.clone() };
+            let name = if texture.file_name.is_empty() {
+                format!("replaceable type {}", texture.kind)
+            } else {
+                texture.file_name.clone()
+            };
             let sampler = Sampler { repeat: texture.wraps(), nearest: false };
             let label = ModelLabel::M2Texture { model: index, texture: t }.to_string();
             let located = match texture.kind {
                 0 => locate_in_data(data, &texture.file_name),
-                kind if FOLDER_SKIN_TYPES.contains(&kind) && !folder_skins.is_empty() => Ok(Located { source, path: folder_skins[0].clone() }),
-                kind if FOLDER_SKIN_TYPES.contains(&kind) => Err(NotLocated::ReplaceableWithoutStandIn { texture: t, kind }),
+                kind if FOLDER_SKIN_TYPES.contains(&kind) && !folder_skins.is_empty() => {
+                    Ok(Located { source, path: folder_skins[0].clone() })
+                }
+                kind if FOLDER_SKIN_TYPES.contains(&kind) => {
+                    Err(NotLocated::ReplaceableWithoutStandIn { texture: t, kind })
+                }
                 kind => Err(NotLocated::ReplaceableFromGameData { texture: t, kind }),
             };
-            let (reference, found) = textures.get(&format!("m2 {index} texture {t}"), label, &name, located, ImageFormat::Blp, sampler, (&owner, TextureUser::TextureUnit), &mut scene.warnings);
+            let (reference, found) = textures.get(
+                &format!("m2 {index} texture {t}"),
+                label,
+                &name,
+                located,
+                ImageFormat::Blp,
+                sampler,
+                (&owner, TextureUser::TextureUnit),
+                &mut scene.warnings,
+            );
             (t, reference, name, found)
         });
         let key = (unit.material, unit.texture);
@@ -142,13 +192,25 @@ pub(super) fn build_model(
                 let label = ModelLabel::M2Material { model: index, material: made.len() }.to_string();
                 let material = scene.add_material(unit_material(label, state, texture.as_ref().map(|(_, r, _, _)| *r)));
                 scene.material_infos.push(MaterialInfo {
-                    name: format!("{} material {}", file_name(&model_path), unit.material.map_or("–".into(), |m| m.to_string())),
+                    name: format!(
+                        "{} material {}",
+                        file_name(&model_path),
+                        unit.material.map_or("–".into(), |m| m.to_string())
+                    ),
                     parameters: material_parameters(state),
                     texture: texture.as_ref().map(|(_, _, name, found)| (name.clone(), *found)),
                 });
                 if let Some((t, _, _, true)) = &texture {
                     if FOLDER_SKIN_TYPES.contains(&model.textures[*t].kind) {
-                        offer_folder_skins(scene, textures, source, (index, *t, model.textures[*t].kind), &owner, &folder_skins, material);
+                        offer_folder_skins(
+                            scene,
+                            textures,
+                            source,
+                            (index, *t, model.textures[*t].kind),
+                            &owner,
+                            &folder_skins,
+                            material,
+                        );
                     }
                 }
                 made.push((key, material));
@@ -159,7 +221,12 @@ pub(super) fn build_model(
         let name = format!("Unit {}: submesh {} (geoset {})", unit.unit, unit.submesh, unit.geoset);
         let description = format!("blend {blend}, texture {}", unit.texture.map_or("–".into(), |t| t.to_string()));
         let mesh = scene.add_mesh(ModelLabel::M2Unit { model: index, unit: unit.unit }, unit.mesh, mesh_source);
-        built.units.push(BuiltUnit { draw: Draw { mesh, material }, name, description, counts_geometry: unit.first_of_submesh });
+        built.units.push(BuiltUnit {
+            draw: Draw { mesh, material },
+            name,
+            description,
+            counts_geometry: unit.first_of_submesh,
+        });
     }
     Ok(built)
 }
@@ -189,23 +256,55 @@ fn folder_skins(source: &dyn FileSource, model_path: &str) -> Vec<String> {
 /// Records the choice of folder BLPs for replaceable texture `texture` of model `index`, drawn by
 /// `material`; each BLP is decoded as a texture of the scene so the viewer can swap it in.
 #[allow(clippy::too_many_arguments)]
-fn offer_folder_skins(scene: &mut Scene, textures: &mut TextureSet, source: &dyn FileSource, (index, texture, kind): (usize, usize, u32), owner: &str, skins: &[String], material: usize) {
+fn offer_folder_skins(
+    scene: &mut Scene,
+    textures: &mut TextureSet,
+    source: &dyn FileSource,
+    (index, texture, kind): (usize, usize, u32),
+    owner: &str,
+    skins: &[String],
+    material: usize,
+) {
     if let Some(offered) = scene.replaceable_textures.iter_mut().find(|r| r.model == index && r.texture == texture) {
         offered.materials.push(material);
         return;
     }
     let mut choices = Vec::new();
     for (choice, path) in skins.iter().enumerate() {
-        let label = if choice == 0 { ModelLabel::M2Texture { model: index, texture } } else { ModelLabel::M2TextureChoice { model: index, texture, choice } };
-        let key = if choice == 0 { format!("m2 {index} texture {texture}") } else { format!("m2 {index} texture {texture} choice {path}") };
+        let label = if choice == 0 {
+            ModelLabel::M2Texture { model: index, texture }
+        } else {
+            ModelLabel::M2TextureChoice { model: index, texture, choice }
+        };
+        let key = if choice == 0 {
+            format!("m2 {index} texture {texture}")
+        } else {
+            format!("m2 {index} texture {texture} choice {path}")
+        };
         let located = Ok(Located { source, path: path.clone() });
         let sampler = Sampler { repeat: [true, true], nearest: false };
-        let (reference, found) = textures.get(&key, label.to_string(), file_name(path), located, ImageFormat::Blp, sampler, (owner, TextureUser::TextureUnit), &mut scene.warnings);
+        let (reference, found) = textures.get(
+            &key,
+            label.to_string(),
+            file_name(path),
+            located,
+            ImageFormat::Blp,
+            sampler,
+            (owner, TextureUser::TextureUnit),
+            &mut scene.warnings,
+        );
         if found {
             choices.push(super::TextureChoice { name: file_name(path).to_owned(), texture: reference });
         }
     }
-    scene.replaceable_textures.push(super::ReplaceableTexture { model: index, texture, kind, model_file: owner.to_owned(), choices, materials: vec![material] });
+    scene.replaceable_textures.push(super::ReplaceableTexture {
+        model: index,
+        texture,
+        kind,
+        model_file: owner.to_owned(),
+        choices,
+        materials: vec![material],
+    });
 }
 
 /// A file named by the game (`World\Generic\Barrel.blp`) in the data root.
@@ -244,7 +343,11 @@ fn material_parameters(state: M2Material) -> Vec<(String, String)> {
 }
 
 /// An M2 opened on its own: one part per texture unit.
-pub(super) fn build_standalone(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSource>) -> Result<Scene, FileError> {
+pub(super) fn build_standalone(
+    source: &dyn FileSource,
+    file: SceneFile,
+    data: Option<&dyn FileSource>,
+) -> Result<Scene, FileError> {
     let document = file.document.clone().expect("the caller matched the model");
     let Model::M2(model) = &document.model else { unreachable!("the caller matched the model") };
     let mut scene = Scene::default();
@@ -259,7 +362,12 @@ pub(super) fn build_standalone(source: &dyn FileSource, file: SceneFile, data: O
     for (i, unit) in built.units.iter().enumerate() {
         scene.count_draw(unit.draw.mesh, unit.counts_geometry);
         scene.add_node(Node { name: Some(unit.name.clone()), part: Some(i), ..Node::drawing(root, unit.draw) });
-        scene.parts.push(PartInfo { name: unit.name.clone(), description: unit.description.clone(), parent: None, visible: true });
+        scene.parts.push(PartInfo {
+            name: unit.name.clone(),
+            description: unit.description.clone(),
+            parent: None,
+            visible: true,
+        });
     }
     scene.textures = textures.textures;
     scene.bounds = built.bounds;

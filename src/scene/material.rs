@@ -132,8 +132,17 @@ pub enum PassBlend {
 pub const ALPHA_KEY_CUTOFF: f32 = 0.5;
 
 impl PassBlend {
-    const ALL: [PassBlend; 9] =
-        [Self::Opaque, Self::AlphaKey, Self::Alpha, Self::OneOne, Self::Add, Self::Mod, Self::Mod2x, Self::ModAdd, Self::InvSrcAlphaAdd];
+    const ALL: [PassBlend; 9] = [
+        Self::Opaque,
+        Self::AlphaKey,
+        Self::Alpha,
+        Self::OneOne,
+        Self::Add,
+        Self::Mod,
+        Self::Mod2x,
+        Self::ModAdd,
+        Self::InvSrcAlphaAdd,
+    ];
 
     pub fn from_wmo(mode: BlendMode) -> Self {
         match mode {

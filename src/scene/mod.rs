@@ -4,31 +4,31 @@
 //! and the overlays (portals, liquids, collision). No Bevy here: each format builds a [`Scene`] once
 //! (`lwo.rs`, `wmo.rs`, `m2.rs`), and the Bevy plugin, picking and export all read it.
 
+mod describe;
 pub mod diagnostics;
 pub mod label;
 mod lwo;
 mod m2;
 pub mod material;
-pub mod progress;
 pub mod portals;
+pub mod progress;
 pub mod provenance;
-mod describe;
 pub mod texture;
 mod wmo;
 
 use std::sync::Arc;
 
-use crate::formats::{parse_document, Document, FileError, Format, Model};
+use crate::formats::{Document, FileError, Format, Model, parse_document};
 use crate::mesh::{Bounds, MeshData};
 use crate::source::{FileSource, LooseFolder};
 
 pub use diagnostics::{Diagnostic, DiagnosticKind};
 pub use label::ModelLabel;
-pub use progress::LoadProgress;
-pub use material::{AlphaMode, GamePass, Material, PassBlend, TextureRef};
 pub use m2::read_skin_beside;
+pub use material::{AlphaMode, GamePass, Material, PassBlend, TextureRef};
+pub use progress::LoadProgress;
 pub use texture::{DecodedImage, Sampler, Texture};
-pub use wmo::{find_group_files, MissingGroupFile};
+pub use wmo::{MissingGroupFile, find_group_files};
 
 /// Options of a build, for every format.
 #[derive(Clone, Debug, Default)]
@@ -139,11 +139,31 @@ pub struct Node {
 
 impl Node {
     pub fn group(name: impl Into<String>, parent: Option<usize>, transform: NodeTransform) -> Self {
-        Self { name: Some(name.into()), parent, transform, part: None, overlay: None, hidden: false, draw: None, doodad: None, morph_targets: Vec::new() }
+        Self {
+            name: Some(name.into()),
+            parent,
+            transform,
+            part: None,
+            overlay: None,
+            hidden: false,
+            draw: None,
+            doodad: None,
+            morph_targets: Vec::new(),
+        }
     }
 
     pub fn drawing(parent: usize, draw: Draw) -> Self {
-        Self { name: None, parent: Some(parent), transform: NodeTransform::IDENTITY, part: None, overlay: None, hidden: false, draw: Some(draw), doodad: None, morph_targets: Vec::new() }
+        Self {
+            name: None,
+            parent: Some(parent),
+            transform: NodeTransform::IDENTITY,
+            part: None,
+            overlay: None,
+            hidden: false,
+            draw: Some(draw),
+            doodad: None,
+            morph_targets: Vec::new(),
+        }
     }
 }
 
@@ -291,13 +311,23 @@ pub fn read_file(source: &dyn FileSource, path: &str) -> Result<SceneFile, FileE
 
 /// Builds the scene of `path` in `source`. `data` is where WMO and M2 textures and doodad models are
 /// looked up (a game data root); `None` looks for the folder holding `World` above the file.
-pub fn load(source: &dyn FileSource, path: &str, data: Option<&dyn FileSource>, options: &LoadOptions) -> Result<Scene, FileError> {
+pub fn load(
+    source: &dyn FileSource,
+    path: &str,
+    data: Option<&dyn FileSource>,
+    options: &LoadOptions,
+) -> Result<Scene, FileError> {
     let file = read_file(source, path)?;
     build(source, file, data, options)
 }
 
 /// Builds the scene of an already read file.
-pub fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSource>, options: &LoadOptions) -> Result<Scene, FileError> {
+pub fn build(
+    source: &dyn FileSource,
+    file: SceneFile,
+    data: Option<&dyn FileSource>,
+    options: &LoadOptions,
+) -> Result<Scene, FileError> {
     let found_data_root;
     let data = match data {
         Some(data) => Some(data),
@@ -307,7 +337,10 @@ pub fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSou
         }
     };
     let Some(document) = file.document.clone() else {
-        return Err(FileError::Unsupported { file: file.display_path.into(), message: "not a model this viewer builds".into() });
+        return Err(FileError::Unsupported {
+            file: file.display_path.into(),
+            message: "not a model this viewer builds".into(),
+        });
     };
     let report = progress::Report(options.progress.as_deref());
     let display_path = file.display_path.clone();
@@ -318,7 +351,10 @@ pub fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSou
         }
         (_, Model::WmoRoot(_) | Model::WmoGroup(_)) => Ok(wmo::build(source, file, data, report)),
         (_, Model::M2(_)) => m2::build_standalone(source, file, data),
-        _ => Err(FileError::Unsupported { file: file.display_path.into(), message: "not a model this viewer builds".into() }),
+        _ => Err(FileError::Unsupported {
+            file: file.display_path.into(),
+            message: "not a model this viewer builds".into(),
+        }),
     };
     // A cancelled build stops early and leaves a partial scene: it is never shown.
     if report.cancelled() {

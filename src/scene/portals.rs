@@ -5,8 +5,8 @@
 //! is drawn with the groups whose MODR lists it. Everything here is in scene space (Y up); no Bevy.
 
 use crate::formats::wmo::{WmoGroup, WmoRoot};
-use crate::mesh::coords::wmo_to_bevy;
 use crate::mesh::Bounds;
+use crate::mesh::coords::wmo_to_bevy;
 
 /// A half-space `n·p + d ≥ 0`, as `[n.x, n.y, n.z, d]`.
 pub type Plane = [f32; 4];
@@ -75,7 +75,11 @@ impl PortalGraph {
     /// geometry in scene space)`.
     pub fn from_wmo(root: &WmoRoot, groups: &[(usize, &WmoGroup, Bounds)]) -> Self {
         let count = root.group_infos.len().max(groups.iter().map(|(i, _, _)| i + 1).max().unwrap_or(0));
-        let mut out = PortalGraph { groups: vec![CullGroup::default(); count], portals: Vec::with_capacity(root.portals.len()), doodad_count: root.doodads.len() };
+        let mut out = PortalGraph {
+            groups: vec![CullGroup::default(); count],
+            portals: Vec::with_capacity(root.portals.len()),
+            doodad_count: root.doodads.len(),
+        };
         for portal in &root.portals {
             let start = usize::from(portal.first_vertex);
             let corners = root.portal_vertices.get(start..start + usize::from(portal.vertex_count)).unwrap_or(&[]);
@@ -101,7 +105,12 @@ impl PortalGraph {
                 exterior: header.is_exterior(),
                 bounds,
                 links,
-                doodads: group.doodad_refs.iter().map(|&d| usize::from(d)).filter(|&d| d < root.doodads.len()).collect(),
+                doodads: group
+                    .doodad_refs
+                    .iter()
+                    .map(|&d| usize::from(d))
+                    .filter(|&d| d < root.doodads.len())
+                    .collect(),
             };
         }
         out
@@ -112,8 +121,11 @@ impl PortalGraph {
     pub fn visible(&self, eye: [f32; 3], frustum: &[Plane]) -> GroupVisibility {
         let n = self.groups.len();
         let mut drawn: Vec<bool> = self.groups.iter().map(|g| g.present && g.exterior).collect();
-        let camera_in: Vec<usize> = (0..n).filter(|&g| self.groups[g].present && !self.groups[g].exterior && contains(&self.groups[g].bounds, eye)).collect();
-        let starts: Vec<usize> = if camera_in.is_empty() { (0..n).filter(|&g| drawn[g]).collect() } else { camera_in.clone() };
+        let camera_in: Vec<usize> = (0..n)
+            .filter(|&g| self.groups[g].present && !self.groups[g].exterior && contains(&self.groups[g].bounds, eye))
+            .collect();
+        let starts: Vec<usize> =
+            if camera_in.is_empty() { (0..n).filter(|&g| drawn[g]).collect() } else { camera_in.clone() };
         let has_portals = self.groups.iter().any(|g| !g.links.is_empty());
         let mut everything = starts.is_empty() || !has_portals;
         if !everything {
@@ -223,7 +235,12 @@ fn narrow(eye: [f32; 3], polygon: &[[f32; 3]]) -> Option<Vec<Plane>> {
             return None;
         }
         let normal = normal.map(|c| c / length);
-        let mut plane = [normal[0], normal[1], normal[2], -(normal[0] * through[0] + normal[1] * through[1] + normal[2] * through[2])];
+        let mut plane = [
+            normal[0],
+            normal[1],
+            normal[2],
+            -(normal[0] * through[0] + normal[1] * through[1] + normal[2] * through[2]),
+        ];
         if dot(plane, centroid) < 0.0 {
             plane = plane.map(|c| -c);
         }
@@ -242,13 +259,19 @@ fn narrow(eye: [f32; 3], polygon: &[[f32; 3]]) -> Option<Vec<Plane>> {
         return None;
     }
     let normal = normal.map(|c| c / length);
-    let distance = normal[0] * (eye[0] - centroid[0]) + normal[1] * (eye[1] - centroid[1]) + normal[2] * (eye[2] - centroid[2]);
-    let size = polygon.iter().map(|p| sub(*p, centroid)).map(|v| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()).fold(0.0f32, f32::max);
+    let distance =
+        normal[0] * (eye[0] - centroid[0]) + normal[1] * (eye[1] - centroid[1]) + normal[2] * (eye[2] - centroid[2]);
+    let size = polygon
+        .iter()
+        .map(|p| sub(*p, centroid))
+        .map(|v| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt())
+        .fold(0.0f32, f32::max);
     if distance.abs() <= 1e-3 * size.max(1.0) {
         return None;
     }
     let away = if distance > 0.0 { normal.map(|c| -c) } else { normal };
-    let mut planes = vec![[away[0], away[1], away[2], -(away[0] * centroid[0] + away[1] * centroid[1] + away[2] * centroid[2])]];
+    let mut planes =
+        vec![[away[0], away[1], away[2], -(away[0] * centroid[0] + away[1] * centroid[1] + away[2] * centroid[2])]];
     for (i, &a) in polygon.iter().enumerate() {
         let b = polygon[(i + 1) % polygon.len()];
         let (ea, eb) = (sub(a, eye), sub(b, eye));

@@ -2,8 +2,8 @@
 //! 120 / 300"), and a flag that stops it: the builders check it between items and the load ends as
 //! [`FileError::Cancelled`](crate::formats::FileError::Cancelled).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 #[derive(Debug, Default)]
 pub struct LoadProgress {
@@ -28,7 +28,11 @@ impl LoadProgress {
 
     /// The stage, the items done and the items in it.
     pub fn snapshot(&self) -> (&'static str, usize, usize) {
-        (*self.stage.lock().unwrap_or_else(|e| e.into_inner()), self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed))
+        (
+            *self.stage.lock().unwrap_or_else(|e| e.into_inner()),
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed),
+        )
     }
 
     /// Ready for another load (a reload reports to the same progress).

@@ -59,7 +59,14 @@ impl Scene {
                 let mopy = crate::formats::wmo::group::triangle_chunk(&document.tree)?;
                 let data = document.tree.node(mopy).data_range();
                 let start = data.start + 2 * record as usize;
-                Some(TriangleOrigin { file: source.file, chunk: Some(mopy), chunk_path: document.tree.path(mopy), chunk_data: data, record, bytes: start..start + 2 })
+                Some(TriangleOrigin {
+                    file: source.file,
+                    chunk: Some(mopy),
+                    chunk_path: document.tree.path(mopy),
+                    chunk_data: data,
+                    record,
+                    bytes: start..start + 2,
+                })
             }
             RecordKind::M2SkinTriangle { indices_offset, .. } => {
                 let start = indices_offset as usize + 6 * record as usize;

@@ -78,7 +78,9 @@ pub enum NotLocated {
     /// A LightWave image is looked for by its path, beside the object and in the content folder's `Images`.
     #[error("not found")]
     NotBesideObject,
-    #[error("texture {texture} is replaceable (type {kind}): the game picks it from its database, and no BLP lies beside the model to stand in")]
+    #[error(
+        "texture {texture} is replaceable (type {kind}): the game picks it from its database, and no BLP lies beside the model to stand in"
+    )]
     ReplaceableWithoutStandIn { texture: usize, kind: u32 },
     #[error("texture {texture} is replaceable (type {kind}), resolved by game data this viewer does not read")]
     ReplaceableFromGameData { texture: usize, kind: u32 },
@@ -113,7 +115,9 @@ impl TextureSet {
         let decoded = match located {
             Err(reason) => Err((DiagnosticKind::MissingFile, reason.to_string())),
             Ok(at) => match at.source.read(&at.path) {
-                Err(e @ crate::source::SourceError::NotFound { .. }) => Err((DiagnosticKind::MissingFile, e.to_string())),
+                Err(e @ crate::source::SourceError::NotFound { .. }) => {
+                    Err((DiagnosticKind::MissingFile, e.to_string()))
+                }
                 Err(e) => Err((DiagnosticKind::UnreadableFile, e.to_string())),
                 Ok(bytes) => {
                     let mut notes = Vec::new();
@@ -126,7 +130,15 @@ impl TextureSet {
         };
         let (texture, found) = match decoded {
             Ok(image) => {
-                self.textures.push(Texture { label, name: name.to_owned(), found: true, image, sampler, linear: false, source });
+                self.textures.push(Texture {
+                    label,
+                    name: name.to_owned(),
+                    found: true,
+                    image,
+                    sampler,
+                    linear: false,
+                    source,
+                });
                 (self.textures.len() - 1, true)
             }
             Err((kind, reason)) => {
@@ -162,7 +174,10 @@ impl TextureSet {
 fn luminance_on(image: &DecodedImage, width: u32, height: u32) -> Vec<u8> {
     resampled(image, width, height)
         .chunks_exact(4)
-        .map(|p| (0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2])).round().clamp(0.0, 255.0) as u8)
+        .map(|p| {
+            (0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2])).round().clamp(0.0, 255.0)
+                as u8
+        })
         .collect()
 }
 
@@ -209,7 +224,8 @@ fn resampled(image: &DecodedImage, width: u32, height: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity((width * height * 4) as usize);
     for y in 0..height {
         for x in 0..width {
-            let (sx, sy) = (u64::from(x) * u64::from(w) / u64::from(width), u64::from(y) * u64::from(h) / u64::from(height));
+            let (sx, sy) =
+                (u64::from(x) * u64::from(w) / u64::from(width), u64::from(y) * u64::from(h) / u64::from(height));
             let at = ((sy * u64::from(w) + sx) * 4) as usize;
             out.extend_from_slice(top.get(at..at + 4).unwrap_or(&[255; 4]));
         }
@@ -246,7 +262,12 @@ pub fn decode(bytes: &[u8], path: &str, format: ImageFormat) -> Result<DecodedIm
 }
 
 /// [`decode`], adding what the decoder read past (a BLP's unknown alpha type) to `warnings`.
-pub fn decode_noting(bytes: &[u8], path: &str, format: ImageFormat, warnings: &mut Vec<crate::formats::Warning>) -> Result<DecodedImage, DecodeError> {
+pub fn decode_noting(
+    bytes: &[u8],
+    path: &str,
+    format: ImageFormat,
+    warnings: &mut Vec<crate::formats::Warning>,
+) -> Result<DecodedImage, DecodeError> {
     match format {
         ImageFormat::Blp => {
             let blp = crate::formats::blp::decode(bytes)?;
@@ -255,7 +276,8 @@ pub fn decode_noting(bytes: &[u8], path: &str, format: ImageFormat, warnings: &m
         }
         ImageFormat::ByExtension => {
             let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-            let format = image::ImageFormat::from_extension(&extension).ok_or(DecodeError::UnknownExtension(extension))?;
+            let format =
+                image::ImageFormat::from_extension(&extension).ok_or(DecodeError::UnknownExtension(extension))?;
             let image = image::load_from_memory_with_format(bytes, format)?.to_rgba8();
             Ok(DecodedImage { width: image.width(), height: image.height(), levels: vec![image.into_raw()] })
         }

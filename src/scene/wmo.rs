@@ -3,20 +3,20 @@
 //! shows that group with the root's materials when the root is beside it.
 
 use crate::formats::m2::model_file_name;
-use crate::formats::wmo::{group_file_name, root_of_group_file, Material as WmoMaterialRecord, WmoGroup, WmoRoot};
+use crate::formats::wmo::{Material as WmoMaterialRecord, WmoGroup, WmoRoot, group_file_name, root_of_group_file};
 use crate::formats::{FileError, Model};
-use crate::mesh::wmo::{build_group, doodad_placement, portal_meshes, GroupMeshes};
+use crate::mesh::wmo::{GroupMeshes, build_group, doodad_placement, portal_meshes};
 use crate::mesh::{Bounds, MeshData, Topology};
 use crate::source::FileSource;
 
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
-use super::m2::{build_model, locate_in_data, BuiltModel};
+use super::m2::{BuiltModel, build_model, locate_in_data};
 use super::material::{GamePass, Material, PassBlend};
 use super::progress::Report;
 use super::texture::{ImageFormat, Sampler, TextureSet};
 use super::{
-    file_name, find_sibling, read_file, DoodadInfo, Draw, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, Overlay, PartInfo,
-    RecordKind, Scene, SceneFile,
+    DoodadInfo, Draw, MaterialInfo, MeshSource, ModelLabel, Node, NodeTransform, Overlay, PartInfo, RecordKind, Scene,
+    SceneFile, file_name, find_sibling, read_file,
 };
 
 /// A group file that a root's group count calls for and that is not beside the root.
@@ -29,7 +29,11 @@ pub struct MissingGroupFile {
 
 /// The group files of a root at `root_path` in `source`: `Name_000.wmo`, … beside it, found ignoring
 /// case.
-pub fn find_group_files(source: &dyn FileSource, root_path: &str, group_count: usize) -> Vec<Result<String, MissingGroupFile>> {
+pub fn find_group_files(
+    source: &dyn FileSource,
+    root_path: &str,
+    group_count: usize,
+) -> Vec<Result<String, MissingGroupFile>> {
     (0..group_count)
         .map(|i| {
             let name = group_file_name(file_name(root_path), i);
@@ -38,7 +42,12 @@ pub fn find_group_files(source: &dyn FileSource, root_path: &str, group_count: u
         .collect()
 }
 
-pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn FileSource>, report: Report<'_>) -> Scene {
+pub(super) fn build(
+    source: &dyn FileSource,
+    file: SceneFile,
+    data: Option<&dyn FileSource>,
+    report: Report<'_>,
+) -> Scene {
     let mut scene = Scene::default();
     let document = file.document.clone().expect("the caller matched the model");
     scene.warnings.extend(document.warnings().iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
@@ -56,7 +65,11 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
                 .filter_map(|(i, found)| match found {
                     Ok(path) => Some((i, path)),
                     Err(missing) => {
-                        scene.warnings.push(Diagnostic::new(DiagnosticKind::MissingFile, &owner, format!("group {i}: {missing}; the group is not shown")));
+                        scene.warnings.push(Diagnostic::new(
+                            DiagnosticKind::MissingFile,
+                            &owner,
+                            format!("group {i}: {missing}; the group is not shown"),
+                        ));
                         None
                     }
                 })
@@ -65,7 +78,9 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
                 match result {
                     Ok(group) if matches!(group.document.as_ref().map(|d| &d.model), Some(Model::WmoGroup(_))) => {
                         let doc = group.document.as_ref().expect("matched");
-                        scene.warnings.extend(doc.warnings().iter().map(|w| Diagnostic::from_format(&group.display_path, w)));
+                        scene
+                            .warnings
+                            .extend(doc.warnings().iter().map(|w| Diagnostic::from_format(&group.display_path, w)));
                         scene.files.push(group);
                         groups.push((i, scene.files.len() - 1));
                     }
@@ -74,13 +89,18 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
                         &group.display_path,
                         format!("group {i}: not a WMO group file; the group is not shown"),
                     )),
-                    Err(e) => scene.warnings.push(Diagnostic::new(DiagnosticKind::UnreadableFile, &owner, format!("{e}; the group is not shown"))),
+                    Err(e) => scene.warnings.push(Diagnostic::new(
+                        DiagnosticKind::UnreadableFile,
+                        &owner,
+                        format!("{e}; the group is not shown"),
+                    )),
                 }
             }
         }
         Model::WmoGroup(_) => {
             let index = root_of_group_file(&opened_path).map_or(0, |(_, i)| i);
-            let root_path = root_of_group_file(&opened_path).and_then(|(root_name, _)| find_sibling(source, &opened_path, &root_name));
+            let root_path = root_of_group_file(&opened_path)
+                .and_then(|(root_name, _)| find_sibling(source, &opened_path, &root_name));
             match root_path.map(|p| read_file(source, &p)) {
                 Some(Ok(root)) if matches!(root.document.as_ref().map(|d| &d.model), Some(Model::WmoRoot(_))) => {
                     // The root comes first, as when the root is opened; the group file follows it.
@@ -92,7 +112,11 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
                     &owner,
                     format!("root file: {e}; materials and portals are not shown"),
                 )),
-                None => scene.warnings.push(Diagnostic::new(DiagnosticKind::MissingFile, &owner, "the root file is missing; default materials are used")),
+                None => scene.warnings.push(Diagnostic::new(
+                    DiagnosticKind::MissingFile,
+                    &owner,
+                    "the root file is missing; default materials are used",
+                )),
             }
             scene.files.push(file);
             groups.push((index, scene.files.len() - 1));
@@ -121,7 +145,11 @@ pub(super) fn build(source: &dyn FileSource, file: SceneFile, data: Option<&dyn 
 }
 
 /// Reads and parses group files on every core: large WMOs have hundreds.
-fn read_in_parallel(source: &dyn FileSource, wanted: Vec<(usize, String)>, report: Report<'_>) -> Vec<(usize, Result<SceneFile, FileError>)> {
+fn read_in_parallel(
+    source: &dyn FileSource,
+    wanted: Vec<(usize, String)>,
+    report: Report<'_>,
+) -> Vec<(usize, Result<SceneFile, FileError>)> {
     report.begin("group files", wanted.len());
     let read = crate::parallel::parallel_map(&wanted, |(_, path)| {
         if report.cancelled() {
@@ -135,7 +163,11 @@ fn read_in_parallel(source: &dyn FileSource, wanted: Vec<(usize, String)>, repor
 }
 
 /// Every group's meshes, or `None` when the load was cancelled (the groups left are skipped).
-fn build_in_parallel(groups: &[(usize, usize, &WmoGroup)], root: Option<&WmoRoot>, report: Report<'_>) -> Option<Vec<GroupMeshes>> {
+fn build_in_parallel(
+    groups: &[(usize, usize, &WmoGroup)],
+    root: Option<&WmoRoot>,
+    report: Report<'_>,
+) -> Option<Vec<GroupMeshes>> {
     report.begin("group meshes", groups.len());
     let built = crate::parallel::parallel_map(groups, |&(_, _, group)| {
         let meshes = (!report.cancelled()).then(|| build_group(group, root));
@@ -160,22 +192,37 @@ fn assemble(
     let materials = build_materials(scene, root, data, &mut textures, owner);
     let default_material = scene.add_material(Material {
         base_color: [0.75, 0.75, 0.75, 1.0],
-        game_pass: Some(GamePass { blend: PassBlend::Opaque, vertex_color_scale: 2.0, no_depth_write: false, no_depth_test: false }),
+        game_pass: Some(GamePass {
+            blend: PassBlend::Opaque,
+            vertex_color_scale: 2.0,
+            no_depth_write: false,
+            no_depth_test: false,
+        }),
         ..Material::new(ModelLabel::OverlayMaterial("Default").to_string())
     });
-    let collision_material = scene.add_material(Material::overlay(ModelLabel::OverlayMaterial("Collision").to_string(), [1.0, 0.3, 0.1, 0.35]));
-    let portal_material = scene.add_material(Material::overlay(ModelLabel::OverlayMaterial("Portal").to_string(), [0.2, 0.9, 1.0, 0.35]));
-    let marker_material = scene.add_material(Material::flat(ModelLabel::OverlayMaterial("DoodadMarker").to_string(), [1.0, 0.8, 0.2]));
+    let collision_material = scene
+        .add_material(Material::overlay(ModelLabel::OverlayMaterial("Collision").to_string(), [1.0, 0.3, 0.1, 0.35]));
+    let portal_material =
+        scene.add_material(Material::overlay(ModelLabel::OverlayMaterial("Portal").to_string(), [0.2, 0.9, 1.0, 0.35]));
+    let marker_material =
+        scene.add_material(Material::flat(ModelLabel::OverlayMaterial("DoodadMarker").to_string(), [1.0, 0.8, 0.2]));
 
     let root_node = scene.add_node(Node::group(file_name(opened_path), None, NodeTransform::IDENTITY));
     let mut bounds = Bounds::EMPTY;
-    let group_count = root.map_or(0, |r| r.group_infos.len()).max(groups.iter().map(|(i, _, _)| i + 1).max().unwrap_or(0));
+    let group_count =
+        root.map_or(0, |r| r.group_infos.len()).max(groups.iter().map(|(i, _, _)| i + 1).max().unwrap_or(0));
     scene.parts = (0..group_count)
-        .map(|i| PartInfo { name: group_name(root, None, i), description: "missing".into(), parent: None, visible: false })
+        .map(|i| PartInfo {
+            name: group_name(root, None, i),
+            description: "missing".into(),
+            parent: None,
+            visible: false,
+        })
         .collect();
     let material_of = |m: u16| materials.get(usize::from(m)).copied().unwrap_or(default_material);
     if let Some(root) = root {
-        let read: Vec<(usize, &WmoGroup, Bounds)> = groups.iter().zip(&built).map(|(&(i, _, g), meshes)| (i, g, meshes.bounds)).collect();
+        let read: Vec<(usize, &WmoGroup, Bounds)> =
+            groups.iter().zip(&built).map(|(&(i, _, g), meshes)| (i, g, meshes.bounds)).collect();
         scene.portal_graph = Some(super::portals::PortalGraph::from_wmo(root, &read));
     }
     for (&(i, file, group), meshes) in groups.iter().zip(built) {
@@ -185,19 +232,36 @@ fn assemble(
             parent: None,
             visible: true,
         };
-        let group_node = scene.add_node(Node { part: Some(i), ..Node::group(scene.parts[i].name.clone(), Some(root_node), NodeTransform::IDENTITY) });
+        let group_node = scene.add_node(Node {
+            part: Some(i),
+            ..Node::group(scene.parts[i].name.clone(), Some(root_node), NodeTransform::IDENTITY)
+        });
         bounds.union(&meshes.bounds);
         for batch in meshes.batches {
-            let source_of_triangles = Some(MeshSource { file, kind: RecordKind::WmoTriangle { group: i, batch: Some(batch.batch) } });
-            let mesh = scene.add_mesh(ModelLabel::GroupBatch { group: i, batch: batch.batch }, batch.mesh, source_of_triangles);
+            let source_of_triangles =
+                Some(MeshSource { file, kind: RecordKind::WmoTriangle { group: i, batch: Some(batch.batch) } });
+            let mesh = scene.add_mesh(
+                ModelLabel::GroupBatch { group: i, batch: batch.batch },
+                batch.mesh,
+                source_of_triangles,
+            );
             scene.count_draw(mesh, true);
-            scene.add_node(Node { part: Some(i), ..Node::drawing(group_node, Draw { mesh, material: material_of(u16::from(batch.material)) }) });
+            scene.add_node(Node {
+                part: Some(i),
+                ..Node::drawing(group_node, Draw { mesh, material: material_of(u16::from(batch.material)) })
+            });
         }
         if let Some(collision) = meshes.collision {
-            let source_of_triangles = Some(MeshSource { file, kind: RecordKind::WmoTriangle { group: i, batch: None } });
+            let source_of_triangles =
+                Some(MeshSource { file, kind: RecordKind::WmoTriangle { group: i, batch: None } });
             let mesh = scene.add_mesh(ModelLabel::GroupCollision(i), collision, source_of_triangles);
             let draw = Draw { mesh, material: collision_material };
-            scene.add_node(Node { part: Some(i), overlay: Some(Overlay::Collision), hidden: true, ..Node::drawing(group_node, draw) });
+            scene.add_node(Node {
+                part: Some(i),
+                overlay: Some(Overlay::Collision),
+                hidden: true,
+                ..Node::drawing(group_node, draw)
+            });
         }
         if let Some((material, liquid)) = meshes.liquid {
             let mesh = scene.add_mesh(ModelLabel::GroupLiquid(i), liquid, None);
@@ -255,8 +319,17 @@ fn place_doodads(
                     models.len() - 1
                 }
             };
-            let transform = NodeTransform { translation: placement.translation, rotation: placement.rotation, scale: [placement.scale; 3] };
-            scene.doodads.push(DoodadInfo { set: s as u32, model: name.clone(), position: placement.translation, scale: placement.scale });
+            let transform = NodeTransform {
+                translation: placement.translation,
+                rotation: placement.rotation,
+                scale: [placement.scale; 3],
+            };
+            scene.doodads.push(DoodadInfo {
+                set: s as u32,
+                model: name.clone(),
+                position: placement.translation,
+                scale: placement.scale,
+            });
             let overlay = Overlay::Doodad(s as u32);
             let node = scene.add_node(Node {
                 overlay: Some(overlay),
@@ -278,19 +351,28 @@ fn place_doodads(
 
 /// A doodad's M2 under the data root (MODN's `.mdx` names end in `.m2` on disk), or `None` with a
 /// warning: the doodad then keeps its marker.
-fn load_doodad_model(scene: &mut Scene, index: usize, name: &str, data: Option<&dyn FileSource>, textures: &mut TextureSet) -> Option<BuiltModel> {
-    let result = locate_in_data(data, &model_file_name(name)).map_err(|reason| (DiagnosticKind::MissingFile, reason.to_string())).and_then(|at| {
-        let unreadable = |reason: String| (DiagnosticKind::UnreadableFile, reason);
-        let file = read_file(at.source, &at.path).map_err(|e| unreadable(e.to_string()))?;
-        let Some(Model::M2(model)) = file.document.as_deref().map(|d| &d.model) else {
-            return Err(unreadable(format!("{}: not an M2 model", file.display_path)));
-        };
-        let model = model.clone();
-        scene.warnings.extend(model.warnings.iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
-        scene.files.push(file);
-        let file_index = scene.files.len() - 1;
-        build_model(scene, index, at.source, file_index, &model, data, textures).map_err(|d| (d.kind, d.to_string()))
-    });
+fn load_doodad_model(
+    scene: &mut Scene,
+    index: usize,
+    name: &str,
+    data: Option<&dyn FileSource>,
+    textures: &mut TextureSet,
+) -> Option<BuiltModel> {
+    let result = locate_in_data(data, &model_file_name(name))
+        .map_err(|reason| (DiagnosticKind::MissingFile, reason.to_string()))
+        .and_then(|at| {
+            let unreadable = |reason: String| (DiagnosticKind::UnreadableFile, reason);
+            let file = read_file(at.source, &at.path).map_err(|e| unreadable(e.to_string()))?;
+            let Some(Model::M2(model)) = file.document.as_deref().map(|d| &d.model) else {
+                return Err(unreadable(format!("{}: not an M2 model", file.display_path)));
+            };
+            let model = model.clone();
+            scene.warnings.extend(model.warnings.iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
+            scene.files.push(file);
+            let file_index = scene.files.len() - 1;
+            build_model(scene, index, at.source, file_index, &model, data, textures)
+                .map_err(|d| (d.kind, d.to_string()))
+        });
     match result {
         Ok(model) => Some(model),
         Err((kind, reason)) => {
@@ -305,18 +387,31 @@ fn group_name(root: Option<&WmoRoot>, group: Option<&WmoGroup>, index: usize) ->
     let from_root = |offset: u32| root.and_then(|r| r.group_names.get(offset)).filter(|n| !n.is_empty());
     group
         .and_then(|g| from_root(g.header.name_offset))
-        .or_else(|| root.and_then(|r| r.group_infos.get(index)).and_then(|gi| u32::try_from(gi.name_offset).ok()).and_then(from_root))
+        .or_else(|| {
+            root.and_then(|r| r.group_infos.get(index))
+                .and_then(|gi| u32::try_from(gi.name_offset).ok())
+                .and_then(from_root)
+        })
         .unwrap_or_else(|| format!("Group {index:03}"))
 }
 
 /// One material per MOMT entry: the blend mode picks the game pass; the alpha mode the render phase.
-fn build_materials(scene: &mut Scene, root: Option<&WmoRoot>, data: Option<&dyn FileSource>, textures: &mut TextureSet, owner: &str) -> Vec<usize> {
+fn build_materials(
+    scene: &mut Scene,
+    root: Option<&WmoRoot>,
+    data: Option<&dyn FileSource>,
+    textures: &mut TextureSet,
+    owner: &str,
+) -> Vec<usize> {
     let Some(root) = root else { return Vec::new() };
     let mut out = Vec::with_capacity(root.materials.len());
     for (i, m) in root.materials.iter().enumerate() {
         let texture_name = root.textures.get(m.texture1).filter(|n| !n.is_empty());
         let texture = texture_name.as_ref().map(|name| {
-            let sampler = Sampler { repeat: [!m.has(WmoMaterialRecord::CLAMP_S), !m.has(WmoMaterialRecord::CLAMP_T)], nearest: false };
+            let sampler = Sampler {
+                repeat: [!m.has(WmoMaterialRecord::CLAMP_S), !m.has(WmoMaterialRecord::CLAMP_T)],
+                nearest: false,
+            };
             textures.get(
                 &format!("motx {}", m.texture1),
                 ModelLabel::Texture(m.texture1 as usize).to_string(),
@@ -349,7 +444,12 @@ fn build_materials(scene: &mut Scene, root: Option<&WmoRoot>, data: Option<&dyn 
             double_sided: m.two_sided(),
             perceptual_roughness: 0.8,
             reflectance: 0.2,
-            game_pass: Some(GamePass { blend: pass, vertex_color_scale: 2.0, no_depth_write: false, no_depth_test: false }),
+            game_pass: Some(GamePass {
+                blend: pass,
+                vertex_color_scale: 2.0,
+                no_depth_write: false,
+                no_depth_test: false,
+            }),
             ..Material::new(ModelLabel::Material(i).to_string())
         }));
         let mut parameters = vec![
@@ -374,7 +474,8 @@ fn build_materials(scene: &mut Scene, root: Option<&WmoRoot>, data: Option<&dyn 
 fn doodad_marker_mesh() -> MeshData {
     let mut mesh = MeshData::new(Topology::Triangles);
     let mut cuboid = |center: [f32; 3], half: [f32; 3]| {
-        let faces: [([f32; 3], [usize; 2]); 3] = [([1.0, 0.0, 0.0], [1, 2]), ([0.0, 1.0, 0.0], [2, 0]), ([0.0, 0.0, 1.0], [0, 1])];
+        let faces: [([f32; 3], [usize; 2]); 3] =
+            [([1.0, 0.0, 0.0], [1, 2]), ([0.0, 1.0, 0.0], [2, 0]), ([0.0, 0.0, 1.0], [0, 1])];
         for (axis, [a, b]) in faces {
             for sign in [1.0f32, -1.0] {
                 let normal = axis.map(|c| c * sign);

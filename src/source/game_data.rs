@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{normalise, BrowseEntry, Entry, FileSource, LooseFolder, MpqArchive, SourceError};
+use super::{BrowseEntry, Entry, FileSource, LooseFolder, MpqArchive, SourceError, normalise};
 use crate::formats::mpq::{ArchiveEntry, FileStatus, MpqError};
 
 /// Loose files and archives, searched from the highest priority down.
@@ -67,7 +67,14 @@ fn load_rank(file_name: &str, locale: Option<&str>) -> (u8, u8, String) {
         }
         Some(locale) => {
             let locale = locale.to_ascii_lowercase();
-            let base = [format!("locale-{locale}"), format!("speech-{locale}"), format!("expansion-locale-{locale}"), format!("expansion-speech-{locale}"), format!("lichking-locale-{locale}"), format!("lichking-speech-{locale}")];
+            let base = [
+                format!("locale-{locale}"),
+                format!("speech-{locale}"),
+                format!("expansion-locale-{locale}"),
+                format!("expansion-speech-{locale}"),
+                format!("lichking-locale-{locale}"),
+                format!("lichking-speech-{locale}"),
+            ];
             let patches = [format!("patch-{locale}"), format!("patch-{locale}-2"), format!("patch-{locale}-3")];
             if let Some(rank) = base.iter().position(|b| *b == stem) {
                 (2, rank as u8, name)
@@ -92,7 +99,8 @@ impl GameData {
     /// [`LooseFolder`] does. A path to an `.MPQ` file opens that archive alone.
     pub fn open(dir: &Path) -> Result<Self, SourceError> {
         if is_archive(dir) {
-            return Self::single_archive(dir).map_err(|error| SourceError::Damaged { file: dir.display().to_string(), error });
+            return Self::single_archive(dir)
+                .map_err(|error| SourceError::Damaged { file: dir.display().to_string(), error });
         }
         if !dir.is_dir() {
             return Err(SourceError::NotFound { file: dir.display().to_string() });
@@ -101,7 +109,11 @@ impl GameData {
             .map_err(|error| SourceError::Io { file: dir.display().to_string(), error })?
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.is_dir() && p.file_name().and_then(|n| n.to_str()).is_some_and(is_locale_name) && !archives_in(p).is_empty())
+            .filter(|p| {
+                p.is_dir()
+                    && p.file_name().and_then(|n| n.to_str()).is_some_and(is_locale_name)
+                    && !archives_in(p).is_empty()
+            })
             .collect();
         // A client has one locale; of several, English is the likelier to be complete.
         locales.sort_by_key(|p| {
@@ -115,7 +127,9 @@ impl GameData {
             .map(|p| (load_rank(p.file_name().and_then(|n| n.to_str()).unwrap_or_default(), None), p))
             .collect();
         if let Some(locale_dir) = &locale_dir {
-            ranked.extend(archives_in(locale_dir).into_iter().map(|p| (load_rank(p.file_name().and_then(|n| n.to_str()).unwrap_or_default(), locale.as_deref()), p)));
+            ranked.extend(archives_in(locale_dir).into_iter().map(|p| {
+                (load_rank(p.file_name().and_then(|n| n.to_str()).unwrap_or_default(), locale.as_deref()), p)
+            }));
         }
         ranked.sort();
         let mut archives = Vec::new();
@@ -132,7 +146,13 @@ impl GameData {
     /// One archive on its own (a dropped `.MPQ`), without loose files.
     pub fn single_archive(path: &Path) -> Result<Self, MpqError> {
         let archive = MpqArchive::open(path)?;
-        Ok(Self { root: path.to_owned(), loose: None, archives: vec![Arc::new(archive)], locale: None, warnings: Vec::new() })
+        Ok(Self {
+            root: path.to_owned(),
+            loose: None,
+            archives: vec![Arc::new(archive)],
+            locale: None,
+            warnings: Vec::new(),
+        })
     }
 
     /// Archives already opened, lowest priority first, with loose files under `loose_root` if given.
@@ -198,7 +218,10 @@ impl GameData {
     }
 
     pub fn read_entry(&self, entry: &DataEntry) -> Result<Arc<[u8]>, SourceError> {
-        let archive = self.archives.get(entry.archive).ok_or_else(|| SourceError::NotFound { file: format!("{}: {}", self.describe(), entry.entry.label()) })?;
+        let archive = self
+            .archives
+            .get(entry.archive)
+            .ok_or_else(|| SourceError::NotFound { file: format!("{}: {}", self.describe(), entry.entry.label()) })?;
         archive.read_entry(&entry.entry)
     }
 }
@@ -245,7 +268,11 @@ impl FileSource for GameData {
             if entry.entry.name.is_some() && !named.insert(label.to_ascii_lowercase()) {
                 continue;
             }
-            found.push(BrowseEntry { path: entry.entry.name.as_ref().map(|n| normalise(n)), label, size: u64::from(entry.entry.file_size) });
+            found.push(BrowseEntry {
+                path: entry.entry.name.as_ref().map(|n| normalise(n)),
+                label,
+                size: u64::from(entry.entry.file_size),
+            });
         }
         found.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
         found
@@ -308,11 +335,24 @@ mod tests {
         ];
         names.sort_by_key(|(name, locale)| load_rank(name, *locale));
         let order: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-        assert_eq!(order, [
-            "common.MPQ", "common-2.MPQ", "expansion.MPQ", "lichking.MPQ",
-            "locale-enUS.MPQ", "expansion-locale-enUS.MPQ", "lichking-locale-enUS.MPQ",
-            "patch.MPQ", "patch-2.MPQ", "Patch-3.MPQ", "patch-Z.MPQ",
-            "patch-enUS.MPQ", "patch-enUS-2.MPQ", "patch-enUS-3.MPQ",
-        ]);
+        assert_eq!(
+            order,
+            [
+                "common.MPQ",
+                "common-2.MPQ",
+                "expansion.MPQ",
+                "lichking.MPQ",
+                "locale-enUS.MPQ",
+                "expansion-locale-enUS.MPQ",
+                "lichking-locale-enUS.MPQ",
+                "patch.MPQ",
+                "patch-2.MPQ",
+                "Patch-3.MPQ",
+                "patch-Z.MPQ",
+                "patch-enUS.MPQ",
+                "patch-enUS-2.MPQ",
+                "patch-enUS-3.MPQ",
+            ]
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::io::{self, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{path_components, Entry, FileSource, SourceError};
+use super::{Entry, FileSource, SourceError, path_components};
 
 /// Files under a folder on disk, each path component matched ignoring case when the exact spelling is
 /// not there (the exact spelling is tried first, so a case-sensitive file system costs one `stat`).
@@ -63,7 +63,8 @@ impl LooseFolder {
 /// still at work is followed by `--watch`'s next reload.
 pub fn read_file(path: &Path) -> io::Result<Arc<[u8]>> {
     let mut file = File::open(path)?;
-    let size = file.metadata().ok().filter(|m| m.is_file()).and_then(|m| usize::try_from(m.len()).ok()).filter(|&n| n > 0);
+    let size =
+        file.metadata().ok().filter(|m| m.is_file()).and_then(|m| usize::try_from(m.len()).ok()).filter(|&n| n > 0);
     if let Some(size) = size {
         let mut bytes = zeros(size)?;
         match read_from_start(&mut file, Arc::get_mut(&mut bytes).expect("made here, not shared yet")) {
@@ -140,7 +141,9 @@ fn zeros(size: usize) -> io::Result<Arc<[u8]>> {
     if size < READ_IN_PARTS_FROM {
         return Ok(std::iter::repeat_n(0u8, size).collect());
     }
-    Vec::<u8>::new().try_reserve_exact(size).map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, format!("no memory for a file of {size} bytes")))?;
+    Vec::<u8>::new()
+        .try_reserve_exact(size)
+        .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, format!("no memory for a file of {size} bytes")))?;
     Ok(malloc_tuning::zeroed_shared_bytes(size))
 }
 
@@ -161,9 +164,11 @@ pub fn find_in_folder(dir: &Path, name: &str) -> Option<PathBuf> {
     if exact.exists() {
         return Some(exact);
     }
-    std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).find(|p| {
-        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.eq_ignore_ascii_case(name))
-    })
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.eq_ignore_ascii_case(name)))
 }
 
 impl FileSource for LooseFolder {
@@ -184,7 +189,10 @@ impl FileSource for LooseFolder {
         // An unresolved path is still read as written, so the error is the operating system's own.
         let on_disk = self.resolve(path).unwrap_or_else(|| self.root.join(super::normalise(path)));
         if on_disk.is_dir() {
-            return Err(SourceError::Io { file: on_disk.display().to_string(), error: std::io::Error::other("is a folder, not a file") });
+            return Err(SourceError::Io {
+                file: on_disk.display().to_string(),
+                error: std::io::Error::other("is a folder, not a file"),
+            });
         }
         read_file(&on_disk).map_err(|error| match error.kind() {
             std::io::ErrorKind::NotFound => SourceError::NotFound { file: on_disk.display().to_string() },
@@ -199,7 +207,11 @@ impl FileSource for LooseFolder {
             .flatten()
             .filter_map(|e| {
                 let meta = e.metadata().ok()?;
-                Some(Entry { name: e.file_name().to_str()?.to_owned(), is_folder: meta.is_dir(), size: if meta.is_dir() { 0 } else { meta.len() } })
+                Some(Entry {
+                    name: e.file_name().to_str()?.to_owned(),
+                    is_folder: meta.is_dir(),
+                    size: if meta.is_dir() { 0 } else { meta.len() },
+                })
             })
             .collect()
     }
@@ -242,7 +254,8 @@ mod tests {
         // filled, so the case is left out there.
         #[cfg(target_os = "linux")]
         {
-            let always_overcommits = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|mode| mode.trim() == "1");
+            let always_overcommits =
+                std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|mode| mode.trim() == "1");
             if !always_overcommits && File::create(root.join("huge.lwo")).and_then(|f| f.set_len(1 << 42)).is_ok() {
                 let read = read_file(&root.join("huge.lwo"));
                 std::fs::remove_file(root.join("huge.lwo")).unwrap();
@@ -265,7 +278,8 @@ mod tests {
         for size in [READ_IN_PARTS_FROM, (5 << 20) + 123, 4 << 20, (4 << 20) + 1] {
             // The top byte of a 64-bit product: every bit of the offset counts, so no shift of a part
             // reads as the same bytes.
-            let contents: Vec<u8> = (0..size as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8).collect();
+            let contents: Vec<u8> =
+                (0..size as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8).collect();
             std::fs::write(&path, &contents).unwrap();
             for count in 1..=3 {
                 let mut buffer = vec![0u8; size];
@@ -273,7 +287,10 @@ mod tests {
                 assert!(buffer == contents, "{size} bytes in {count} parts");
             }
             let mut longer = vec![0u8; size + 1];
-            assert_eq!(read_in_parts(&File::open(&path).unwrap(), &mut longer, 2).unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
+            assert_eq!(
+                read_in_parts(&File::open(&path).unwrap(), &mut longer, 2).unwrap_err().kind(),
+                io::ErrorKind::UnexpectedEof
+            );
             assert!(*read_file(&path).unwrap() == contents[..], "{size} bytes");
         }
         let zeros = zeroed_file_buffer((3 << 20) + 5).unwrap();
@@ -299,7 +316,11 @@ mod tests {
                     next += part.len();
                     if k + 1 < parts.len() {
                         assert!(part.len() >= len.div_ceil(count));
-                        assert_eq!((base + offset + next) % (2 << 20), 0, "{count} parts from {offset}: an edge off a huge page");
+                        assert_eq!(
+                            (base + offset + next) % (2 << 20),
+                            0,
+                            "{count} parts from {offset}: an edge off a huge page"
+                        );
                     }
                 }
                 assert_eq!(next, len);

@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use game_data::{DataEntry, GameData};
-pub use loose::{read_file, zeroed_file_buffer, LooseFolder};
+pub use loose::{LooseFolder, read_file, zeroed_file_buffer};
 pub use mpq::MpqArchive;
 
 /// A tree of files that can be read by relative path.
@@ -151,7 +151,8 @@ pub fn normalise(path: &str) -> String {
 /// Whether `path` matches `pattern` ignoring ASCII case and the kind of separator: `*` stands for any
 /// run of characters, separators included, so `World\wmo\*.wmo` reaches every WMO below `World/wmo`.
 pub fn matches_wildcard(pattern: &str, path: &str) -> bool {
-    let fold = |s: &str| -> Vec<u8> { s.bytes().map(|b| if b == b'\\' { b'/' } else { b.to_ascii_lowercase() }).collect() };
+    let fold =
+        |s: &str| -> Vec<u8> { s.bytes().map(|b| if b == b'\\' { b'/' } else { b.to_ascii_lowercase() }).collect() };
     let (pattern, path) = (fold(pattern), fold(path));
     // Greedy matching with one backtrack point: the last `*` seen absorbs one more character each time
     // the rest fails, which is enough because `*` is the only wildcard.
@@ -183,7 +184,8 @@ pub fn files_matching(source: &dyn FileSource, pattern: &str) -> Vec<String> {
     if !pattern.contains('*') {
         return source.find(&pattern).into_iter().collect();
     }
-    let mut found: Vec<String> = source.browse().into_iter().filter_map(|e| e.path).filter(|p| matches_wildcard(&pattern, p)).collect();
+    let mut found: Vec<String> =
+        source.browse().into_iter().filter_map(|e| e.path).filter(|p| matches_wildcard(&pattern, p)).collect();
     found.sort_by_key(|p| p.to_ascii_lowercase());
     found
 }

@@ -6,7 +6,7 @@ use std::io::{Read, Seek};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{normalise, path_components, Entry, FileSource, SourceError};
+use super::{Entry, FileSource, SourceError, normalise, path_components};
 use crate::formats::mpq::{Archive, ArchiveEntry, FileStatus, MpqError};
 
 /// An archive with its listfile's names indexed by folder.
@@ -24,7 +24,10 @@ struct NamedFile {
 
 impl std::fmt::Debug for MpqArchive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MpqArchive").field("archive", &self.archive.name()).field("named_files", &self.files.len()).finish()
+        f.debug_struct("MpqArchive")
+            .field("archive", &self.archive.name())
+            .field("named_files", &self.files.len())
+            .finish()
     }
 }
 
@@ -47,7 +50,11 @@ impl MpqArchive {
             .into_iter()
             .filter_map(|entry| {
                 let name = entry.name.as_deref()?;
-                Some(NamedFile { path: normalise(name), size: u64::from(entry.file_size), is_deletion_marker: entry.is_deletion_marker() })
+                Some(NamedFile {
+                    path: normalise(name),
+                    size: u64::from(entry.file_size),
+                    is_deletion_marker: entry.is_deletion_marker(),
+                })
             })
             .collect();
         Self { archive, files }
@@ -96,7 +103,10 @@ impl MpqArchive {
             }
             let name = parts[wanted.len()];
             if parts.len() == wanted.len() + 1 {
-                listed.push((Entry { name: name.to_owned(), is_folder: false, size: file.size }, file.is_deletion_marker));
+                listed.push((
+                    Entry { name: name.to_owned(), is_folder: false, size: file.size },
+                    file.is_deletion_marker,
+                ));
             } else if folders.insert(name.to_ascii_lowercase(), ()).is_none() {
                 listed.push((Entry { name: name.to_owned(), is_folder: true, size: 0 }, false));
             }
@@ -111,7 +121,11 @@ impl FileSource for MpqArchive {
             .entries()
             .into_iter()
             .filter(|e| !e.is_deletion_marker())
-            .map(|e| super::BrowseEntry { path: e.name.as_ref().map(|n| super::normalise(n)), label: e.label().replace('\\', "/"), size: u64::from(e.file_size) })
+            .map(|e| super::BrowseEntry {
+                path: e.name.as_ref().map(|n| super::normalise(n)),
+                label: e.label().replace('\\', "/"),
+                size: u64::from(e.file_size),
+            })
             .collect();
         found.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
         found

@@ -6,9 +6,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::formats::wmo::root_of_group_file;
 use crate::formats::is_supported_path;
-use crate::source::{files_matching, FileSource};
+use crate::formats::wmo::root_of_group_file;
+use crate::source::{FileSource, files_matching};
 
 use super::scene::in_game_data;
 
@@ -55,9 +55,19 @@ pub fn collect(paths: &[PathBuf], game_data: Option<&dyn FileSource>) -> Collect
             // starts like no model is passed over.
             if is_supported_path(path) || starts_like_a_model(path) {
                 let name = path.file_name().map(PathBuf::from).unwrap_or_default();
-                collected.jobs.push(BatchJob { label, model: path.clone(), image: images.claim(&name), order: next_order(&collected) });
+                collected.jobs.push(BatchJob {
+                    label,
+                    model: path.clone(),
+                    image: images.claim(&name),
+                    order: next_order(&collected),
+                });
             } else {
-                collected.not_rendered.push(NotRendered { label, reason: format!("skipped: not a model (a {} file)", extension_list()), failed: false, order: next_order(&collected) });
+                collected.not_rendered.push(NotRendered {
+                    label,
+                    reason: format!("skipped: not a model (a {} file)", extension_list()),
+                    failed: false,
+                    order: next_order(&collected),
+                });
             }
         } else if path.is_dir() {
             let top = path.file_name().map(PathBuf::from).unwrap_or_default();
@@ -68,34 +78,61 @@ pub fn collect(paths: &[PathBuf], game_data: Option<&dyn FileSource>) -> Collect
                     continue;
                 }
                 let relative = file.strip_prefix(path).map(Path::to_path_buf).unwrap_or_else(|_| file.clone());
-                collected.jobs.push(BatchJob { label: file.display().to_string(), model: file, image: images.claim(&top.join(relative)), order: next_order(&collected) });
+                collected.jobs.push(BatchJob {
+                    label: file.display().to_string(),
+                    model: file,
+                    image: images.claim(&top.join(relative)),
+                    order: next_order(&collected),
+                });
             }
             if collected.jobs.len() == before {
-                collected.not_rendered.push(NotRendered { label, reason: "skipped: the folder holds no model".into(), failed: false, order: next_order(&collected) });
+                collected.not_rendered.push(NotRendered {
+                    label,
+                    reason: "skipped: the folder holds no model".into(),
+                    failed: false,
+                    order: next_order(&collected),
+                });
             }
         } else if let Some(data) = game_data {
             let pattern = path.to_string_lossy();
-            let matches: Vec<String> = files_matching(data, &pattern).into_iter().filter(|p| is_supported_path(Path::new(p))).collect();
+            let matches: Vec<String> =
+                files_matching(data, &pattern).into_iter().filter(|p| is_supported_path(Path::new(p))).collect();
             let before = collected.jobs.len();
             let wildcard = pattern.contains('*');
             for found in matches {
                 // A group file named on its own is drawn alone, as on disk; one a wildcard meets is
                 // drawn with its root.
-                let is_group = wildcard && root_of_group_file(&found).is_some_and(|(root, _)| {
-                    let folder = found.rsplit_once('/').map_or("", |(folder, _)| folder);
-                    data.find(&if folder.is_empty() { root.clone() } else { format!("{folder}/{root}") }).is_some()
-                });
+                let is_group = wildcard
+                    && root_of_group_file(&found).is_some_and(|(root, _)| {
+                        let folder = found.rsplit_once('/').map_or("", |(folder, _)| folder);
+                        data.find(&if folder.is_empty() { root.clone() } else { format!("{folder}/{root}") }).is_some()
+                    });
                 if is_group {
                     collected.group_files_skipped += 1;
                     continue;
                 }
-                collected.jobs.push(BatchJob { label: found.clone(), model: in_game_data(&found), image: images.claim(Path::new(&found)), order: next_order(&collected) });
+                collected.jobs.push(BatchJob {
+                    label: found.clone(),
+                    model: in_game_data(&found),
+                    image: images.claim(Path::new(&found)),
+                    order: next_order(&collected),
+                });
             }
             if collected.jobs.len() == before {
-                collected.not_rendered.push(NotRendered { label, reason: format!("no model in the game data {} matches", data.describe()), failed: true, order: next_order(&collected) });
+                collected.not_rendered.push(NotRendered {
+                    label,
+                    reason: format!("no model in the game data {} matches", data.describe()),
+                    failed: true,
+                    order: next_order(&collected),
+                });
             }
         } else {
-            collected.not_rendered.push(NotRendered { label, reason: "not found".into(), failed: true, order: next_order(&collected) });
+            collected.not_rendered.push(NotRendered {
+                label,
+                reason: "not found".into(),
+                failed: true,
+                order: next_order(&collected),
+            });
         }
     }
     // A model named twice (a folder and a file in it, overlapping wildcards) is drawn once.
@@ -142,7 +179,9 @@ fn models_in_folder(dir: &Path) -> Vec<PathBuf> {
 /// `Name_NNN.wmo` with `Name.wmo` in the same folder.
 fn is_group_file_beside_root(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
-    root_of_group_file(name).is_some_and(|(root, _)| path.parent().and_then(|dir| crate::source::LooseFolder::new(dir).resolve(&root)).is_some())
+    root_of_group_file(name).is_some_and(|(root, _)| {
+        path.parent().and_then(|dir| crate::source::LooseFolder::new(dir).resolve(&root)).is_some()
+    })
 }
 
 /// Image names, each used once: `model.lwo` → `model.lwo.png` (the model's extension stays, so that
@@ -155,7 +194,11 @@ impl ImageNames {
         // Only the path's plain names: a listfile entry like `..\..\x.m2` or an absolute one stays
         // under the output folder.
         let text = model.to_string_lossy().replace('\\', "/");
-        let base = text.split('/').filter(|part| !part.is_empty() && *part != "." && *part != ".." && !part.ends_with(':')).collect::<Vec<_>>().join("/");
+        let base = text
+            .split('/')
+            .filter(|part| !part.is_empty() && *part != "." && *part != ".." && !part.ends_with(':'))
+            .collect::<Vec<_>>()
+            .join("/");
         for n in 1.. {
             let candidate = if n == 1 { format!("{base}.png") } else { format!("{base}-{n}.png") };
             if self.0.insert(candidate.to_ascii_lowercase()) {
@@ -266,7 +309,11 @@ mod tests {
         assert_eq!(names.claim(Path::new("a/box.lwo")), PathBuf::from("a/box.lwo.png"));
         assert_eq!(names.claim(Path::new("a/box.m2")), PathBuf::from("a/box.m2.png"));
         assert_eq!(names.claim(Path::new("a/BOX.lwo")), PathBuf::from("a/BOX.lwo-2.png"));
-        assert_eq!(names.claim(Path::new(r"..\..\C:\x.m2")), PathBuf::from("x.m2.png"), "never outside the output folder");
+        assert_eq!(
+            names.claim(Path::new(r"..\..\C:\x.m2")),
+            PathBuf::from("x.m2.png"),
+            "never outside the output folder"
+        );
         assert_eq!(names.claim(Path::new("/abs/y.m2")), PathBuf::from("abs/y.m2.png"));
     }
 

@@ -6,13 +6,13 @@
 use std::sync::Arc;
 
 use bevy::prelude::*;
-use bevy::tasks::{block_on, futures_lite::future::poll_once, AsyncComputeTaskPool, Task};
-use bevy_egui::{egui, EguiContexts, EguiTextureHandle};
+use bevy::tasks::{AsyncComputeTaskPool, Task, block_on, futures_lite::future::poll_once};
+use bevy_egui::{EguiContexts, EguiTextureHandle, egui};
 
 use crate::formats::wmo::root_of_group_file;
-use crate::source::{matches_wildcard, BrowseEntry, FileSource, SwitchableSource};
+use crate::source::{BrowseEntry, FileSource, SwitchableSource, matches_wildcard};
 
-use super::scene::{in_game_data, Viewer};
+use super::scene::{Viewer, in_game_data};
 
 /// Which files the browser lists.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,7 +26,8 @@ pub enum KindFilter {
 }
 
 impl KindFilter {
-    pub const ALL: [(Self, &'static str); 4] = [(Self::All, "all"), (Self::WmoRoots, "WMO roots"), (Self::M2, "M2"), (Self::Blp, "BLP")];
+    pub const ALL: [(Self, &'static str); 4] =
+        [(Self::All, "all"), (Self::WmoRoots, "WMO roots"), (Self::M2, "M2"), (Self::Blp, "BLP")];
 
     fn admits(self, label: &str) -> bool {
         let lower = label.to_ascii_lowercase();
@@ -39,7 +40,10 @@ impl KindFilter {
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(_, name)| name.eq_ignore_ascii_case(text) || (text == "wmo" && *name == "WMO roots")).map(|(k, _)| *k)
+        Self::ALL
+            .iter()
+            .find(|(_, name)| name.eq_ignore_ascii_case(text) || (text == "wmo" && *name == "WMO roots"))
+            .map(|(k, _)| *k)
     }
 }
 
@@ -174,7 +178,12 @@ pub fn recent_label(entry: &std::path::Path) -> String {
 
 /// Opens a File ▸ Recent entry: a file of the game data after opening its data root (or archive) again
 /// if another is browsed now.
-pub fn open_recent(viewer: &mut Viewer, asset_server: &AssetServer, switch: Option<&GameDataSwitch>, entry: &std::path::Path) {
+pub fn open_recent(
+    viewer: &mut Viewer,
+    asset_server: &AssetServer,
+    switch: Option<&GameDataSwitch>,
+    entry: &std::path::Path,
+) {
     let Some((root, inside)) = split_recent(entry) else {
         viewer.open(asset_server, entry);
         return;
@@ -188,9 +197,19 @@ pub fn open_recent(viewer: &mut Viewer, asset_server: &AssetServer, switch: Opti
 }
 
 /// Opens row `row` of the filtered list: a model in the viewer, a BLP in the preview.
-pub fn open_row(browser: &mut ArchiveBrowser, row: usize, source: &dyn FileSource, viewer: &mut Viewer, asset_server: &AssetServer, images: &mut Assets<Image>) -> Result<(), String> {
+pub fn open_row(
+    browser: &mut ArchiveBrowser,
+    row: usize,
+    source: &dyn FileSource,
+    viewer: &mut Viewer,
+    asset_server: &AssetServer,
+    images: &mut Assets<Image>,
+) -> Result<(), String> {
     let entry = browser.shown.get(row).and_then(|&i| browser.entries.get(i)).ok_or_else(|| format!("no row {row}"))?;
-    let path = entry.path.clone().ok_or_else(|| format!("{}: no listfile names it, so it cannot be opened by its type", entry.label))?;
+    let path = entry
+        .path
+        .clone()
+        .ok_or_else(|| format!("{}: no listfile names it, so it cannot be opened by its type", entry.label))?;
     if path.to_ascii_lowercase().ends_with(".blp") {
         let preview = blp_preview(source, &path, images);
         browser.retire_preview();
@@ -253,58 +272,75 @@ pub fn draw_browser(
     }
     // The preview's levels become egui textures here, where the egui context is at hand.
     if let Some(preview) = browser.preview.as_mut().filter(|p| p.textures.is_empty()) {
-        preview.textures = preview.images.iter().map(|h| contexts.add_image(EguiTextureHandle::Strong(h.clone()))).collect();
+        preview.textures =
+            preview.images.iter().map(|h| contexts.add_image(EguiTextureHandle::Strong(h.clone()))).collect();
     }
     let ctx = contexts.ctx_mut()?.clone();
     let mut open = true;
     let mut clicked = None;
     let browser = &mut *browser;
-    egui::Window::new(format!("Game data: {}", browser.source_name)).id(egui::Id::new("game data browser")).open(&mut open).default_pos([420.0, 40.0]).default_size([520.0, 560.0]).show(&ctx, |ui| {
-        ui.horizontal(|ui| {
-            ui.label("filter");
-            ui.add(egui::TextEdit::singleline(&mut browser.filter).hint_text("Stormwind  or  World\\wmo\\*.wmo").desired_width(260.0));
-        });
-        ui.horizontal(|ui| {
-            for (kind, name) in KindFilter::ALL {
-                ui.radio_value(&mut browser.kind, kind, name);
-            }
-        });
-        browser.refilter();
-        if browser.listing() {
+    egui::Window::new(format!("Game data: {}", browser.source_name))
+        .id(egui::Id::new("game data browser"))
+        .open(&mut open)
+        .default_pos([420.0, 40.0])
+        .default_size([520.0, 560.0])
+        .show(&ctx, |ui| {
             ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label("listing the files…");
+                ui.label("filter");
+                ui.add(
+                    egui::TextEdit::singleline(&mut browser.filter)
+                        .hint_text("Stormwind  or  World\\wmo\\*.wmo")
+                        .desired_width(260.0),
+                );
             });
-        } else {
-            ui.label(format!("{} of {} files", browser.shown.len(), browser.entries.len()));
-        }
-        let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
-        egui::ScrollArea::vertical().max_height(300.0).auto_shrink([false, false]).show_rows(ui, row_height, browser.shown.len(), |ui, rows| {
-            for row in rows {
-                let entry = &browser.entries[browser.shown[row]];
-                let text = format!("{}   {} KB", entry.label, entry.size.div_ceil(1024));
-                let response = ui.add_enabled(entry.path.is_some(), egui::Button::selectable(false, text));
-                if response.clicked() {
-                    clicked = Some(row);
+            ui.horizontal(|ui| {
+                for (kind, name) in KindFilter::ALL {
+                    ui.radio_value(&mut browser.kind, kind, name);
+                }
+            });
+            browser.refilter();
+            if browser.listing() {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("listing the files…");
+                });
+            } else {
+                ui.label(format!("{} of {} files", browser.shown.len(), browser.entries.len()));
+            }
+            let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+            egui::ScrollArea::vertical().max_height(300.0).auto_shrink([false, false]).show_rows(
+                ui,
+                row_height,
+                browser.shown.len(),
+                |ui, rows| {
+                    for row in rows {
+                        let entry = &browser.entries[browser.shown[row]];
+                        let text = format!("{}   {} KB", entry.label, entry.size.div_ceil(1024));
+                        let response = ui.add_enabled(entry.path.is_some(), egui::Button::selectable(false, text));
+                        if response.clicked() {
+                            clicked = Some(row);
+                        }
+                    }
+                },
+            );
+            if let Some(error) = &browser.preview_error {
+                ui.colored_label(egui::Color32::LIGHT_RED, error);
+            }
+            if let Some(preview) = &mut browser.preview {
+                ui.separator();
+                ui.label(format!("{}: {}", preview.path, preview.describe()));
+                if preview.levels.len() > 1 {
+                    ui.add(egui::Slider::new(&mut preview.level, 0..=preview.levels.len() - 1).text("mip level"));
+                }
+                if let (Some(&texture), Some(&(w, h))) =
+                    (preview.textures.get(preview.level), preview.levels.get(preview.level))
+                {
+                    ui.label(format!("level {}: {w}×{h}", preview.level));
+                    let scale = (256.0 / w.max(h) as f32).min(8.0);
+                    ui.image(egui::load::SizedTexture::new(texture, [w as f32 * scale, h as f32 * scale]));
                 }
             }
         });
-        if let Some(error) = &browser.preview_error {
-            ui.colored_label(egui::Color32::LIGHT_RED, error);
-        }
-        if let Some(preview) = &mut browser.preview {
-            ui.separator();
-            ui.label(format!("{}: {}", preview.path, preview.describe()));
-            if preview.levels.len() > 1 {
-                ui.add(egui::Slider::new(&mut preview.level, 0..=preview.levels.len() - 1).text("mip level"));
-            }
-            if let (Some(&texture), Some(&(w, h))) = (preview.textures.get(preview.level), preview.levels.get(preview.level)) {
-                ui.label(format!("level {}: {w}×{h}", preview.level));
-                let scale = (256.0 / w.max(h) as f32).min(8.0);
-                ui.image(egui::load::SizedTexture::new(texture, [w as f32 * scale, h as f32 * scale]));
-            }
-        }
-    });
     browser.open = open;
     if let (Some(row), Some(switch)) = (clicked, switch) {
         if let Some(source) = switch.0.get() {
@@ -323,7 +359,10 @@ mod tests {
     #[test]
     fn filters_take_substrings_wildcards_and_types() {
         let entry = |label: &str| BrowseEntry { path: Some(label.into()), label: label.into(), size: 1 };
-        let entries: Vec<BrowseEntry> = ["World/wmo/Inn.wmo", "World/wmo/Inn_000.wmo", "World/Generic/Barrel.m2", "World/wmo/Stone.BLP"].map(entry).to_vec();
+        let entries: Vec<BrowseEntry> =
+            ["World/wmo/Inn.wmo", "World/wmo/Inn_000.wmo", "World/Generic/Barrel.m2", "World/wmo/Stone.BLP"]
+                .map(entry)
+                .to_vec();
         assert_eq!(filter_entries(&entries, "", KindFilter::All), [0, 1, 2, 3]);
         assert_eq!(filter_entries(&entries, "inn", KindFilter::All), [0, 1]);
         assert_eq!(filter_entries(&entries, "", KindFilter::WmoRoots), [0]);

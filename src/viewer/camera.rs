@@ -43,7 +43,9 @@ pub fn frame(bounds: &Bounds, aspect: f32, yaw: f32, pitch: f32) -> (Vec3, f32) 
             if i & 4 == 0 { -half.z } else { half.z },
         );
         let depth_offset = corner.dot(forward);
-        distance = distance.max(corner.dot(right).abs() / tan_x - depth_offset).max(corner.dot(up).abs() / tan_y - depth_offset);
+        distance = distance
+            .max(corner.dot(right).abs() / tan_x - depth_offset)
+            .max(corner.dot(up).abs() / tan_y - depth_offset);
     }
     let size = half.length().max(1e-3);
     (center, (distance * 1.08).max(size * 0.5))
@@ -66,7 +68,11 @@ mod tests {
         let (focus, distance, yaw, pitch) = placement.orbit();
         let transform = orbit_transform(focus, distance, yaw, pitch);
         assert!(transform.translation.distance(placement.eye) < 1e-3, "{transform:?}");
-        assert!(parse_camera("1,2,3").is_err() && parse_camera("1,2,3:1,2,3").is_err() && parse_camera("1,2:3,4,5").is_err());
+        assert!(
+            parse_camera("1,2,3").is_err()
+                && parse_camera("1,2,3:1,2,3").is_err()
+                && parse_camera("1,2:3,4,5").is_err()
+        );
     }
 }
 
@@ -91,7 +97,10 @@ impl CameraPlacement {
 /// `X,Y,Z:X,Y,Z`, the eye then the target.
 pub fn parse_camera(s: &str) -> Result<CameraPlacement, String> {
     let point = |text: &str| -> Result<Vec3, String> {
-        let values: Vec<f32> = text.split(',').map(|v| v.trim().parse::<f32>().map_err(|e| format!("{v}: {e}"))).collect::<Result<_, _>>()?;
+        let values: Vec<f32> = text
+            .split(',')
+            .map(|v| v.trim().parse::<f32>().map_err(|e| format!("{v}: {e}")))
+            .collect::<Result<_, _>>()?;
         match values[..] {
             [x, y, z] if values.iter().all(|v| v.is_finite()) => Ok(Vec3::new(x, y, z)),
             _ => Err(format!("expected x,y,z, got {text}")),

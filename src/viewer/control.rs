@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use bevy::app::AppExit;
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::{FileDragAndDrop, PrimaryWindow};
 
 use super::overlays::ViewOptions;
@@ -102,13 +102,18 @@ pub fn poll_control(
             }
             "screenshot" => {
                 let path = arg.to_owned();
-                commands.spawn((Screenshot::primary_window(), ControlScreenshot(path.clone()))).observe(save_to_disk(path)).observe(
-                    |captured: On<ScreenshotCaptured>, shots: Query<&ControlScreenshot>, mut channel: ResMut<ControlChannel>| {
-                        if let Ok(shot) = shots.get(captured.entity) {
-                            channel.screenshots.push(shot.0.clone());
-                        }
-                    },
-                );
+                commands
+                    .spawn((Screenshot::primary_window(), ControlScreenshot(path.clone())))
+                    .observe(save_to_disk(path))
+                    .observe(
+                        |captured: On<ScreenshotCaptured>,
+                         shots: Query<&ControlScreenshot>,
+                         mut channel: ResMut<ControlChannel>| {
+                            if let Ok(shot) = shots.get(captured.entity) {
+                                channel.screenshots.push(shot.0.clone());
+                            }
+                        },
+                    );
             }
             // The 3D view alone, as F12 and File ▸ Save screenshot… write it (no path: beside the model).
             "screenshot-size" => {
@@ -174,10 +179,12 @@ pub fn poll_control(
             },
             "morph" => {
                 // The name may hold spaces; the weight is the last word.
-                let set = arg.rsplit_once(' ').ok_or_else(|| format!("morph needs NAME WEIGHT, got {arg:?}")).and_then(|(name, weight)| {
-                    let weight: f32 = weight.parse().map_err(|e| format!("morph {name}: {weight}: {e}"))?;
-                    morphs.set(name, weight)
-                });
+                let set = arg.rsplit_once(' ').ok_or_else(|| format!("morph needs NAME WEIGHT, got {arg:?}")).and_then(
+                    |(name, weight)| {
+                        let weight: f32 = weight.parse().map_err(|e| format!("morph {name}: {weight}: {e}"))?;
+                        morphs.set(name, weight)
+                    },
+                );
                 if let Err(e) = set {
                     warn!("{CONTROL_ENV}: {e}");
                 }
@@ -185,7 +192,9 @@ pub fn poll_control(
             "texture-choice" => {
                 let numbers: Vec<usize> = arg.split_whitespace().filter_map(|n| n.parse().ok()).collect();
                 let done = match (numbers.as_slice(), panel.as_mut()) {
-                    ([texture, choice], Some(panel)) => super::scene::choose_texture(&viewer, &models, &mut wmo_materials, panel, *texture, *choice),
+                    ([texture, choice], Some(panel)) => {
+                        super::scene::choose_texture(&viewer, &models, &mut wmo_materials, panel, *texture, *choice)
+                    }
                     _ => false,
                 };
                 if !done {
@@ -211,14 +220,19 @@ pub fn poll_control(
             }
             "browser-open" => {
                 let source = switch.as_ref().and_then(|s| s.0.get());
-                if let (Some(browser), Some(source), Ok(row)) = (browser.as_mut(), source, arg.trim().parse::<usize>()) {
-                    if let Err(e) = super::browser::open_row(browser, row, source.as_ref(), &mut viewer, &asset_server, &mut images) {
+                if let (Some(browser), Some(source), Ok(row)) = (browser.as_mut(), source, arg.trim().parse::<usize>())
+                {
+                    if let Err(e) =
+                        super::browser::open_row(browser, row, source.as_ref(), &mut viewer, &asset_server, &mut images)
+                    {
                         viewer.notice = Some(e);
                     }
                 }
             }
             "open-recent" => {
-                let entry = panel.as_ref().and_then(|p| arg.trim().parse::<usize>().ok().and_then(|n| p.recent.get(n).cloned()));
+                let entry = panel
+                    .as_ref()
+                    .and_then(|p| arg.trim().parse::<usize>().ok().and_then(|n| p.recent.get(n).cloned()));
                 if let Some(entry) = entry {
                     super::browser::open_recent(&mut viewer, &asset_server, switch.as_deref(), &entry);
                 }
@@ -287,7 +301,10 @@ pub fn poll_control(
         let mut status = state.clone();
         status["frame"] = frames.0.into();
         let tmp = channel.dir.join("status.json.tmp");
-        if std::fs::write(&tmp, status.to_string()).and_then(|()| std::fs::rename(&tmp, channel.dir.join("status.json"))).is_ok() {
+        if std::fs::write(&tmp, status.to_string())
+            .and_then(|()| std::fs::rename(&tmp, channel.dir.join("status.json")))
+            .is_ok()
+        {
             channel.last_state = state;
         }
     }

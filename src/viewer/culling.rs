@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use super::camera::ViewCamera;
 use super::scene::Viewer;
 use crate::plugin::ModelAsset;
-use crate::scene::portals::{frustum_planes, GroupVisibility};
+use crate::scene::portals::{GroupVisibility, frustum_planes};
 
 #[derive(Resource, Clone, Debug, PartialEq)]
 pub struct PortalCulling {

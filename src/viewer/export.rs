@@ -5,8 +5,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::export::{write_file, ExportOptions};
-use crate::scene::{load, LoadOptions};
+use crate::export::{ExportOptions, write_file};
+use crate::scene::{LoadOptions, load};
 
 use super::cli::Args;
 
@@ -96,7 +96,10 @@ impl WindowExport {
             return;
         }
         self.dialog = Some(bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
-            let mut dialog = rfd::AsyncFileDialog::new().set_title("Export glTF").add_filter("glTF binary", &["glb"]).add_filter("glTF", &["gltf"]);
+            let mut dialog = rfd::AsyncFileDialog::new()
+                .set_title("Export glTF")
+                .add_filter("glTF binary", &["glb"])
+                .add_filter("glTF", &["gltf"]);
             if let Some(dir) = start_dir {
                 dialog = dialog.set_directory(dir);
             }
@@ -115,14 +118,28 @@ impl WindowExport {
         let task = bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
             let started = Instant::now();
             let (source, relative) = super::source_of(&file, data.as_ref());
-            let scene = load(source.as_ref(), &relative, data.as_deref(), &LoadOptions::default()).map_err(|e| e.to_string())?;
+            let scene = load(source.as_ref(), &relative, data.as_deref(), &LoadOptions::default())
+                .map_err(|e| e.to_string())?;
             let report_progress = |done: usize, total: usize| {
                 shared[0].store(done, std::sync::atomic::Ordering::Relaxed);
                 shared[1].store(total, std::sync::atomic::Ordering::Relaxed);
             };
-            let options = ExportOptions { doodad_set, portals: false, liquids: false, morph_weights: &morph_weights, progress: Some(&report_progress) };
+            let options = ExportOptions {
+                doodad_set,
+                portals: false,
+                liquids: false,
+                morph_weights: &morph_weights,
+                progress: Some(&report_progress),
+            };
             let report = write_file(&scene, &options, &out).map_err(|e| format!("{}: {e}", out.display()))?;
-            Ok(format!("exported {} ({} nodes, {} triangles, {} bytes) in {:.1} s", out.display(), report.nodes, report.triangles, report.bytes, started.elapsed().as_secs_f64()))
+            Ok(format!(
+                "exported {} ({} nodes, {} triangles, {} bytes) in {:.1} s",
+                out.display(),
+                report.nodes,
+                report.triangles,
+                report.bytes,
+                started.elapsed().as_secs_f64()
+            ))
         });
         self.status = Some("exporting…".into());
         self.running = Some(Running { task, progress });

@@ -11,21 +11,20 @@ use std::time::{Duration, Instant};
 use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::camera::RenderTarget;
 use bevy::prelude::*;
-use bevy::render::render_resource::TextureFormat;
 use bevy::render::pipelined_rendering::PipelinedRenderingPlugin;
-use bevy::render::{Render, RenderApp, RenderPlugin, RenderSystems};
+use bevy::render::render_resource::TextureFormat;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::render::{Render, RenderApp, RenderPlugin, RenderSystems};
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
 use bevy::world_serialization::WorldInstanceReady;
 
-use super::camera::{frame, near_far, orbit_transform, yaw_pitch, FOV_Y};
 use super::batch::{BatchJob, BatchRow, Outcome};
+use super::camera::{FOV_Y, frame, near_far, orbit_transform, yaw_pitch};
 use super::cli::Args;
-use super::screenshot::{RenderProgress, RenderProgressPlugin, SETTLE_FRAMES};
 use super::scene::{ModelShown, ShownScene, ViewToggles, Viewer, ViewerScenePlugin};
+use super::screenshot::{RenderProgress, RenderProgressPlugin, SETTLE_FRAMES};
 use crate::plugin::ModelAsset;
-
 
 /// `--measure-frames`: per frame, the main world's span (First → Last) in wall time and in the CPU time
 /// its threads ran, the spans of the render world's preparation (extract → bind groups ready) and of
@@ -94,7 +93,8 @@ fn main_world_cpu_ns(threads: &mut Vec<PathBuf>) -> Option<u64> {
             .flatten()
             .filter_map(|task| {
                 let main = task.file_name().to_str() == Some(main_thread.as_str());
-                let pool = std::fs::read_to_string(task.path().join("comm")).is_ok_and(|c| c.starts_with("Compute Task"));
+                let pool =
+                    std::fs::read_to_string(task.path().join("comm")).is_ok_and(|c| c.starts_with("Compute Task"));
                 (main || pool).then(|| (main, task.path().join("schedstat")))
             })
             .collect();
@@ -185,7 +185,9 @@ pub fn run(args: Args) -> ExitCode {
 pub fn run_batch(args: Args, dir: PathBuf) -> ExitCode {
     let paths: Vec<PathBuf> = args.file.iter().chain(&args.more_files).cloned().collect();
     if paths.is_empty() {
-        eprintln!("--output-dir needs at least one PATH (a model, a folder, or with --data a path inside the game data)");
+        eprintln!(
+            "--output-dir needs at least one PATH (a model, a folder, or with --data a path inside the game data)"
+        );
         return ExitCode::from(2);
     }
     if let Err(e) = std::fs::create_dir_all(&dir) {
@@ -194,9 +196,16 @@ pub fn run_batch(args: Args, dir: PathBuf) -> ExitCode {
     }
     let collected = super::batch::collect(&paths, args.game_data.as_deref());
     let rows: Vec<BatchRow> = collected.not_rendered.iter().map(BatchRow::not_rendered).collect();
-    let jobs: Vec<BatchJob> = collected.jobs.into_iter().map(|job| BatchJob { image: dir.join(&job.image), ..job }).collect();
+    let jobs: Vec<BatchJob> =
+        collected.jobs.into_iter().map(|job| BatchJob { image: dir.join(&job.image), ..job }).collect();
     eprintln!("{} models to render into {}", jobs.len(), dir.display());
-    let batch = Batch { dir, rows, total: jobs.len(), started: Instant::now(), group_files_skipped: collected.group_files_skipped };
+    let batch = Batch {
+        dir,
+        rows,
+        total: jobs.len(),
+        started: Instant::now(),
+        group_files_skipped: collected.group_files_skipped,
+    };
     if jobs.is_empty() {
         return finish_batch(&batch);
     }
@@ -212,14 +221,22 @@ fn finish_batch(batch: &Batch) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    super::print_to_stdout(&super::batch::summary(&batch.rows, batch.group_files_skipped, batch.started.elapsed().as_secs_f64(), &index));
+    super::print_to_stdout(&super::batch::summary(
+        &batch.rows,
+        batch.group_files_skipped,
+        batch.started.elapsed().as_secs_f64(),
+        &index,
+    ));
     if batch.rows.iter().any(|r| r.outcome == Outcome::Failed) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
 fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCode {
     // Warnings and errors of a load are printed here once (a batch counts them in its index): the
     // viewer's own log lines for them would repeat them (RUST_LOG still overrides).
-    let log = bevy::log::LogPlugin { filter: format!("{},lwo_wmo_viewer::viewer::scene=off", bevy::log::DEFAULT_FILTER), ..default() };
+    let log = bevy::log::LogPlugin {
+        filter: format!("{},lwo_wmo_viewer::viewer::scene=off", bevy::log::DEFAULT_FILTER),
+        ..default()
+    };
     let mut app = App::new();
     super::scene::add_game_data_source(&mut app, args.game_data.as_ref(), args.game_data.as_ref());
     let plugins = DefaultPlugins
@@ -232,12 +249,20 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
     // both use (the compute task pool) run only the main world's systems in its span.
     let plugins = if args.measure_frames.is_some() { plugins.disable::<PipelinedRenderingPlugin>() } else { plugins };
     app.add_plugins(plugins)
-    .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::from_millis(1)))
-    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone(), portal_culling: !args.no_portal_culling })
-    .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
-    .add_systems(Startup, setup)
-    .add_systems(Update, (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure, give_up_on_stalled))
-    .add_observer(scene_ready);
+        .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::from_millis(1)))
+        .add_plugins(ViewerScenePlugin {
+            data_root: args.data.clone(),
+            game_data: args.game_data.clone(),
+            morphs: args.morph.clone(),
+            portal_culling: !args.no_portal_culling,
+        })
+        .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
+        .add_systems(Startup, setup)
+        .add_systems(
+            Update,
+            (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure, give_up_on_stalled),
+        )
+        .add_observer(scene_ready);
     app.add_plugins(RenderProgressPlugin);
     if let Some(wanted) = args.measure_frames {
         let measurement = FrameMeasurement { wanted, ..default() };
@@ -250,7 +275,10 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
             render_app
                 .insert_resource(spans)
                 .add_systems(Render, render_span_start.in_set(RenderSystems::ExtractCommands))
-                .add_systems(Render, render_span_prepared.after(RenderSystems::PrepareBindGroups).before(RenderSystems::Render))
+                .add_systems(
+                    Render,
+                    render_span_prepared.after(RenderSystems::PrepareBindGroups).before(RenderSystems::Render),
+                )
                 .add_systems(Render, render_span_end.after(RenderSystems::Render));
         }
     }
@@ -270,7 +298,13 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
     }
 }
 
-fn setup(mut commands: Commands, mut images: ResMut<Assets<Image>>, mut capture: ResMut<Capture>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>) {
+fn setup(
+    mut commands: Commands,
+    mut images: ResMut<Assets<Image>>,
+    mut capture: ResMut<Capture>,
+    mut viewer: ResMut<Viewer>,
+    asset_server: Res<AssetServer>,
+) {
     let (w, h) = capture.args.resolution;
     let target = images.add(Image::new_target_texture(w, h, TextureFormat::Rgba8UnormSrgb, None));
     capture.target = target.clone();
@@ -305,7 +339,14 @@ fn start_next(capture: &mut Capture, viewer: &mut Viewer, asset_server: &AssetSe
 
 /// The current model is done (its image written, or `error`): one row and progress line in a batch,
 /// then the next model, or the end.
-fn finish_current(capture: &mut Capture, viewer: &mut Viewer, asset_server: &AssetServer, models: &Assets<ModelAsset>, error: Option<String>, exit: &mut MessageWriter<AppExit>) {
+fn finish_current(
+    capture: &mut Capture,
+    viewer: &mut Viewer,
+    asset_server: &AssetServer,
+    models: &Assets<ModelAsset>,
+    error: Option<String>,
+    exit: &mut MessageWriter<AppExit>,
+) {
     let Some((job, began)) = capture.current.take() else { return };
     let Some(batch) = capture.batch.as_mut() else {
         exit.write(match error {
@@ -320,18 +361,33 @@ fn finish_current(capture: &mut Capture, viewer: &mut Viewer, asset_server: &Ass
     let shown = viewer.current.as_ref().and_then(|h| models.get(h)).filter(|_| error.is_none());
     let row = BatchRow {
         label: job.label.clone(),
-        format: shown.and_then(|m| m.description.files.first()).and_then(|f| f.document.as_ref()).map(|d| d.format.name().to_owned()).unwrap_or_default(),
+        format: shown
+            .and_then(|m| m.description.files.first())
+            .and_then(|f| f.document.as_ref())
+            .map(|d| d.format.name().to_owned())
+            .unwrap_or_default(),
         triangles: shown.map(|m| m.description.stats.triangles),
         warnings: shown.map_or(0, |m| crate::scene::diagnostics::grouped_lines(&m.description.warnings).len()),
         error: error.clone().unwrap_or_default(),
         milliseconds: began.elapsed().as_millis(),
-        image: if error.is_none() { job.image.strip_prefix(&batch.dir).unwrap_or(&job.image).to_string_lossy().into_owned() } else { String::new() },
+        image: if error.is_none() {
+            job.image.strip_prefix(&batch.dir).unwrap_or(&job.image).to_string_lossy().into_owned()
+        } else {
+            String::new()
+        },
         outcome: if error.is_none() { Outcome::Rendered } else { Outcome::Failed },
         order: job.order,
     };
     let done = batch.total - capture.waiting.len();
     match &error {
-        None => eprintln!("[{done}/{}] {}: {} triangles, {} warnings, {} ms", batch.total, row.label, row.triangles.unwrap_or(0), row.warnings, row.milliseconds),
+        None => eprintln!(
+            "[{done}/{}] {}: {} triangles, {} warnings, {} ms",
+            batch.total,
+            row.label,
+            row.triangles.unwrap_or(0),
+            row.warnings,
+            row.milliseconds
+        ),
         Some(e) => eprintln!("[{done}/{}] {}: failed: {e}", batch.total, row.label),
     }
     batch.rows.push(row);
@@ -371,7 +427,12 @@ fn frame_camera(
 
 /// What the loader noticed (a missing group, texture or doodad model) goes to stderr, one line each;
 /// a batch counts them in its index instead.
-fn report_warnings(mut shown: MessageReader<ModelShown>, viewer: Res<Viewer>, models: Res<Assets<ModelAsset>>, capture: Res<Capture>) {
+fn report_warnings(
+    mut shown: MessageReader<ModelShown>,
+    viewer: Res<Viewer>,
+    models: Res<Assets<ModelAsset>>,
+    capture: Res<Capture>,
+) {
     if shown.read().count() == 0 || capture.batch.is_some() {
         return;
     }
@@ -390,7 +451,12 @@ fn apply_overlay_flags(mut shown: MessageReader<ModelShown>, capture: Res<Captur
     }
 }
 
-fn scene_ready(ready: On<WorldInstanceReady>, shown: Query<(), With<ShownScene>>, mut capture: ResMut<Capture>, progress: Res<RenderProgress>) {
+fn scene_ready(
+    ready: On<WorldInstanceReady>,
+    shown: Query<(), With<ShownScene>>,
+    mut capture: ResMut<Capture>,
+    progress: Res<RenderProgress>,
+) {
     if shown.contains(ready.entity) {
         capture.ready_at = Some(progress.frames());
     }
@@ -402,7 +468,11 @@ fn count_frames(
     progress: Res<RenderProgress>,
     measurement: Option<ResMut<FrameMeasurement>>,
     diagnostics: Res<bevy::diagnostic::DiagnosticsStore>,
-    (drawn, meshes, culling): (Query<(&Mesh3d, &ViewVisibility)>, Res<Assets<Mesh>>, Res<super::culling::PortalCulling>),
+    (drawn, meshes, culling): (
+        Query<(&Mesh3d, &ViewVisibility)>,
+        Res<Assets<Mesh>>,
+        Res<super::culling::PortalCulling>,
+    ),
 ) {
     let Some(ready_at) = capture.ready_at else { return };
     let rendered = progress.frames().saturating_sub(ready_at);
@@ -424,7 +494,8 @@ fn count_frames(
             return;
         }
         if !capture.requested {
-            let (prepare, graph) = m.render_spans.lock().map(|s| (mean(&s.prepare), mean(&s.graph))).unwrap_or_default();
+            let (prepare, graph) =
+                m.render_spans.lock().map(|s| (mean(&s.prepare), mean(&s.graph))).unwrap_or_default();
             let frame_time = diagnostics
                 .get(&bevy::diagnostic::FrameTimeDiagnosticsPlugin::FRAME_TIME)
                 .and_then(|d| d.average())
@@ -481,14 +552,28 @@ fn image_captured(
 }
 
 /// A model that failed to load ends its turn with the loader's error.
-fn report_failure(mut capture: ResMut<Capture>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>, models: Res<Assets<ModelAsset>>, mut exit: MessageWriter<AppExit>) {
+fn report_failure(
+    mut capture: ResMut<Capture>,
+    mut viewer: ResMut<Viewer>,
+    asset_server: Res<AssetServer>,
+    models: Res<Assets<ModelAsset>>,
+    mut exit: MessageWriter<AppExit>,
+) {
     if let Some(error) = viewer.error.take() {
         finish_current(&mut capture, &mut viewer, &asset_server, &models, Some(error), &mut exit);
     }
 }
 
-fn give_up_on_stalled(mut capture: ResMut<Capture>, mut viewer: ResMut<Viewer>, asset_server: Res<AssetServer>, models: Res<Assets<ModelAsset>>, mut exit: MessageWriter<AppExit>) {
-    let stalled = capture.batch.is_some() && !capture.requested && capture.current.as_ref().is_some_and(|(_, began)| began.elapsed() > MODEL_TIMEOUT);
+fn give_up_on_stalled(
+    mut capture: ResMut<Capture>,
+    mut viewer: ResMut<Viewer>,
+    asset_server: Res<AssetServer>,
+    models: Res<Assets<ModelAsset>>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let stalled = capture.batch.is_some()
+        && !capture.requested
+        && capture.current.as_ref().is_some_and(|(_, began)| began.elapsed() > MODEL_TIMEOUT);
     if stalled {
         viewer.cancel();
         let error = format!("not drawn after {} s, given up", MODEL_TIMEOUT.as_secs());

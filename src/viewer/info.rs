@@ -4,14 +4,14 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::formats::lwo::LwoObject;
-use crate::formats::wmo::{WmoGroup, WmoRoot};
 use crate::formats::m2::{self, M2Model};
+use crate::formats::wmo::{WmoGroup, WmoRoot};
 use crate::formats::{ChunkRef, Document, FileError, Model};
-use crate::source::FileSource;
 use crate::mesh;
+use crate::source::FileSource;
 
 /// Everything `--info` reports about one file.
 pub struct Info {
@@ -34,7 +34,10 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
     let display_path = file.display_path.clone();
     let bytes = file.bytes.clone();
     let Some(document) = file.document.map(Arc::unwrap_or_clone) else {
-        return Err(FileError::Unsupported { file: display_path.into(), message: "not a model this viewer builds".into() });
+        return Err(FileError::Unsupported {
+            file: display_path.into(),
+            message: "not a model this viewer builds".into(),
+        });
     };
     let mut warnings: Vec<String> = document.warnings().iter().map(ToString::to_string).collect();
     let summary = match &document.model {
@@ -45,8 +48,12 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
         }
         Model::WmoRoot(root) => {
             let mut groups = Vec::new();
-            for (i, found) in crate::scene::find_group_files(source, path, root.group_infos.len()).into_iter().enumerate() {
-                let read = found.map_err(|missing| format!("group {i}: {} is missing", missing.name)).and_then(|p| crate::scene::read_file(source, &p).map_err(|e| e.to_string()));
+            for (i, found) in
+                crate::scene::find_group_files(source, path, root.group_infos.len()).into_iter().enumerate()
+            {
+                let read = found
+                    .map_err(|missing| format!("group {i}: {} is missing", missing.name))
+                    .and_then(|p| crate::scene::read_file(source, &p).map_err(|e| e.to_string()));
                 match read.map(|f| f.document.map(|d| Arc::unwrap_or_clone(d))) {
                     Ok(Some(Document { model: Model::WmoGroup(g), .. })) => {
                         warnings.extend(g.warnings.iter().map(|w| format!("group {i}: {w}")));
@@ -71,10 +78,12 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
 /// lowest-numbered skin there).
 fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &mut Vec<String>) -> Map<String, Value> {
     let mut notes = Vec::new();
-    let skin = crate::scene::read_skin_beside(source, path, model, &mut notes).map(|found| found.map(|(_, skin)| skin)).unwrap_or_else(|e| {
-        warnings.push(format!("{e}: no submeshes or triangles to count"));
-        None
-    });
+    let skin = crate::scene::read_skin_beside(source, path, model, &mut notes)
+        .map(|found| found.map(|(_, skin)| skin))
+        .unwrap_or_else(|e| {
+            warnings.push(format!("{e}: no submeshes or triangles to count"));
+            None
+        });
     warnings.extend(notes.iter().map(ToString::to_string));
     let view = model.view(skin.as_ref());
     let meshes = view.map(|v| mesh::m2::build(model, v, mesh::m2::Geosets::All));
@@ -86,7 +95,16 @@ fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &m
     out.insert("draw_passes".into(), json!(meshes.as_ref().map_or(0, |m| m.draw_passes)));
     out.insert("submeshes".into(), json!(view.map_or(0, |v| v.submeshes.len())));
     out.insert("texture_units".into(), json!(view.map_or(0, |v| v.texture_units.len())));
-    out.insert("textures".into(), json!(model.textures.iter().map(|t| if t.kind == 0 { t.file_name.clone() } else { format!("replaceable type {}", t.kind) }).collect::<Vec<_>>()));
+    out.insert(
+        "textures".into(),
+        json!(
+            model
+                .textures
+                .iter()
+                .map(|t| if t.kind == 0 { t.file_name.clone() } else { format!("replaceable type {}", t.kind) })
+                .collect::<Vec<_>>()
+        ),
+    );
     out.insert(
         "materials".into(),
         json!(model
@@ -96,7 +114,15 @@ fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &m
             .collect::<Vec<_>>()),
     );
     let arrays: Vec<&m2::HeaderArray> = model.arrays.iter().chain(skin.iter().flat_map(|s| s.arrays.iter())).collect();
-    out.insert("header_arrays".into(), json!(arrays.iter().map(|a| json!({ "name": a.name, "count": a.count, "offset": a.offset, "entry_size": a.entry_size })).collect::<Vec<_>>()));
+    out.insert(
+        "header_arrays".into(),
+        json!(
+            arrays
+                .iter()
+                .map(|a| json!({ "name": a.name, "count": a.count, "offset": a.offset, "entry_size": a.entry_size }))
+                .collect::<Vec<_>>()
+        ),
+    );
     out
 }
 
@@ -172,7 +198,8 @@ fn wmo_summary(root: Option<&WmoRoot>, groups: &[WmoGroup]) -> Map<String, Value
     let Some(root) = root else {
         return out;
     };
-    let textures: BTreeSet<String> = root.materials.iter().filter_map(|m| root.textures.get(m.texture1)).filter(|n| !n.is_empty()).collect();
+    let textures: BTreeSet<String> =
+        root.materials.iter().filter_map(|m| root.textures.get(m.texture1)).filter(|n| !n.is_empty()).collect();
     out.insert("textures".into(), json!(textures.len()));
     out.insert("doodads".into(), json!(root.doodads.len()));
     out.insert("doodad_sets".into(), json!(root.doodad_sets.len()));
@@ -218,7 +245,11 @@ pub fn tree_text(tree: &crate::formats::ChunkTree) -> String {
 
 pub fn to_text(path: &Path, info: &Info) -> String {
     let mut out = String::new();
-    out.push_str(&format!("file:   {}\nformat: {}\n\nchunks (id, offset, length):\n", path.display(), info.document.format.name()));
+    out.push_str(&format!(
+        "file:   {}\nformat: {}\n\nchunks (id, offset, length):\n",
+        path.display(),
+        info.document.format.name()
+    ));
     out.push_str(&tree_text(&info.document.tree));
     out.push_str("\nsummary:\n");
     for (k, v) in &info.summary {
@@ -242,7 +273,14 @@ pub fn to_text(path: &Path, info: &Info) -> String {
 }
 
 fn write_node(out: &mut String, node: ChunkRef<'_>, depth: usize) {
-    out.push_str(&format!("{:indent$}{:<10} 0x{:08X} {:>10}\n", "", node.label(), node.offset, node.length, indent = depth * 2));
+    out.push_str(&format!(
+        "{:indent$}{:<10} 0x{:08X} {:>10}\n",
+        "",
+        node.label(),
+        node.offset,
+        node.length,
+        indent = depth * 2
+    ));
     for child in node.children() {
         write_node(out, child, depth + 1);
     }

@@ -48,7 +48,8 @@ pub fn run(mut args: Args) -> ExitCode {
             return ExitCode::from(2);
         };
         // Each file in turn, as `head` and `file` do with several; any that fails makes the exit 1.
-        let files: Vec<&std::path::Path> = std::iter::once(first).chain(args.more_files.iter().map(|p| p.as_path())).collect();
+        let files: Vec<&std::path::Path> =
+            std::iter::once(first).chain(args.more_files.iter().map(|p| p.as_path())).collect();
         let mut failed = false;
         for (i, path) in files.iter().enumerate() {
             if files.len() > 1 && !args.json {
@@ -77,7 +78,10 @@ fn print_to_stdout(text: &str) {
 
 /// A file on disk as named; a path that is not on disk but is in the game data as its `wow://` path
 /// (the spelling the data stores).
-fn locate(path: &std::path::Path, game_data: Option<&dyn crate::source::FileSource>) -> Result<std::path::PathBuf, NotFoundAnywhere> {
+fn locate(
+    path: &std::path::Path,
+    game_data: Option<&dyn crate::source::FileSource>,
+) -> Result<std::path::PathBuf, NotFoundAnywhere> {
     if path.exists() || scene::game_data_path(path).is_some() {
         return Ok(path.to_path_buf());
     }
@@ -99,7 +103,10 @@ struct NotFoundAnywhere {
 
 /// The source that holds a file the user named, and its path there: the game data for a `wow://`
 /// path, else the file system.
-pub fn source_of(path: &std::path::Path, game_data: Option<&std::sync::Arc<dyn crate::source::FileSource>>) -> (std::sync::Arc<dyn crate::source::FileSource>, String) {
+pub fn source_of(
+    path: &std::path::Path,
+    game_data: Option<&std::sync::Arc<dyn crate::source::FileSource>>,
+) -> (std::sync::Arc<dyn crate::source::FileSource>, String) {
     match (scene::game_data_path(path), game_data) {
         (Some(inside), Some(data)) => (data.clone(), inside.to_owned()),
         _ => {
@@ -110,7 +117,11 @@ pub fn source_of(path: &std::path::Path, game_data: Option<&std::sync::Arc<dyn c
 }
 
 /// `--info` for one file: its report on standard output, or its error on standard error.
-fn print_info(path: &std::path::Path, game_data: Option<&std::sync::Arc<dyn crate::source::FileSource>>, json: bool) -> ExitCode {
+fn print_info(
+    path: &std::path::Path,
+    game_data: Option<&std::sync::Arc<dyn crate::source::FileSource>>,
+    json: bool,
+) -> ExitCode {
     let (source, inside) = source_of(path, game_data);
     match info::gather_in(source.as_ref(), &inside) {
         Ok(gathered) => {
@@ -127,7 +138,10 @@ fn print_info(path: &std::path::Path, game_data: Option<&std::sync::Arc<dyn crat
             if let Ok(bytes) = source.read(&inside) {
                 let (tree, _) = crate::formats::parse_chunk_tree(&bytes);
                 if !tree.is_empty() && !json {
-                    print_to_stdout(&format!("chunks up to where reading broke (id, offset, length):\n{}", info::tree_text(&tree)));
+                    print_to_stdout(&format!(
+                        "chunks up to where reading broke (id, offset, length):\n{}",
+                        info::tree_text(&tree)
+                    ));
                 }
             }
             eprintln!("{e}");

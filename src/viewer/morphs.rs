@@ -42,7 +42,11 @@ pub fn parse_morph_setting(s: &str) -> Result<(String, f32), String> {
 }
 
 /// Copies the chosen weights into every set of morph weights, when they change or a model appears.
-pub fn apply_morph_weights(controls: Res<MorphControls>, added: Query<(), Added<MorphTargetNames>>, mut weights: Query<(&MorphTargetNames, &mut MorphWeights)>) {
+pub fn apply_morph_weights(
+    controls: Res<MorphControls>,
+    added: Query<(), Added<MorphTargetNames>>,
+    mut weights: Query<(&MorphTargetNames, &mut MorphWeights)>,
+) {
     if !controls.is_changed() && added.is_empty() {
         return;
     }

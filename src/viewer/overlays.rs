@@ -48,8 +48,10 @@ pub struct ViewOptionsPlugin;
 
 impl Plugin for ViewOptionsPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(ViewOptions::default())
-            .add_systems(Update, (apply_background, apply_material_options, derived_lines, draw_guides, highlight_selection));
+        app.insert_resource(ViewOptions::default()).add_systems(
+            Update,
+            (apply_background, apply_material_options, derived_lines, draw_guides, highlight_selection),
+        );
     }
 }
 
@@ -105,7 +107,9 @@ fn apply_material_options(
 }
 
 fn edges_and_normals(mesh: &Mesh, normal_length: f32) -> Option<(Vec<[f32; 3]>, Vec<[f32; 3]>)> {
-    let Some(VertexAttributeValues::Float32x3(positions)) = mesh.attribute(Mesh::ATTRIBUTE_POSITION) else { return None };
+    let Some(VertexAttributeValues::Float32x3(positions)) = mesh.attribute(Mesh::ATTRIBUTE_POSITION) else {
+        return None;
+    };
     let indices: Vec<u32> = match mesh.indices() {
         Some(Indices::U32(i)) => i.clone(),
         Some(Indices::U16(i)) => i.iter().map(|&v| u32::from(v)).collect(),
@@ -185,14 +189,25 @@ fn derived_lines(
             }
         }
         for (entity, handle) in found {
-            let Some((edges, normals)) = meshes.get(&handle).and_then(|m| edges_and_normals(m, size * 0.01)) else { continue };
-            for (kind, points, material) in [(DerivedLines::Wireframe, edges, &wire_material), (DerivedLines::Normals, normals, &normal_material)] {
+            let Some((edges, normals)) = meshes.get(&handle).and_then(|m| edges_and_normals(m, size * 0.01)) else {
+                continue;
+            };
+            for (kind, points, material) in
+                [(DerivedLines::Wireframe, edges, &wire_material), (DerivedLines::Normals, normals, &normal_material)]
+            {
                 if points.is_empty() {
                     continue;
                 }
                 let line = meshes.add(line_mesh(points));
                 let visibility = if shown(&options, kind) { Visibility::Inherited } else { Visibility::Hidden };
-                commands.spawn((Mesh3d(line), MeshMaterial3d(material.clone()), Transform::default(), visibility, kind, ChildOf(entity)));
+                commands.spawn((
+                    Mesh3d(line),
+                    MeshMaterial3d(material.clone()),
+                    Transform::default(),
+                    visibility,
+                    kind,
+                    ChildOf(entity),
+                ));
             }
         }
         *made = scene_entity;
@@ -217,8 +232,17 @@ fn draw_guides(mut gizmos: Gizmos, options: Res<ViewOptions>, viewer: Res<Viewer
         let spacing = 10f32.powf((size / 10.0).log10().floor());
         let cells = ((size * 1.5 / spacing).ceil() as u32).clamp(2, 200);
         let center = Vec3::from_array(model.description.bounds.center());
-        let at = Vec3::new((center.x / spacing).round() * spacing, model.description.bounds.min[1], (center.z / spacing).round() * spacing);
-        gizmos.grid(Isometry3d::new(at, Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)), UVec2::splat(cells), Vec2::splat(spacing), Color::srgba(0.6, 0.6, 0.6, 0.35));
+        let at = Vec3::new(
+            (center.x / spacing).round() * spacing,
+            model.description.bounds.min[1],
+            (center.z / spacing).round() * spacing,
+        );
+        gizmos.grid(
+            Isometry3d::new(at, Quat::from_rotation_x(std::f32::consts::FRAC_PI_2)),
+            UVec2::splat(cells),
+            Vec2::splat(spacing),
+            Color::srgba(0.6, 0.6, 0.6, 0.35),
+        );
     }
     if options.axes {
         gizmos.axes(Transform::IDENTITY, size * 0.25);

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use bevy::camera::Viewport;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
-use bevy_egui::{egui, EguiContexts};
+use bevy_egui::{EguiContexts, egui};
 
 use super::morphs::MorphControls;
 use super::overlays::ViewOptions;
 use super::scene::{ViewToggles, Viewer};
-use super::window::{save_recent, FileDialog};
+use super::window::{FileDialog, save_recent};
 use crate::formats::lwo::LwoObject;
-use crate::formats::wmo::{group_flag_names, WmoGroup, WmoRoot};
+use crate::formats::wmo::{WmoGroup, WmoRoot, group_flag_names};
 use crate::formats::{ChunkId, ChunkRef, ChunkTree, Document, Model};
 use crate::plugin::ModelAsset;
 
@@ -89,7 +89,12 @@ impl PanelState {
         // lies past the first rows.
         let start = focus.map_or(data.start, |at| (at.saturating_sub(32) & !15).max(data.start));
         let end = data.end.min(start + HEX_BYTES);
-        self.hex = scene.files.get(file).and_then(|f| f.bytes.get(start..end.min(f.bytes.len()))).map(<[u8]>::to_vec).unwrap_or_default();
+        self.hex = scene
+            .files
+            .get(file)
+            .and_then(|f| f.bytes.get(start..end.min(f.bytes.len())))
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
         self.hex_base = start;
         self.selected = Some((file, selection));
         self.reveal = reveal;
@@ -111,12 +116,20 @@ pub enum PanelAction {
     Reload,
     SaveScreenshot,
     DismissError,
-    SelectChunk { file: usize, selection: ChunkSelection, data_offset: usize, length: usize },
+    SelectChunk {
+        file: usize,
+        selection: ChunkSelection,
+        data_offset: usize,
+        length: usize,
+    },
     Export,
     /// Open the game data browser on the data root or the archive dropped last.
     Browse,
     /// Draw replaceable texture `texture` (its place in `Scene::replaceable_textures`) with its BLP `choice`.
-    ChooseTexture { texture: usize, choice: usize },
+    ChooseTexture {
+        texture: usize,
+        choice: usize,
+    },
     /// Turn WMO portal culling on or off.
     PortalCulling(bool),
 }
@@ -187,21 +200,28 @@ pub fn draw_panel(
         let full = UVec2::new(window.physical_width(), window.physical_height());
         let size = full.saturating_sub(position).max(UVec2::ONE);
         for mut camera in &mut cameras {
-            camera.viewport = Some(Viewport { physical_position: position.min(full - UVec2::ONE), physical_size: size, ..default() });
+            camera.viewport =
+                Some(Viewport { physical_position: position.min(full - UVec2::ONE), physical_size: size, ..default() });
         }
     }
     for action in actions {
         match action {
-            PanelAction::Open(path) => super::browser::open_recent(&mut viewer, &asset_server, switch.as_deref(), &path),
+            PanelAction::Open(path) => {
+                super::browser::open_recent(&mut viewer, &asset_server, switch.as_deref(), &path)
+            }
             PanelAction::Browse => {
                 if let Some(switch) = &switch {
                     browser.show(switch.0.clone());
                 }
             }
-            PanelAction::OpenDialog => dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
+            PanelAction::OpenDialog => {
+                dialog.start(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf))
+            }
             PanelAction::Reload => viewer.reload(&asset_server),
             PanelAction::PortalCulling(on) => culling.enabled = on,
-            PanelAction::Export => export.ask(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf)),
+            PanelAction::Export => {
+                export.ask(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf))
+            }
             PanelAction::SaveScreenshot => screenshot_dialog.ask(
                 viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf),
                 super::screenshot::screenshot_name(viewer.current_path.as_deref()),
@@ -215,7 +235,14 @@ pub fn draw_panel(
             }
             PanelAction::SelectChunk { file, selection, data_offset, length } => {
                 if let Some(model) = model {
-                    state.show_chunk(&model.description, file, selection, data_offset..data_offset + length, None, false);
+                    state.show_chunk(
+                        &model.description,
+                        file,
+                        selection,
+                        data_offset..data_offset + length,
+                        None,
+                        false,
+                    );
                 }
             }
         }
@@ -259,7 +286,11 @@ pub fn inspector(
     morphs: &mut MorphControls,
 ) -> (Vec<PanelAction>, FreeArea) {
     let mut actions = Vec::new();
-    let mut root = egui::Ui::new(ctx.clone(), "viewer_root".into(), egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()));
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "viewer_root".into(),
+        egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
+    );
     let top = egui::Panel::top("menu").show(&mut root, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
@@ -308,23 +339,26 @@ pub fn inspector(
             }
         });
     });
-    let left = egui::Panel::left("inspector").resizable(true).default_size(400.0).min_size(300.0).show(&mut root, |ui| {
-        egui::ScrollArea::vertical().show(ui, |ui| {
-            file_section(ui, input, state);
-            view_section(ui, options);
-            if let Some(model) = input.model {
-                picked_section(ui, state);
-                scene_section(ui, model, toggles, options, input.culling, &mut actions);
-                morphs_section(ui, model, morphs);
-                materials_section(ui, model);
-                replaceable_section(ui, model, state, &mut actions);
-                chunks_section(ui, model, state, &mut actions);
-                warnings_section(ui, model);
-            } else if input.loading.is_none() {
-                ui.label("No file open. Drop a .lwo, .lxo or .wmo file on the window, or use File ▸ Open (Ctrl+O).");
-            }
+    let left =
+        egui::Panel::left("inspector").resizable(true).default_size(400.0).min_size(300.0).show(&mut root, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                file_section(ui, input, state);
+                view_section(ui, options);
+                if let Some(model) = input.model {
+                    picked_section(ui, state);
+                    scene_section(ui, model, toggles, options, input.culling, &mut actions);
+                    morphs_section(ui, model, morphs);
+                    materials_section(ui, model);
+                    replaceable_section(ui, model, state, &mut actions);
+                    chunks_section(ui, model, state, &mut actions);
+                    warnings_section(ui, model);
+                } else if input.loading.is_none() {
+                    ui.label(
+                        "No file open. Drop a .lwo, .lxo or .wmo file on the window, or use File ▸ Open (Ctrl+O).",
+                    );
+                }
+            });
         });
-    });
     let free = FreeArea { left: left.response.rect.right(), top: top.response.rect.bottom() };
     state.reveal = false;
     if state.show_path_field {
@@ -364,9 +398,17 @@ pub fn inspector(
 fn rejected_tree(ui: &mut egui::Ui, rejected: &RejectedFile) {
     fn node(ui: &mut egui::Ui, n: ChunkRef<'_>, error_at: Option<usize>) {
         // The deepest chunk holding the error's offset is where reading broke.
-        let holds = |c: &ChunkRef<'_>| error_at.is_some_and(|at| (c.offset..c.data_range().end.max(c.offset + 8)).contains(&at));
+        let holds = |c: &ChunkRef<'_>| {
+            error_at.is_some_and(|at| (c.offset..c.data_range().end.max(c.offset + 8)).contains(&at))
+        };
         let broke_here = holds(&n) && !n.children().any(|c| holds(&c));
-        let text = format!("{:<9} @0x{:X}  {} B{}", n.label(), n.offset, n.length, if broke_here { "   ← reading broke here" } else { "" });
+        let text = format!(
+            "{:<9} @0x{:X}  {} B{}",
+            n.label(),
+            n.offset,
+            n.length,
+            if broke_here { "   ← reading broke here" } else { "" }
+        );
         let color = if broke_here { egui::Color32::from_rgb(255, 120, 100) } else { egui::Color32::GRAY };
         ui.label(egui::RichText::new(text).monospace().color(color));
         ui.indent(("rejected", n.chunk), |ui| {
@@ -414,7 +456,8 @@ fn view_section(ui: &mut egui::Ui, options: &mut ViewOptions) {
             ui.checkbox(&mut options.axes, "axes");
             ui.checkbox(&mut options.backface_culling, "back-face culling");
             ui.checkbox(&mut options.unlit, "unlit");
-            ui.checkbox(&mut options.watch, "watch files").on_hover_text("reload when the model or one of its files changes on disk");
+            ui.checkbox(&mut options.watch, "watch files")
+                .on_hover_text("reload when the model or one of its files changes on disk");
             ui.label("background");
             ui.color_edit_button_rgb(&mut options.background);
         });
@@ -443,11 +486,17 @@ fn scene_section(
     let (one, many) = part_kind(model);
     let header = format!("Scene: {count} {}", if count == 1 { one } else { many });
     egui::CollapsingHeader::new(header).id_salt("scene").default_open(true).show(ui, |ui| {
-        if let Some(Model::M2(m2)) = model.description.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) {
+        if let Some(Model::M2(m2)) =
+            model.description.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model)
+        {
             // Which view the texture units come from: the first .skin (264) or the embedded view 0.
             let skin = model.description.files.iter().find(|f| f.path.to_ascii_lowercase().ends_with(".skin"));
             ui.label(match (skin, m2.version >= 264) {
-                (Some(skin), _) => format!("view: {} (skin 1 of {})", skin.path.rsplit('/').next().unwrap_or(&skin.path), m2.skin_file_count),
+                (Some(skin), _) => format!(
+                    "view: {} (skin 1 of {})",
+                    skin.path.rsplit('/').next().unwrap_or(&skin.path),
+                    m2.skin_file_count
+                ),
                 (None, true) => format!("view: no .skin found ({} named)", m2.skin_file_count),
                 (None, false) => format!("view: embedded view 0 of {}", m2.embedded_views.len()),
             });
@@ -473,14 +522,17 @@ fn scene_section(
             ui.separator();
             ui.checkbox(&mut toggles.doodads, "doodad markers");
             egui::ComboBox::from_label("doodad set")
-                .selected_text(model.description.doodad_sets.get(toggles.doodad_set as usize).cloned().unwrap_or_default())
+                .selected_text(
+                    model.description.doodad_sets.get(toggles.doodad_set as usize).cloned().unwrap_or_default(),
+                )
                 .show_ui(ui, |ui| {
                     for (i, name) in model.description.doodad_sets.iter().enumerate() {
                         let label = if i == 0 { format!("{name} (always on)") } else { name.clone() };
                         ui.selectable_value(&mut toggles.doodad_set, i as u32, label);
                     }
                 });
-            let shown: Vec<_> = model.description.doodads.iter().filter(|d| d.set == 0 || d.set == toggles.doodad_set).collect();
+            let shown: Vec<_> =
+                model.description.doodads.iter().filter(|d| d.set == 0 || d.set == toggles.doodad_set).collect();
             egui::CollapsingHeader::new(format!("doodads shown ({})", shown.len())).id_salt("doodads").show(ui, |ui| {
                 for d in shown {
                     let [x, y, z] = d.position;
@@ -494,14 +546,24 @@ fn scene_section(
         if let (Some(graph), Some(culling)) = (&model.description.portal_graph, culling) {
             ui.horizontal(|ui| {
                 let mut enabled = culling.enabled;
-                if ui.checkbox(&mut enabled, "portal culling").on_hover_text("draw only the groups the camera sees through portals").changed() {
+                if ui
+                    .checkbox(&mut enabled, "portal culling")
+                    .on_hover_text("draw only the groups the camera sees through portals")
+                    .changed()
+                {
                     actions.push(PanelAction::PortalCulling(enabled));
                 }
                 let total = graph.groups.iter().filter(|g| g.present).count();
                 ui.label(match &culling.seen {
                     Some(seen) => {
-                        let inside: Vec<&str> = seen.camera_in.iter().filter_map(|&g| model.description.parts.get(g)).map(|p| p.name.as_str()).collect();
-                        let place = if inside.is_empty() { "outside".to_owned() } else { format!("in {}", inside.join(", ")) };
+                        let inside: Vec<&str> = seen
+                            .camera_in
+                            .iter()
+                            .filter_map(|&g| model.description.parts.get(g))
+                            .map(|p| p.name.as_str())
+                            .collect();
+                        let place =
+                            if inside.is_empty() { "outside".to_owned() } else { format!("in {}", inside.join(", ")) };
                         format!("{} of {total} groups drawn, camera {place}", seen.drawn_count())
                     }
                     None => format!("{total} of {total} groups drawn"),
@@ -573,20 +635,25 @@ fn replaceable_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState
     if offered.is_empty() {
         return;
     }
-    egui::CollapsingHeader::new(format!("Replaceable textures ({})", offered.len())).default_open(true).show(ui, |ui| {
-        for (i, r) in offered.iter().enumerate() {
-            let chosen = state.texture_choices.get(i).copied().unwrap_or(0);
-            let model_name = crate::scene::file_name(&r.model_file);
-            let shown = r.choices.get(chosen).map_or("–", |c| c.name.as_str());
-            egui::ComboBox::from_label(format!("{model_name} texture {} (type {})", r.texture, r.kind)).selected_text(shown).show_ui(ui, |ui| {
-                for (c, choice) in r.choices.iter().enumerate() {
-                    if ui.selectable_label(c == chosen, &choice.name).clicked() && c != chosen {
-                        actions.push(PanelAction::ChooseTexture { texture: i, choice: c });
-                    }
-                }
-            });
-        }
-    });
+    egui::CollapsingHeader::new(format!("Replaceable textures ({})", offered.len())).default_open(true).show(
+        ui,
+        |ui| {
+            for (i, r) in offered.iter().enumerate() {
+                let chosen = state.texture_choices.get(i).copied().unwrap_or(0);
+                let model_name = crate::scene::file_name(&r.model_file);
+                let shown = r.choices.get(chosen).map_or("–", |c| c.name.as_str());
+                egui::ComboBox::from_label(format!("{model_name} texture {} (type {})", r.texture, r.kind))
+                    .selected_text(shown)
+                    .show_ui(ui, |ui| {
+                        for (c, choice) in r.choices.iter().enumerate() {
+                            if ui.selectable_label(c == chosen, &choice.name).clicked() && c != chosen {
+                                actions.push(PanelAction::ChooseTexture { texture: i, choice: c });
+                            }
+                        }
+                    });
+            }
+        },
+    );
 }
 
 /// The picked triangle: where it lives in the file and what its records say.
@@ -598,7 +665,10 @@ fn picked_section(ui: &mut egui::Ui, state: &PanelState) {
             ui.label(format!("doodad: MODD entry {modd}, {model}, set {set}"));
         }
         if !picked.chunk_path.is_empty() {
-            ui.label(format!("record {} in {}, bytes {}..{}", picked.record, picked.chunk_path, picked.bytes.start, picked.bytes.end));
+            ui.label(format!(
+                "record {} in {}, bytes {}..{}",
+                picked.record, picked.chunk_path, picked.bytes.start, picked.bytes.end
+            ));
         }
         for (name, value) in &picked.fields {
             ui.label(format!("{name}: {value}"));
@@ -613,49 +683,90 @@ fn chunks_section(ui: &mut egui::Ui, model: &ModelAsset, state: &PanelState, act
             let Some(document) = &file.document else { continue };
             let name = crate::scene::file_name(&file.path).to_owned();
             let reveal = state.reveal && state.selected.as_ref().is_some_and(|(file, _)| *file == f);
-            egui::CollapsingHeader::new(name).id_salt(("file", f)).default_open(f == 0).open(reveal.then_some(true)).show(ui, |ui| {
-                if let Model::M2(m2) = &document.model {
-                    m2_arrays(ui, f, m2, state, actions);
-                }
-                for node in document.tree.root_chunks() {
-                    chunk_node(ui, f, document, &file.bytes, node, state, actions);
-                }
-            });
+            egui::CollapsingHeader::new(name)
+                .id_salt(("file", f))
+                .default_open(f == 0)
+                .open(reveal.then_some(true))
+                .show(ui, |ui| {
+                    if let Model::M2(m2) = &document.model {
+                        m2_arrays(ui, f, m2, state, actions);
+                    }
+                    for node in document.tree.root_chunks() {
+                        chunk_node(ui, f, document, &file.bytes, node, state, actions);
+                    }
+                });
         }
     });
 }
 
 /// An M2 has no chunks: its header arrays (name, count, offset) stand in for them, each selectable to
 /// show its bytes.
-fn m2_arrays(ui: &mut egui::Ui, file: usize, model: &crate::formats::m2::M2Model, state: &PanelState, actions: &mut Vec<PanelAction>) {
+fn m2_arrays(
+    ui: &mut egui::Ui,
+    file: usize,
+    model: &crate::formats::m2::M2Model,
+    state: &PanelState,
+    actions: &mut Vec<PanelAction>,
+) {
     ui.label(format!("MD20 version {}, header arrays:", model.version));
     for array in &model.arrays {
-        let selected = state.selected.as_ref().is_some_and(|(f, s)| *f == file && matches!(s, ChunkSelection::Array(name) if name == array.name));
+        let selected = state
+            .selected
+            .as_ref()
+            .is_some_and(|(f, s)| *f == file && matches!(s, ChunkSelection::Array(name) if name == array.name));
         let length = array.count as usize * array.entry_size;
         let text = format!("{:<22} {:>6} × {:<3} @0x{:X}", array.name, array.count, array.entry_size, array.offset);
-        if ui.add(egui::Button::selectable(selected, egui::RichText::new(text).monospace()).wrap_mode(egui::TextWrapMode::Extend)).clicked() {
+        if ui
+            .add(
+                egui::Button::selectable(selected, egui::RichText::new(text).monospace())
+                    .wrap_mode(egui::TextWrapMode::Extend),
+            )
+            .clicked()
+        {
             let selection = ChunkSelection::Array(array.name.to_owned());
             actions.push(PanelAction::SelectChunk { file, selection, data_offset: array.offset as usize, length });
         }
         if selected {
             egui::Frame::group(ui.style()).show(ui, |ui| {
-                ui.label(format!("header field at 0x{:X}: count {}, offset 0x{:X}", array.header_offset, array.count, array.offset));
+                ui.label(format!(
+                    "header field at 0x{:X}: count {}, offset 0x{:X}",
+                    array.header_offset, array.count, array.offset
+                ));
                 ui.label(egui::RichText::new(hex_dump(&state.hex, state.hex_base)).monospace().small());
             });
         }
     }
 }
 
-fn chunk_node(ui: &mut egui::Ui, file: usize, document: &Document, bytes: &[u8], node: ChunkRef<'_>, state: &PanelState, actions: &mut Vec<PanelAction>) {
+fn chunk_node(
+    ui: &mut egui::Ui,
+    file: usize,
+    document: &Document,
+    bytes: &[u8],
+    node: ChunkRef<'_>,
+    state: &PanelState,
+    actions: &mut Vec<PanelAction>,
+) {
     let selected_chunk = match &state.selected {
         Some((f, ChunkSelection::Chunk(chunk))) if *f == file => Some(*chunk),
         _ => None,
     };
     let selected = selected_chunk == Some(node.chunk);
     let text = format!("{:<9} @0x{:X}  {} B", node.label(), node.offset, node.length);
-    let select = PanelAction::SelectChunk { file, selection: ChunkSelection::Chunk(node.chunk), data_offset: node.data_offset(), length: node.length };
+    let select = PanelAction::SelectChunk {
+        file,
+        selection: ChunkSelection::Chunk(node.chunk),
+        data_offset: node.data_offset(),
+        length: node.length,
+    };
     if !node.has_children() {
-        if ui.add(egui::Button::selectable(selected, egui::RichText::new(text).monospace()).wrap_mode(egui::TextWrapMode::Extend)).clicked() {
+        if ui
+            .add(
+                egui::Button::selectable(selected, egui::RichText::new(text).monospace())
+                    .wrap_mode(egui::TextWrapMode::Extend),
+            )
+            .clicked()
+        {
             actions.push(select);
         }
     } else {
@@ -691,8 +802,13 @@ fn is_below(tree: &ChunkTree, chunk: ChunkId, container: ChunkId) -> bool {
 /// The hex dump with a picked record's bytes in a colour of their own.
 fn hex_job(bytes: &[u8], base: usize, highlight: Option<std::ops::Range<usize>>) -> egui::text::LayoutJob {
     let mut job = egui::text::LayoutJob::default();
-    let plain = egui::TextFormat { font_id: egui::FontId::monospace(10.0), color: egui::Color32::GRAY, ..Default::default() };
-    let marked = egui::TextFormat { color: egui::Color32::from_rgb(255, 215, 40), background: egui::Color32::from_rgb(70, 60, 10), ..plain.clone() };
+    let plain =
+        egui::TextFormat { font_id: egui::FontId::monospace(10.0), color: egui::Color32::GRAY, ..Default::default() };
+    let marked = egui::TextFormat {
+        color: egui::Color32::from_rgb(255, 215, 40),
+        background: egui::Color32::from_rgb(70, 60, 10),
+        ..plain.clone()
+    };
     for (i, row) in bytes.chunks(16).enumerate() {
         let row_start = base + i * 16;
         job.append(&format!("{row_start:08X}  "), 0.0, plain.clone());
@@ -700,7 +816,11 @@ fn hex_job(bytes: &[u8], base: usize, highlight: Option<std::ops::Range<usize>>)
             match row.get(k) {
                 Some(b) => {
                     let at = row_start + k;
-                    let format = if highlight.as_ref().is_some_and(|h| h.contains(&at)) { marked.clone() } else { plain.clone() };
+                    let format = if highlight.as_ref().is_some_and(|h| h.contains(&at)) {
+                        marked.clone()
+                    } else {
+                        plain.clone()
+                    };
                     job.append(&format!("{b:02X}"), 0.0, format);
                     job.append(" ", 0.0, plain.clone());
                 }
@@ -715,11 +835,14 @@ fn hex_job(bytes: &[u8], base: usize, highlight: Option<std::ops::Range<usize>>)
 
 fn warnings_section(ui: &mut egui::Ui, model: &ModelAsset) {
     let warnings = &model.description.warnings;
-    egui::CollapsingHeader::new(format!("Warnings ({})", warnings.len())).default_open(!warnings.is_empty()).show(ui, |ui| {
-        for line in crate::scene::diagnostics::grouped_lines(warnings) {
-            ui.label(egui::RichText::new(line).color(egui::Color32::from_rgb(240, 200, 90)));
-        }
-    });
+    egui::CollapsingHeader::new(format!("Warnings ({})", warnings.len())).default_open(!warnings.is_empty()).show(
+        ui,
+        |ui| {
+            for line in crate::scene::diagnostics::grouped_lines(warnings) {
+                ui.label(egui::RichText::new(line).color(egui::Color32::from_rgb(240, 200, 90)));
+            }
+        },
+    );
 }
 
 pub fn hex_dump(bytes: &[u8], base: usize) -> String {
@@ -738,7 +861,10 @@ pub fn hex_dump(bytes: &[u8], base: usize) -> String {
 /// Decoded fields of the chunks the parsers know, found through the model and in `bytes` (the file's).
 pub fn chunk_fields(document: &Document, chunk: ChunkId, bytes: &[u8]) -> Vec<(String, String)> {
     let node = document.tree.node(chunk);
-    let mut out = vec![("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)), ("length".to_owned(), node.length.to_string())];
+    let mut out = vec![
+        ("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)),
+        ("length".to_owned(), node.length.to_string()),
+    ];
     out.extend(crate::formats::chunk_fields(&document.tree, chunk, bytes).into_iter().map(|(k, v)| (k.to_owned(), v)));
     // The model item a chunk made is the one that names the chunk's id.
     let kind = node.kind().to_string();
@@ -808,20 +934,39 @@ fn wmo_root_fields(root: &WmoRoot, id: &str, out: &mut Vec<(String, String)>) {
                 let texture = root.textures.get(m.texture1).unwrap_or_default();
                 push(
                     &format!("material {i}"),
-                    format!("blend {} ({}), flags 0x{:X} [{}], shader {}, {texture}", m.blend_mode, m.blend().name(), m.flags, m.flag_names().join(", "), m.shader),
+                    format!(
+                        "blend {} ({}), flags 0x{:X} [{}], shader {}, {texture}",
+                        m.blend_mode,
+                        m.blend().name(),
+                        m.flags,
+                        m.flag_names().join(", "),
+                        m.shader
+                    ),
                 );
             }
         }
-        "MOTX" => push("textures", root.textures.entries().into_iter().map(|(o, n)| format!("{o}: {n}")).collect::<Vec<_>>().join("; ")),
-        "MOGN" => push("names", root.group_names.entries().into_iter().map(|(o, n)| format!("{o}: {n}")).collect::<Vec<_>>().join("; ")),
+        "MOTX" => push(
+            "textures",
+            root.textures.entries().into_iter().map(|(o, n)| format!("{o}: {n}")).collect::<Vec<_>>().join("; "),
+        ),
+        "MOGN" => push(
+            "names",
+            root.group_names.entries().into_iter().map(|(o, n)| format!("{o}: {n}")).collect::<Vec<_>>().join("; "),
+        ),
         "MOGI" => {
             for (i, g) in root.group_infos.iter().enumerate() {
-                push(&format!("group {i}"), format!("flags 0x{:X} [{}]", g.flags, group_flag_names(g.flags).join(", ")));
+                push(
+                    &format!("group {i}"),
+                    format!("flags 0x{:X} [{}]", g.flags, group_flag_names(g.flags).join(", ")),
+                );
             }
         }
         "MODS" => {
             for (i, s) in root.doodad_sets.iter().enumerate() {
-                push(&format!("set {i}"), format!("{}: doodads {}..{}", s.name, s.first_doodad, s.first_doodad + s.doodad_count));
+                push(
+                    &format!("set {i}"),
+                    format!("{}: doodads {}..{}", s.name, s.first_doodad, s.first_doodad + s.doodad_count),
+                );
             }
         }
         "MODD" => push("doodads", root.doodads.len().to_string()),
@@ -841,7 +986,10 @@ fn wmo_group_fields(group: &WmoGroup, id: &str, out: &mut Vec<(String, String)>)
             push("flags", format!("0x{:X} [{}]", h.flags, h.flag_names().join(", ")));
             push("bounding box", format!("{:?}", h.bounding_box));
             push("portal refs", format!("{} from {}", h.portal_count, h.portal_start));
-            push("batches (trans, int, ext)", format!("{}, {}, {}", h.transparent_batch_count, h.interior_batch_count, h.exterior_batch_count));
+            push(
+                "batches (trans, int, ext)",
+                format!("{}, {}, {}", h.transparent_batch_count, h.interior_batch_count, h.exterior_batch_count),
+            );
             push("liquid type", h.liquid_type.to_string());
             push("group id", h.group_id.to_string());
         }

@@ -112,12 +112,16 @@ fn pick(
     // Bevy takes the position in the window and accounts for the 3D view's viewport beside the panels.
     let Ok(ray) = camera.viewport_to_world(transform, at) else { return };
     let only_drawn = |entity: Entity| drawn.contains(entity);
-    let settings = MeshRayCastSettings::default().with_visibility(RayCastVisibility::VisibleInView).with_filter(&only_drawn);
+    let settings =
+        MeshRayCastSettings::default().with_visibility(RayCastVisibility::VisibleInView).with_filter(&only_drawn);
     let Some((entity, hit)) = ray_cast.cast_ray(ray, &settings).first().cloned() else {
         panel.picked = None;
         return;
     };
-    let (Ok(&DrawnMesh(mesh)), Some(triangle), Some(corners)) = (drawn.get(entity), hit.triangle_index, hit.triangle) else { return };
+    let (Ok(&DrawnMesh(mesh)), Some(triangle), Some(corners)) = (drawn.get(entity), hit.triangle_index, hit.triangle)
+    else {
+        return;
+    };
     let doodad = parents.iter_ancestors(entity).find_map(|a| doodads.get(a).ok()).and_then(|&DoodadInstance(modd)| {
         let info = model.description.doodad_of_modd(modd)?;
         Some((modd, info.model.clone(), info.set))
@@ -152,7 +156,8 @@ fn pick(
     // The chunk tree opens at the record's chunk with its bytes highlighted.
     if let Some(picked) = &panel.picked {
         if !picked.chunk_path.is_empty() {
-            let selection = picked.chunk.map_or_else(|| ChunkSelection::Array(picked.chunk_path.clone()), ChunkSelection::Chunk);
+            let selection =
+                picked.chunk.map_or_else(|| ChunkSelection::Array(picked.chunk_path.clone()), ChunkSelection::Chunk);
             let (file, data, focus) = (picked.file, picked.chunk_data.clone(), picked.bytes.start);
             panel.show_chunk(&model.description, file, selection, data, Some(focus), true);
         }

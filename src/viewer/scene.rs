@@ -9,11 +9,11 @@ use bevy::asset::{AssetLoadFailedEvent, AssetPath, LoadState};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
+use crate::LwoWmoPlugin;
 use crate::plugin::{DoodadInstance, ModelAsset, ModelLoadError, ModelLoaderSettings, ModelPart, Overlay};
 use crate::scene::LoadProgress;
-use crate::LwoWmoPlugin;
 
-use super::morphs::{apply_morph_weights, MorphControls};
+use super::morphs::{MorphControls, apply_morph_weights};
 
 pub struct ViewerScenePlugin {
     pub data_root: Option<PathBuf>,
@@ -46,7 +46,11 @@ pub const DATA_ROOT_SOURCE: &str = "wow-data-root";
 
 /// Registers the game data browsed as the `wow://` asset source and the game data `--data` opened as
 /// [`DATA_ROOT_SOURCE`]; before `DefaultPlugins`, which builds the asset sources.
-pub fn add_game_data_source(app: &mut App, browsed: Option<&Arc<dyn crate::source::FileSource>>, opened: Option<&Arc<dyn crate::source::FileSource>>) {
+pub fn add_game_data_source(
+    app: &mut App,
+    browsed: Option<&Arc<dyn crate::source::FileSource>>,
+    opened: Option<&Arc<dyn crate::source::FileSource>>,
+) {
     if let Some(source) = browsed {
         app.add_plugins(crate::plugin::FileSourcePlugin { name: GAME_DATA_SOURCE, source: source.clone() });
     }
@@ -58,13 +62,21 @@ pub fn add_game_data_source(app: &mut App, browsed: Option<&Arc<dyn crate::sourc
 impl Plugin for ViewerScenePlugin {
     fn build(&self, app: &mut App) {
         app.add_plugins(LwoWmoPlugin)
-            .insert_resource(Viewer { data_root: self.data_root.clone(), game_data: self.game_data.clone(), ..default() })
+            .insert_resource(Viewer {
+                data_root: self.data_root.clone(),
+                game_data: self.game_data.clone(),
+                ..default()
+            })
             .insert_resource(ViewToggles::default())
             .insert_resource(MorphControls { weights: self.morphs.iter().cloned().collect() })
             .insert_resource(super::culling::PortalCulling::new(self.portal_culling))
             .add_message::<ModelShown>()
             .add_systems(PreStartup, run_main_world_on_one_thread)
-            .add_systems(Update, (poll_pending_load, super::culling::update_portal_culling, apply_visibility, apply_morph_weights).chain());
+            .add_systems(
+                Update,
+                (poll_pending_load, super::culling::update_portal_culling, apply_visibility, apply_morph_weights)
+                    .chain(),
+            );
     }
 }
 
@@ -146,7 +158,9 @@ impl Viewer {
         // A file of the game data is its own data root: the loader finds the rest in the same source.
         // A file on disk with `--data` draws from the game data opened at the start (`DATA_ROOT_SOURCE`).
         let (path, asset_path, data_source) = match game_data_path(path) {
-            Some(inside) => (path.to_path_buf(), AssetPath::parse(&format!("{GAME_DATA_SOURCE}://{inside}")).into_owned(), None),
+            Some(inside) => {
+                (path.to_path_buf(), AssetPath::parse(&format!("{GAME_DATA_SOURCE}://{inside}")).into_owned(), None)
+            }
             None => {
                 let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
                 (path.clone(), AssetPath::from(path), self.data_root.as_ref().map(|_| DATA_ROOT_SOURCE.to_owned()))
@@ -188,8 +202,12 @@ impl Viewer {
     pub fn cancel(&mut self) {
         if let Some(pending) = self.pending.take() {
             pending.progress.cancel();
-            let name = pending.path.file_name().map_or_else(|| pending.path.display().to_string(), |n| n.to_string_lossy().into_owned());
-            self.notice = Some(format!("cancelled loading {name} after {:.1} s", pending.started.elapsed().as_secs_f32()));
+            let name = pending
+                .path
+                .file_name()
+                .map_or_else(|| pending.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            self.notice =
+                Some(format!("cancelled loading {name} after {:.1} s", pending.started.elapsed().as_secs_f32()));
         }
     }
 }
@@ -244,8 +262,10 @@ pub fn poll_pending_load(
     (mut changed, mut failed): (MessageReader<AssetEvent<ModelAsset>>, MessageReader<AssetLoadFailedEvent<ModelAsset>>),
 ) {
     // Read every frame, so that a reload only ever sees the events that came after it began.
-    let changed: Vec<AssetId<ModelAsset>> = changed.read().filter_map(|e| if let AssetEvent::Modified { id } = e { Some(*id) } else { None }).collect();
-    let failed: Vec<(AssetId<ModelAsset>, bevy::asset::AssetLoadError)> = failed.read().map(|f| (f.id, f.error.clone())).collect();
+    let changed: Vec<AssetId<ModelAsset>> =
+        changed.read().filter_map(|e| if let AssetEvent::Modified { id } = e { Some(*id) } else { None }).collect();
+    let failed: Vec<(AssetId<ModelAsset>, bevy::asset::AssetLoadError)> =
+        failed.read().map(|f| (f.id, f.error.clone())).collect();
     let Some(pending) = &viewer.pending else { return };
     let state = if pending.reload {
         let id = pending.handle.id();
@@ -270,11 +290,16 @@ pub fn poll_pending_load(
             if let Some(old) = viewer.scene_entity.take() {
                 commands.entity(old).despawn();
             }
-            let entity = commands.spawn((WorldAssetRoot(model.scene.clone()), Transform::default(), Visibility::default(), ShownScene)).id();
+            let entity = commands
+                .spawn((WorldAssetRoot(model.scene.clone()), Transform::default(), Visibility::default(), ShownScene))
+                .id();
             // The same file again keeps what the user toggled, as long as its parts still line up.
             let keep = pending.reload && toggles.parts.len() == model.description.parts.len();
             if !keep {
-                *toggles = ViewToggles { parts: model.description.parts.iter().map(|p| p.visible).collect(), ..ViewToggles::default() };
+                *toggles = ViewToggles {
+                    parts: model.description.parts.iter().map(|p| p.visible).collect(),
+                    ..ViewToggles::default()
+                };
             }
             for w in crate::scene::diagnostics::grouped_lines(&model.description.warnings) {
                 warn!("{w}");
@@ -328,7 +353,9 @@ pub fn choose_texture(
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return false };
     let description = &model.description;
     let Some(offered) = description.replaceable_textures.get(texture) else { return false };
-    let Some(image) = offered.choices.get(choice).and_then(|c| model.images.get(c.texture.texture)) else { return false };
+    let Some(image) = offered.choices.get(choice).and_then(|c| model.images.get(c.texture.texture)) else {
+        return false;
+    };
     for &m in &offered.materials {
         if let Some(crate::plugin::ModelMaterial::Game(handle)) = model.materials.get(m) {
             if let Some(mut material) = materials.get_mut(handle) {

@@ -4,15 +4,15 @@
 //! cropped away, so the image is the view at its size on screen; the menu bar says where it went.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bevy::camera::RenderTarget;
 use bevy::prelude::*;
 use bevy::render::render_resource::{PipelineCache, TextureFormat};
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
-use bevy::tasks::{block_on, futures_lite::future::poll_once, AsyncComputeTaskPool, Task};
+use bevy::tasks::{AsyncComputeTaskPool, Task, block_on, futures_lite::future::poll_once};
 
 use super::scene::Viewer;
 
@@ -27,11 +27,11 @@ pub struct RenderProgress(Arc<(AtomicUsize, AtomicUsize)>);
 
 impl RenderProgress {
     pub fn compiling(&self) -> usize {
-        self.0 .0.load(Ordering::Relaxed)
+        self.0.0.load(Ordering::Relaxed)
     }
 
     pub fn frames(&self) -> usize {
-        self.0 .1.load(Ordering::Relaxed)
+        self.0.1.load(Ordering::Relaxed)
     }
 }
 
@@ -43,14 +43,16 @@ impl Plugin for RenderProgressPlugin {
         let progress = RenderProgress::default();
         app.insert_resource(progress.clone());
         if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
-            render_app.insert_resource(progress).add_systems(Render, report_render_progress.after(RenderSystems::Render));
+            render_app
+                .insert_resource(progress)
+                .add_systems(Render, report_render_progress.after(RenderSystems::Render));
         }
     }
 }
 
 fn report_render_progress(cache: Res<PipelineCache>, progress: Res<RenderProgress>) {
-    progress.0 .0.store(cache.waiting_pipelines().count(), Ordering::Relaxed);
-    progress.0 .1.fetch_add(1, Ordering::Relaxed);
+    progress.0.0.store(cache.waiting_pipelines().count(), Ordering::Relaxed);
+    progress.0.1.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Take a screenshot of the 3D view: to this file, or (`None`) beside the shown model.
@@ -67,7 +69,10 @@ impl ScreenshotDialog {
             return;
         }
         self.0 = Some(AsyncComputeTaskPool::get().spawn(async move {
-            let mut dialog = rfd::AsyncFileDialog::new().set_title("Save screenshot").add_filter("PNG", &["png"]).set_file_name(file_name);
+            let mut dialog = rfd::AsyncFileDialog::new()
+                .set_title("Save screenshot")
+                .add_filter("PNG", &["png"])
+                .set_file_name(file_name);
             if let Some(dir) = start_dir {
                 dialog = dialog.set_directory(dir);
             }
@@ -87,7 +92,9 @@ pub fn poll_screenshot_dialog(mut dialog: ResMut<ScreenshotDialog>, mut shots: M
 
 /// The file name F12 writes for `model`: `NAME-screenshot.png`.
 pub fn screenshot_name(model: Option<&Path>) -> String {
-    let stem = model.and_then(Path::file_stem).map_or_else(|| "lwo-wmo-viewer".to_owned(), |s| s.to_string_lossy().into_owned());
+    let stem = model
+        .and_then(Path::file_stem)
+        .map_or_else(|| "lwo-wmo-viewer".to_owned(), |s| s.to_string_lossy().into_owned());
     format!("{stem}-screenshot.png")
 }
 
@@ -160,7 +167,9 @@ pub fn take_screenshots(
         match panel.screenshot_size {
             None => {
                 let view = camera.viewport.as_ref().map(|v| (v.physical_position, v.physical_size));
-                commands.spawn((Screenshot::primary_window(), PendingShot { path, view, camera: None })).observe(save_view);
+                commands
+                    .spawn((Screenshot::primary_window(), PendingShot { path, view, camera: None }))
+                    .observe(save_view);
             }
             Some((w, h)) => {
                 // The view's camera again, drawing into an image of the chosen size; the aspect ratio
@@ -180,17 +189,32 @@ pub fn take_screenshots(
 }
 
 /// Captures a chosen-size screenshot once its camera's frames have settled.
-pub fn capture_sized_shots(mut commands: Commands, progress: Res<RenderProgress>, mut shots: Query<(Entity, &mut SizedShotCamera)>) {
+pub fn capture_sized_shots(
+    mut commands: Commands,
+    progress: Res<RenderProgress>,
+    mut shots: Query<(Entity, &mut SizedShotCamera)>,
+) {
     for (entity, mut shot) in &mut shots {
-        let settled = progress.frames().saturating_sub(shot.spawned_at_frame) >= SETTLE_FRAMES && progress.compiling() == 0;
+        let settled =
+            progress.frames().saturating_sub(shot.spawned_at_frame) >= SETTLE_FRAMES && progress.compiling() == 0;
         if settled && !shot.requested {
             shot.requested = true;
-            commands.spawn((Screenshot::image(shot.target.clone()), PendingShot { path: shot.path.clone(), view: None, camera: Some(entity) })).observe(save_view);
+            commands
+                .spawn((
+                    Screenshot::image(shot.target.clone()),
+                    PendingShot { path: shot.path.clone(), view: None, camera: Some(entity) },
+                ))
+                .observe(save_view);
         }
     }
 }
 
-fn save_view(captured: On<ScreenshotCaptured>, mut commands: Commands, shots: Query<&PendingShot>, mut viewer: ResMut<Viewer>) {
+fn save_view(
+    captured: On<ScreenshotCaptured>,
+    mut commands: Commands,
+    shots: Query<&PendingShot>,
+    mut viewer: ResMut<Viewer>,
+) {
     let Ok(shot) = shots.get(captured.entity) else { return };
     if let Some(camera) = shot.camera {
         commands.entity(camera).despawn();

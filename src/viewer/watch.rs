@@ -6,8 +6,8 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{channel, Receiver};
 use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;

@@ -4,19 +4,19 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bevy::app::AppExit;
+use bevy::camera::CameraOutputMode;
+use bevy::camera::visibility::RenderLayers;
 use bevy::prelude::*;
-use bevy::tasks::{poll_once, AsyncComputeTaskPool, Task};
+use bevy::render::render_resource::BlendState;
+use bevy::tasks::{AsyncComputeTaskPool, Task, poll_once};
 use bevy::window::FileDragAndDrop;
 use bevy_egui::input::EguiWantsInput;
-use bevy::camera::visibility::RenderLayers;
-use bevy::camera::CameraOutputMode;
-use bevy::render::render_resource::BlendState;
 use bevy_egui::{EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext};
 use bevy_panorbit_camera::{PanOrbitCamera, PanOrbitCameraPlugin};
 
-use super::camera::{frame, near_far, yaw_pitch, CameraPlacement, FOV_Y};
+use super::camera::{CameraPlacement, FOV_Y, frame, near_far, yaw_pitch};
 use super::cli::{Args, ViewDirection};
-use super::panel::{draw_panel, PanelState};
+use super::panel::{PanelState, draw_panel};
 use super::scene::{ModelShown, Viewer, ViewerScenePlugin};
 use crate::formats::is_supported_path;
 use crate::plugin::ModelAsset;
@@ -31,14 +31,23 @@ pub fn run(mut args: Args) -> ExitCode {
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
-                primary_window: Some(Window { title: "lwo-wmo-viewer".into(), resolution: (1280u32, 800u32).into(), ..default() }),
+                primary_window: Some(Window {
+                    title: "lwo-wmo-viewer".into(),
+                    resolution: (1280u32, 800u32).into(),
+                    ..default()
+                }),
                 ..default()
             })
             .set(AssetPlugin { unapproved_path_mode: bevy::asset::UnapprovedPathMode::Allow, ..default() }),
     )
     .add_plugins(EguiPlugin::default())
     .add_plugins(PanOrbitCameraPlugin)
-    .add_plugins(ViewerScenePlugin { data_root: args.data.clone(), game_data: args.game_data.clone(), morphs: args.morph.clone(), portal_culling: !args.no_portal_culling })
+    .add_plugins(ViewerScenePlugin {
+        data_root: args.data.clone(),
+        game_data: args.game_data.clone(),
+        morphs: args.morph.clone(),
+        portal_culling: !args.no_portal_culling,
+    })
     .add_plugins(super::overlays::ViewOptionsPlugin)
     .add_plugins(super::picking::PickingPlugin)
     // Picks are cast on a click, not on every pointer move over the view.
@@ -54,9 +63,28 @@ pub fn run(mut args: Args) -> ExitCode {
     .add_systems(Update, (super::watch::follow_shown_files, super::watch::reload_on_change).chain())
     .add_message::<super::screenshot::TakeScreenshot>()
     .add_plugins(super::screenshot::RenderProgressPlugin)
-    .add_systems(Update, (super::screenshot::poll_screenshot_dialog, super::screenshot::take_screenshots, super::screenshot::capture_sized_shots).chain())
+    .add_systems(
+        Update,
+        (
+            super::screenshot::poll_screenshot_dialog,
+            super::screenshot::take_screenshots,
+            super::screenshot::capture_sized_shots,
+        )
+            .chain(),
+    )
     .add_systems(Startup, setup)
-    .add_systems(Update, (handle_drops, handle_keys, poll_dialog, frame_on_show.after(super::scene::poll_pending_load), place_camera.after(frame_on_show), gate_camera, poll_export))
+    .add_systems(
+        Update,
+        (
+            handle_drops,
+            handle_keys,
+            poll_dialog,
+            frame_on_show.after(super::scene::poll_pending_load),
+            place_camera.after(frame_on_show),
+            gate_camera,
+            poll_export,
+        ),
+    )
     .insert_resource(super::browser::GameDataSwitch(switch))
     .init_resource::<super::browser::ArchiveBrowser>()
     .add_systems(EguiPrimaryContextPass, (draw_panel, super::browser::draw_browser).chain());
@@ -90,10 +118,15 @@ impl FileDialog {
         let task = AsyncComputeTaskPool::get().spawn(async move {
             let mut dialog = rfd::AsyncFileDialog::new().set_title("Open a LightWave, WMO or M2 file");
             // Every format together first, then each family, from the one format table.
-            let every: Vec<String> = crate::formats::FORMATS.iter().flat_map(|f| f.extensions).flat_map(|e| [e.to_string(), e.to_ascii_uppercase()]).collect();
+            let every: Vec<String> = crate::formats::FORMATS
+                .iter()
+                .flat_map(|f| f.extensions)
+                .flat_map(|e| [e.to_string(), e.to_ascii_uppercase()])
+                .collect();
             dialog = dialog.add_filter("LightWave, WMO and M2", &every);
             for family in crate::formats::FORMATS {
-                let extensions: Vec<String> = family.extensions.iter().flat_map(|e| [e.to_string(), e.to_ascii_uppercase()]).collect();
+                let extensions: Vec<String> =
+                    family.extensions.iter().flat_map(|e| [e.to_string(), e.to_ascii_uppercase()]).collect();
                 dialog = dialog.add_filter(family.name, &extensions);
             }
             dialog = dialog.add_filter("All files", &["*"]);
@@ -136,7 +169,10 @@ fn setup(
         RenderLayers::none(),
         Camera {
             order: 1,
-            output_mode: CameraOutputMode::Write { blend_state: Some(BlendState::ALPHA_BLENDING), clear_color: ClearColorConfig::None },
+            output_mode: CameraOutputMode::Write {
+                blend_state: Some(BlendState::ALPHA_BLENDING),
+                clear_color: ClearColorConfig::None,
+            },
             clear_color: ClearColorConfig::Custom(Color::NONE),
             ..default()
         },
@@ -225,11 +261,15 @@ pub fn frame_all(
     let window_aspect = windows.iter().next().map_or(1.6, |w| w.width() / w.height().max(1.0));
     for (mut camera, mut projection, render_camera) in cameras.iter_mut() {
         // The panels take part of the window: frame for the viewport the camera draws into.
-        let aspect = render_camera.viewport.as_ref().map_or(window_aspect, |v| v.physical_size.x as f32 / v.physical_size.y.max(1) as f32);
+        let aspect = render_camera
+            .viewport
+            .as_ref()
+            .map_or(window_aspect, |v| v.physical_size.x as f32 / v.physical_size.y.max(1) as f32);
         let (focus, distance, yaw, pitch) = match aim {
             Aim::Placed(placement) => placement.orbit(),
             Aim::KeepDirection | Aim::View(_) => {
-                let (yaw, pitch) = if let Aim::View(view) = aim { yaw_pitch(view) } else { (camera.target_yaw, camera.target_pitch) };
+                let (yaw, pitch) =
+                    if let Aim::View(view) = aim { yaw_pitch(view) } else { (camera.target_yaw, camera.target_pitch) };
                 let (focus, distance) = frame(&model.description.bounds, aspect, yaw, pitch);
                 (focus, distance, yaw, pitch)
             }
@@ -275,7 +315,8 @@ fn handle_drops(
         return;
     }
     // A dropped archive is browsed, alone, instead of opened as a model.
-    let (archives, dropped): (Vec<PathBuf>, Vec<PathBuf>) = dropped.into_iter().partition(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mpq")) && p.is_file());
+    let (archives, dropped): (Vec<PathBuf>, Vec<PathBuf>) =
+        dropped.into_iter().partition(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("mpq")) && p.is_file());
     if let Some(archive) = archives.last() {
         match crate::source::GameData::single_archive(archive) {
             Ok(data) => {
@@ -291,7 +332,10 @@ fn handle_drops(
     }
     let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) = dropped.into_iter().partition(|p| p.is_dir());
     let Some((first, rest)) = files.split_first() else {
-        viewer.error = Some(format!("{} is a folder: drop one of the files in it, or open one with File ▸ Open", folders[0].display()));
+        viewer.error = Some(format!(
+            "{} is a folder: drop one of the files in it, or open one with File ▸ Open",
+            folders[0].display()
+        ));
         return;
     };
     viewer.open(&asset_server, first);
@@ -362,15 +406,24 @@ fn handle_keys(
 /// The supported file before or after `current` in its folder, by name.
 pub fn neighbour_file(current: &Path, step: isize) -> Option<PathBuf> {
     let dir = current.parent()?;
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).filter(|p| p.is_file() && is_supported_path(p)).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && is_supported_path(p))
+        .collect();
     files.sort();
     let here = files.iter().position(|p| p.file_name() == current.file_name())?;
     let next = here.checked_add_signed(step)?;
     files.get(next).cloned()
 }
 
-fn poll_dialog(mut dialog: ResMut<FileDialog>, mut viewer: ResMut<Viewer>, mut panel: ResMut<PanelState>, asset_server: Res<AssetServer>) {
+fn poll_dialog(
+    mut dialog: ResMut<FileDialog>,
+    mut viewer: ResMut<Viewer>,
+    mut panel: ResMut<PanelState>,
+    asset_server: Res<AssetServer>,
+) {
     let Some(task) = dialog.task.as_mut() else { return };
     let Some(result) = bevy::tasks::block_on(poll_once(task)) else { return };
     dialog.task = None;

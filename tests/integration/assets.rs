@@ -11,7 +11,10 @@ fn check_or_update(name: &str, bytes: &[u8]) {
         std::fs::write(&path, bytes).unwrap();
         return;
     }
-    assert!(read(&path) == bytes, "{name} differs from what the builder writes; run with UPDATE_ASSETS=1 to refresh it");
+    assert!(
+        read(&path) == bytes,
+        "{name} differs from what the builder writes; run with UPDATE_ASSETS=1 to refresh it"
+    );
 }
 
 #[test]

@@ -111,16 +111,26 @@ fn batch_thumbnails_of_the_corpus_and_samples_match_single_renders() {
     let rows = read_index(&thumbs);
     let rendered: Vec<_> = rows.iter().filter(|r| !r["image"].is_empty()).collect();
     // Every model of the three folders, except the WMO group files drawn with their root.
-    let mut expected: Vec<PathBuf> = [corpus.to_path_buf(), asset(""), lw2018.clone()].iter().flat_map(|d| model_files(d)).collect();
+    let mut expected: Vec<PathBuf> =
+        [corpus.to_path_buf(), asset(""), lw2018.clone()].iter().flat_map(|d| model_files(d)).collect();
     expected.retain(|p| !p.file_name().unwrap().to_string_lossy().starts_with("courtyard_"));
     let listed: BTreeSet<PathBuf> = rows.iter().map(|r| PathBuf::from(&r["file"])).collect();
     for model in &expected {
         assert!(listed.contains(model), "{} has no row", model.display());
     }
     assert_eq!(rows.len(), expected.len() + 2, "one row per model and per named path that gave none");
-    assert_eq!(rendered.len(), expected.len(), "every model renders: {:?}", rows.iter().filter(|r| r["image"].is_empty()).collect::<Vec<_>>());
+    assert_eq!(
+        rendered.len(),
+        expected.len(),
+        "every model renders: {:?}",
+        rows.iter().filter(|r| r["image"].is_empty()).collect::<Vec<_>>()
+    );
     let pngs = png_files(&thumbs);
-    assert_eq!(pngs, rendered.iter().map(|r| PathBuf::from(&r["image"])).collect::<BTreeSet<_>>(), "one PNG per rendered row");
+    assert_eq!(
+        pngs,
+        rendered.iter().map(|r| PathBuf::from(&r["image"])).collect::<BTreeSet<_>>(),
+        "one PNG per rendered row"
+    );
     for row in &rendered {
         let image = image::open(thumbs.join(&row["image"])).unwrap();
         assert_eq!((image.width(), image.height()), (640, 400), "{}", row["image"]);
@@ -129,16 +139,24 @@ fn batch_thumbnails_of_the_corpus_and_samples_match_single_renders() {
         assert_eq!(row["triangles"].parse::<usize>().unwrap() == 0, lines_or_points, "{row:?}");
         assert!(!row["format"].is_empty() && row["error"].is_empty(), "{row:?}");
     }
-    let row_of = |file: &Path| rows.iter().find(|r| Path::new(&r["file"]) == file).unwrap_or_else(|| panic!("{}", file.display()));
+    let row_of = |file: &Path| {
+        rows.iter().find(|r| Path::new(&r["file"]) == file).unwrap_or_else(|| panic!("{}", file.display()))
+    };
     assert_eq!(row_of(&missing)["error"], "not found");
     assert!(row_of(&not_a_model)["error"].starts_with("skipped: not a model"), "{:?}", row_of(&not_a_model));
     assert_eq!(row_of(&asset("courtyard.wmo"))["format"], "WMO-root");
     assert_eq!(row_of(&corpus.join("LWO2/boxuv.lwo"))["triangles"], "12");
 
     let total = expected.len();
-    assert!(stdout.contains(&format!("rendered {total}, failed 1, skipped 1 (and 3 WMO group files, drawn with their roots)")), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "rendered {total}, failed 1, skipped 1 (and 3 WMO group files, drawn with their roots)"
+        )),
+        "{stdout}"
+    );
     assert!(stdout.contains(&format!("failed: {}: not found", missing.display())), "{stdout}");
-    let progress: Vec<usize> = stderr.lines().filter_map(|l| l.strip_prefix('[')?.split_once('/')?.0.parse().ok()).collect();
+    let progress: Vec<usize> =
+        stderr.lines().filter_map(|l| l.strip_prefix('[')?.split_once('/')?.0.parse().ok()).collect();
     assert_eq!(progress, (1..=total).collect::<Vec<_>>(), "one progress line per model, in order");
     assert!(stderr.contains(&format!("[{total}/{total}] ")), "{stderr}");
 
@@ -177,11 +195,22 @@ fn batch_thumbnails_from_game_data_wildcards() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     let rows = read_index(&out);
     let files: Vec<&str> = rows.iter().map(|r| r["file"].as_str()).collect();
-    assert_eq!(files, ["courtyard.wmo", "World/Generic/Barrel.m2", "World/Generic/Lamp.m2", r"World\nothing\*.m2"], "{stdout}\n{stderr}");
+    assert_eq!(
+        files,
+        ["courtyard.wmo", "World/Generic/Barrel.m2", "World/Generic/Lamp.m2", r"World\nothing\*.m2"],
+        "{stdout}\n{stderr}"
+    );
     assert!(rows[3]["error"].contains("no model in the game data"), "{:?}", rows[3]);
-    assert!(stdout.contains("rendered 3, failed 1, skipped 0 (and 3 WMO group files, drawn with their roots)"), "{stdout}");
+    assert!(
+        stdout.contains("rendered 3, failed 1, skipped 0 (and 3 WMO group files, drawn with their roots)"),
+        "{stdout}"
+    );
     let courtyard = &rows[0];
-    assert_eq!((courtyard["format"].as_str(), courtyard["triangles"].as_str(), courtyard["warnings"].as_str()), ("WMO-root", "36", "1"), "{courtyard:?}");
+    assert_eq!(
+        (courtyard["format"].as_str(), courtyard["triangles"].as_str(), courtyard["warnings"].as_str()),
+        ("WMO-root", "36", "1"),
+        "{courtyard:?}"
+    );
     // Textures and doodad models came out of the archive: the loose files' baseline.
     crate::render::compare_with_baseline("courtyard-iso.png", &out.join(&courtyard["image"]));
 }
@@ -208,26 +237,49 @@ fn info_and_export_open_files_inside_the_game_data() {
     let data = sample_game_data();
     // Files are named by the archive that serves them (messages, and `--watch` follows the archive).
     let game = lwo_wmo_viewer::source::GameData::open(data).unwrap();
-    assert_eq!(lwo_wmo_viewer::source::FileSource::display_path(&game, "World/Generic/Barrel.m2"), format!("{}/World/Generic/Barrel.m2", data.join("common.MPQ").display()));
-    let info = Command::new(bin()).arg("--data").arg(data).args([r"COURTYARD.WMO", "--info", "--json"]).output().unwrap();
+    assert_eq!(
+        lwo_wmo_viewer::source::FileSource::display_path(&game, "World/Generic/Barrel.m2"),
+        format!("{}/World/Generic/Barrel.m2", data.join("common.MPQ").display())
+    );
+    let info =
+        Command::new(bin()).arg("--data").arg(data).args([r"COURTYARD.WMO", "--info", "--json"]).output().unwrap();
     assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));
     let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
-    assert_eq!((json["format"].as_str(), json["groups_loaded"].as_u64(), json["textures"].as_u64()), (Some("WMO-root"), Some(3), Some(3)), "{json}");
+    assert_eq!(
+        (json["format"].as_str(), json["groups_loaded"].as_u64(), json["textures"].as_u64()),
+        (Some("WMO-root"), Some(3), Some(3)),
+        "{json}"
+    );
     assert_eq!(json["file"], "wow://courtyard.wmo", "the path as the archive stores it");
 
-    let m2 = Command::new(bin()).arg("--data").arg(data).args([r"world\generic\barrel.m2", "--info", "--json"]).output().unwrap();
+    let m2 = Command::new(bin())
+        .arg("--data")
+        .arg(data)
+        .args([r"world\generic\barrel.m2", "--info", "--json"])
+        .output()
+        .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&m2.stdout).unwrap();
-    assert_eq!((json["format"].as_str(), json["triangles"].as_u64()), (Some("M2"), Some(26)), "the skin came from the archive: {json}");
+    assert_eq!(
+        (json["format"].as_str(), json["triangles"].as_u64()),
+        (Some("M2"), Some(26)),
+        "the skin came from the archive: {json}"
+    );
 
     let out = scratch("game-data-export").join("courtyard.glb");
-    let export = Command::new(bin()).arg("--data").arg(data).arg("courtyard.wmo").arg("--export").arg(&out).output().unwrap();
+    let export =
+        Command::new(bin()).arg("--data").arg(data).arg("courtyard.wmo").arg("--export").arg(&out).output().unwrap();
     let stderr = String::from_utf8_lossy(&export.stderr);
     assert!(export.status.success(), "{stderr}");
     assert!(!stderr.contains("not found"), "every texture and doodad model came from the archive: {stderr}");
 
     let missing = Command::new(bin()).arg("--data").arg(data).args([r"World\nothing.wmo", "--info"]).output().unwrap();
     assert_eq!(missing.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains(r"World\nothing.wmo: not found on disk, nor in the game data"), "{}", String::from_utf8_lossy(&missing.stderr));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr)
+            .contains(r"World\nothing.wmo: not found on disk, nor in the game data"),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
 }
 
 /// A model named twice — as a file and inside a folder also named — is drawn once, promptly.
@@ -236,7 +288,14 @@ fn a_model_named_twice_is_drawn_once() {
     let out = scratch("batch-twice");
     let model = asset("square-with-detail.lwo");
     let started = std::time::Instant::now();
-    let output = run_batch(&["--output-dir".as_ref(), out.as_os_str(), "--resolution".as_ref(), "160x120".as_ref(), model.as_os_str(), model.as_os_str()]);
+    let output = run_batch(&[
+        "--output-dir".as_ref(),
+        out.as_os_str(),
+        "--resolution".as_ref(),
+        "160x120".as_ref(),
+        model.as_os_str(),
+        model.as_os_str(),
+    ]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let rows = read_index(&out);
     assert_eq!(rows.len(), 1, "{rows:?}");
@@ -249,10 +308,21 @@ fn a_model_named_twice_is_drawn_once() {
 fn batch_thumbnails_are_drawn_from_the_chosen_view() {
     let out = scratch("batch-view");
     let (lwo, m2) = (asset("square-with-detail.lwo"), asset("World/Generic/Barrel.m2"));
-    let output = run_batch(&["--output-dir".as_ref(), out.as_os_str(), "--resolution".as_ref(), "640x400".as_ref(), "--view".as_ref(), "front".as_ref(), lwo.as_os_str(), m2.as_os_str()]);
+    let output = run_batch(&[
+        "--output-dir".as_ref(),
+        out.as_os_str(),
+        "--resolution".as_ref(),
+        "640x400".as_ref(),
+        "--view".as_ref(),
+        "front".as_ref(),
+        lwo.as_os_str(),
+        m2.as_os_str(),
+    ]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let rows = read_index(&out);
-    let image_of = |file: &Path| out.join(&rows.iter().find(|r| Path::new(&r["file"]) == file).unwrap_or_else(|| panic!("{}", file.display()))["image"]);
+    let image_of = |file: &Path| {
+        out.join(&rows.iter().find(|r| Path::new(&r["file"]) == file).unwrap_or_else(|| panic!("{}", file.display()))["image"])
+    };
     crate::render::compare_with_baseline("square-with-detail-front.png", &image_of(&lwo));
     crate::render::compare_with_baseline("barrel-m2.png", &image_of(&m2));
 }

@@ -3,8 +3,8 @@
 
 use lwo_wmo_viewer::fixtures;
 use lwo_wmo_viewer::formats::chunk::{read_iff_tree, read_wmo_tree};
-use lwo_wmo_viewer::formats::lwo::{self, PolygonKind, NONE};
-use lwo_wmo_viewer::formats::{parse_document, ErrorKind, FourCc};
+use lwo_wmo_viewer::formats::lwo::{self, NONE, PolygonKind};
+use lwo_wmo_viewer::formats::{ErrorKind, FourCc, parse_document};
 
 #[test]
 fn seed_lwob_tree_has_the_seed_offsets() {
@@ -162,5 +162,12 @@ fn a_rejected_file_keeps_its_chunks_up_to_the_break_with_the_error_there() {
     assert_eq!(kids, ["PNTS", "POLS"]);
     assert!(error.path.ends_with("POLS"), "{error}");
     // A whole file walks with no error.
-    assert!(parse_chunk_tree(&lwo_wmo_viewer::fixtures::lwo::form(b"LWO2", &lwo_wmo_viewer::fixtures::lwo::chunk(b"PNTS", &[0; 12]))).1.is_none());
+    assert!(
+        parse_chunk_tree(&lwo_wmo_viewer::fixtures::lwo::form(
+            b"LWO2",
+            &lwo_wmo_viewer::fixtures::lwo::chunk(b"PNTS", &[0; 12])
+        ))
+        .1
+        .is_none()
+    );
 }

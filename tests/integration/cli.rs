@@ -69,7 +69,10 @@ fn info_on_a_bad_file_names_file_chunk_and_offset() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{stderr}");
-    assert!(lines[0].contains("broken.lwo") && lines[0].contains("FORM/POLS") && lines[0].contains("byte 134"), "{stderr}");
+    assert!(
+        lines[0].contains("broken.lwo") && lines[0].contains("FORM/POLS") && lines[0].contains("byte 134"),
+        "{stderr}"
+    );
 }
 
 /// `--info | head -1`: the reader closes the pipe after one line; the tool ends without a panic.

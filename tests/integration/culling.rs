@@ -5,8 +5,8 @@
 use bevy::math::{Mat4, Vec3};
 use lwo_wmo_viewer::fixtures::wmo::{portal_rooms, portal_rooms_groups::*};
 use lwo_wmo_viewer::mesh::coords::wmo_to_bevy;
-use lwo_wmo_viewer::scene::portals::{frustum_planes, GroupVisibility};
-use lwo_wmo_viewer::scene::{load, LoadOptions, Scene};
+use lwo_wmo_viewer::scene::portals::{GroupVisibility, frustum_planes};
+use lwo_wmo_viewer::scene::{LoadOptions, Scene, load};
 use lwo_wmo_viewer::source::LooseFolder;
 
 use crate::render::{compare_with_baseline, render};
@@ -24,7 +24,8 @@ fn rooms_scene() -> (std::path::PathBuf, Scene) {
 /// WMO's own coordinates (Z up).
 fn seen(scene: &Scene, eye: [f32; 3], target: [f32; 3]) -> GroupVisibility {
     let (eye, target) = (Vec3::from_array(wmo_to_bevy(eye)), Vec3::from_array(wmo_to_bevy(target)));
-    let clip_from_world = Mat4::perspective_infinite_reverse_rh(std::f32::consts::FRAC_PI_4, 16.0 / 9.0, 0.05) * Mat4::look_at_rh(eye, target, Vec3::Y);
+    let clip_from_world = Mat4::perspective_infinite_reverse_rh(std::f32::consts::FRAC_PI_4, 16.0 / 9.0, 0.05)
+        * Mat4::look_at_rh(eye, target, Vec3::Y);
     let graph = scene.portal_graph.as_ref().expect("a WMO root has a portal graph");
     graph.visible(eye.to_array(), &frustum_planes(clip_from_world.to_cols_array_2d()))
 }

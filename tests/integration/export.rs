@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use lwo_wmo_viewer::export::{write_file, ExportOptions, ExportReport};
+use lwo_wmo_viewer::export::{ExportOptions, ExportReport, write_file};
 use lwo_wmo_viewer::mesh::Topology;
-use lwo_wmo_viewer::scene::{load, LoadOptions, Overlay, Scene};
+use lwo_wmo_viewer::scene::{LoadOptions, Overlay, Scene, load};
 use lwo_wmo_viewer::source::LooseFolder;
 
 use crate::support::{asset, bin, repo, scratch};
@@ -41,7 +41,8 @@ fn shown_nodes(scene: &Scene, options: &ExportOptions<'_>) -> Vec<bool> {
 /// drawn, a mesh shared by several doodad instances counted once.
 fn distinct_faces(scene: &Scene, options: &ExportOptions<'_>) -> usize {
     let shown = shown_nodes(scene, options);
-    let meshes: BTreeSet<usize> = scene.nodes.iter().zip(&shown).filter(|(_, s)| **s).filter_map(|(n, _)| n.draw.map(|d| d.mesh)).collect();
+    let meshes: BTreeSet<usize> =
+        scene.nodes.iter().zip(&shown).filter(|(_, s)| **s).filter_map(|(n, _)| n.draw.map(|d| d.mesh)).collect();
     meshes
         .into_iter()
         .map(|m| {
@@ -78,11 +79,9 @@ pub fn validate(files: &[&Path]) -> Vec<serde_json::Value> {
         "the glTF validator is not installed: run `npm ci` in {} (Node 20 and npm are needed)",
         tool.display()
     );
-    let output = Command::new("node")
-        .arg(tool.join("validate.mjs"))
-        .args(files)
-        .output()
-        .unwrap_or_else(|e| panic!("node could not be started ({e}): install Node 20 and run `npm ci` in {}", tool.display()));
+    let output = Command::new("node").arg(tool.join("validate.mjs")).args(files).output().unwrap_or_else(|e| {
+        panic!("node could not be started ({e}): install Node 20 and run `npm ci` in {}", tool.display())
+    });
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "validator failed: {stdout}{}", String::from_utf8_lossy(&output.stderr));
     stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
@@ -96,8 +95,16 @@ fn assimp_faces(file: &Path) -> usize {
         .output()
         .unwrap_or_else(|e| panic!("assimp could not be started ({e}): install assimp-utils"));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "assimp info {}: {stdout}{}", file.display(), String::from_utf8_lossy(&output.stderr));
-    let line = stdout.lines().find(|l| l.trim_start().starts_with("Faces:")).unwrap_or_else(|| panic!("no Faces line in {stdout}"));
+    assert!(
+        output.status.success(),
+        "assimp info {}: {stdout}{}",
+        file.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("Faces:"))
+        .unwrap_or_else(|| panic!("no Faces line in {stdout}"));
     line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{line}"))
 }
 
@@ -130,7 +137,13 @@ fn every_sample_and_corpus_model_exports_valid_gltf_that_assimp_reads_back_whole
         assert_eq!(report["errors"], 0, "{}: {report}", e.input.display());
         assert!(e.expected_faces > 0, "{}: the scene shows nothing", e.input.display());
         let faces = assimp_faces(&e.output);
-        assert_eq!(faces, e.expected_faces, "{}: assimp reads {faces} faces, the scene draws {}", e.input.display(), e.expected_faces);
+        assert_eq!(
+            faces,
+            e.expected_faces,
+            "{}: assimp reads {faces} faces, the scene draws {}",
+            e.input.display(),
+            e.expected_faces
+        );
         assert!(e.report.bytes > 0);
     }
 }
@@ -164,7 +177,10 @@ fn the_wmo_sample_exports_its_groups_materials_textures_and_shown_doodads() {
     let dir = scratch("export-courtyard");
     let scene = scene_of(&asset("courtyard.wmo"));
     let groups = scene.parts.iter().filter(|p| p.visible).count();
-    for (set, expected_doodads) in [(0, scene.doodads.iter().filter(|d| d.set == 0).count()), (1, scene.doodads.iter().filter(|d| d.set <= 1).count())] {
+    for (set, expected_doodads) in [
+        (0, scene.doodads.iter().filter(|d| d.set == 0).count()),
+        (1, scene.doodads.iter().filter(|d| d.set <= 1).count()),
+    ] {
         let out = dir.join(format!("set{set}.glb"));
         let report = write_file(&scene, &ExportOptions { doodad_set: set, ..Default::default() }, &out).unwrap();
         let document = glb_json(&out);
@@ -191,7 +207,11 @@ fn the_wmo_sample_exports_its_groups_materials_textures_and_shown_doodads() {
         // the placeholder for the barrel's replaceable texture.
         let images = document["images"].as_array().unwrap();
         let names: Vec<&str> = images.iter().map(|i| i["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["World\\wmo\\Sample\\Stone.blp", "World\\wmo\\Sample\\Glass.blp", "placeholder"], "set {set}");
+        assert_eq!(
+            names,
+            ["World\\wmo\\Sample\\Stone.blp", "World\\wmo\\Sample\\Glass.blp", "placeholder"],
+            "set {set}"
+        );
         assert!(images.iter().all(|i| i["mimeType"] == "image/png"));
         assert_eq!(images.iter().filter(|i| i["extras"]["placeholder"] == true).count(), 1);
         let unmapped = document["asset"]["extras"]["unmapped_blend_modes"].as_array().unwrap();
@@ -212,7 +232,9 @@ fn the_wmo_sample_exports_its_groups_materials_textures_and_shown_doodads() {
         write_file(&scene, &ExportOptions { portals: true, liquids: true, ..Default::default() }, &out).unwrap();
         out
     });
-    let count = |d: &serde_json::Value, kind: &str| d["nodes"].as_array().unwrap().iter().filter(|n| n["extras"]["overlay"] == kind).count();
+    let count = |d: &serde_json::Value, kind: &str| {
+        d["nodes"].as_array().unwrap().iter().filter(|n| n["extras"]["overlay"] == kind).count()
+    };
     assert_eq!((count(&plain, "portal"), count(&plain, "liquid")), (0, 0));
     assert_eq!(count(&all, "portal"), scene.portal_count);
     assert!(count(&all, "liquid") > 0);
@@ -222,16 +244,29 @@ fn the_wmo_sample_exports_its_groups_materials_textures_and_shown_doodads() {
 fn export_on_the_command_line_prints_a_summary_or_names_the_file() {
     let dir = scratch("export-cli");
     let out = dir.join("courtyard.glb");
-    let run = Command::new(bin()).arg(asset("courtyard.wmo")).arg("--export").arg(&out).arg("--doodad-set").arg("1").output().unwrap();
+    let run = Command::new(bin())
+        .arg(asset("courtyard.wmo"))
+        .arg("--export")
+        .arg(&out)
+        .arg("--doodad-set")
+        .arg("1")
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{stdout}{}", String::from_utf8_lossy(&run.stderr));
-    assert!(stdout.contains(" nodes, ") && stdout.contains(" triangles, ") && stdout.contains(" bytes in "), "{stdout}");
+    assert!(
+        stdout.contains(" nodes, ") && stdout.contains(" triangles, ") && stdout.contains(" bytes in "),
+        "{stdout}"
+    );
     assert!(out.is_file());
 
     let broken = dir.join("broken.lwo");
     std::fs::write(&broken, b"FORM\0\0\x10\0LWO2PNTS").unwrap();
     let unwritable = dir.join("no-such-folder/out.glb");
-    for (input, output, named) in [(broken.clone(), out.clone(), broken.clone()), (asset("courtyard.wmo"), unwritable.clone(), unwritable.clone())] {
+    for (input, output, named) in [
+        (broken.clone(), out.clone(), broken.clone()),
+        (asset("courtyard.wmo"), unwritable.clone(), unwritable.clone()),
+    ] {
         let run = Command::new(bin()).arg(&input).arg("--export").arg(&output).output().unwrap();
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(1), "{stderr}");
@@ -254,7 +289,12 @@ fn large_wmo_exports_in_seconds() {
         progress_calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     };
     let started = Instant::now();
-    let report = write_file(&scene, &ExportOptions { progress: Some(&progress), ..Default::default() }, &dir.join("zone300.glb")).unwrap();
+    let report = write_file(
+        &scene,
+        &ExportOptions { progress: Some(&progress), ..Default::default() },
+        &dir.join("zone300.glb"),
+    )
+    .unwrap();
     let exported = started.elapsed();
     println!(
         "zone300: load {:.2} s, export {:.2} s: {} nodes, {} meshes, {} triangles, {} bytes, {} progress calls",
@@ -289,8 +329,11 @@ fn lightwave_layers_keep_their_parents_and_pivots() {
     assert!(layers.len() >= 4, "{layers:?}");
     for layer in layers {
         let name = layer.name.as_deref().unwrap();
-        let (index, node) = nodes.iter().enumerate().find(|(_, n)| n["name"] == name).unwrap_or_else(|| panic!("{name} not written"));
-        let translation: Vec<f32> = node["translation"].as_array().map_or(vec![0.0; 3], |t| t.iter().map(|c| c.as_f64().unwrap() as f32).collect());
+        let (index, node) =
+            nodes.iter().enumerate().find(|(_, n)| n["name"] == name).unwrap_or_else(|| panic!("{name} not written"));
+        let translation: Vec<f32> = node["translation"]
+            .as_array()
+            .map_or(vec![0.0; 3], |t| t.iter().map(|c| c.as_f64().unwrap() as f32).collect());
         assert_eq!(translation, layer.transform.translation, "{name}");
         let scene_parent = layer.parent.and_then(|p| scene.nodes[p].name.as_deref());
         assert_eq!(parent_of.get(&index).copied(), scene_parent, "{name}");

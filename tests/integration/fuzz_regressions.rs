@@ -1,7 +1,7 @@
 //! Every input the coverage-guided fuzzers (fuzz/) found to crash, hang or over-allocate, replayed
 //! through the same entry point: each must now end in a value or an error.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use lwo_wmo_viewer::{formats, mesh};
@@ -13,7 +13,13 @@ fn entry_point(target: &str) -> fn(&[u8]) {
         "lwo_parse" => |b| drop(formats::lwo::parse(b)),
         "wmo_root_parse" => |b| drop(formats::wmo::parse_root(b)),
         "wmo_group_parse" => |b| drop(formats::wmo::parse_group(b)),
-        "texture_decode" => |b| drop(lwo_wmo_viewer::scene::texture::decode(b, "finding.blp", lwo_wmo_viewer::scene::texture::ImageFormat::Blp)),
+        "texture_decode" => |b| {
+            drop(lwo_wmo_viewer::scene::texture::decode(
+                b,
+                "finding.blp",
+                lwo_wmo_viewer::scene::texture::ImageFormat::Blp,
+            ))
+        },
         "mesh_build" => |b| {
             if let Ok(document) = formats::parse_document(b) {
                 let options = mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 };
@@ -44,7 +50,12 @@ fn every_fuzzer_finding_now_ends_in_a_value_or_an_error() {
             let started = Instant::now();
             let outcome = catch_unwind(AssertUnwindSafe(|| run(&bytes)));
             assert!(outcome.is_ok(), "{name}: {} panics", case.path().display());
-            assert!(started.elapsed() < Duration::from_secs(1), "{name}: {} took {:?}", case.path().display(), started.elapsed());
+            assert!(
+                started.elapsed() < Duration::from_secs(1),
+                "{name}: {} took {:?}",
+                case.path().display(),
+                started.elapsed()
+            );
             replayed += 1;
         }
     }

@@ -5,14 +5,16 @@
 use std::path::{Path, PathBuf};
 
 use lwo_wmo_viewer::formats::lwo::{self, LwoObject};
-use lwo_wmo_viewer::mesh::lwo::{build, BuildOptions};
-use lwo_wmo_viewer::mesh::triangulate::{winding_number, Triangulator};
+use lwo_wmo_viewer::mesh::lwo::{BuildOptions, build};
+use lwo_wmo_viewer::mesh::triangulate::{Triangulator, winding_number};
 
 pub(crate) const CORPUS: &str = "/usr/share/assimp/models/LWO";
 
 pub(crate) fn corpus_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e} (install assimp-testmodels)", dir.display())) {
+        for entry in
+            std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e} (install assimp-testmodels)", dir.display()))
+        {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 walk(&path, out);
@@ -105,7 +107,11 @@ fn every_corpus_file_loads_with_independently_counted_points_polygons_and_triang
         let built = build(&object, BuildOptions::default());
         let difference = NAMED_DIFFERENCES.iter().find(|(n, _)| *n == name).map_or(0, |(_, d)| *d);
         assert_eq!(built.triangle_count as isize, sum_n_minus_2 as isize + difference, "{name}: triangles");
-        assert_eq!(lwo_wmo_viewer::mesh::lwo::triangle_count(&object), built.triangle_count, "{name}: --info triangles");
+        assert_eq!(
+            lwo_wmo_viewer::mesh::lwo::triangle_count(&object),
+            built.triangle_count,
+            "{name}: --info triangles"
+        );
     }
 }
 
@@ -119,7 +125,8 @@ fn project(points: &[[f32; 3]]) -> Vec<[f64; 2]> {
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
     let n = n.map(|c| c / len);
     let helper = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
-    let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let cross =
+        |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
     let u = cross(helper, n);
     let ul = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
     let u = u.map(|c| c / ul);
@@ -172,7 +179,12 @@ fn concave_non_planar_and_self_intersecting_polygons_are_covered_exactly_once() 
                 }
             };
             let triangles: Vec<[[f64; 2]; 3]> = tris.iter().map(|t| t.map(at)).collect();
-            let orientation = outline.iter().enumerate().map(|(i, a)| signed_area_2d([0.0, 0.0], *a, outline[(i + 1) % outline.len()])).sum::<f64>().signum();
+            let orientation = outline
+                .iter()
+                .enumerate()
+                .map(|(i, a)| signed_area_2d([0.0, 0.0], *a, outline[(i + 1) % outline.len()]))
+                .sum::<f64>()
+                .signum();
             for t in &triangles {
                 let a = signed_area_2d(t[0], t[1], t[2]) * orientation;
                 assert!(a >= -1e-9, "{file}: polygon {p} has an inverted triangle ({a})");
@@ -193,7 +205,9 @@ fn concave_non_planar_and_self_intersecting_polygons_are_covered_exactly_once() 
                 }
             }
             if simple {
-                let polygon_area: f64 = (0..outline.len()).map(|i| signed_area_2d([0.0, 0.0], outline[i], outline[(i + 1) % outline.len()])).sum();
+                let polygon_area: f64 = (0..outline.len())
+                    .map(|i| signed_area_2d([0.0, 0.0], outline[i], outline[(i + 1) % outline.len()]))
+                    .sum();
                 let total: f64 = triangles.iter().map(|t| signed_area_2d(t[0], t[1], t[2])).sum();
                 let rel = (total - polygon_area).abs() / polygon_area.abs();
                 assert!(rel < 1e-4, "{file}: polygon {p}: triangles cover {total}, the polygon {polygon_area}");
@@ -326,10 +340,16 @@ fn lwo2_everything_fixture() -> Vec<u8> {
     body.extend(chunk(b"TEXT", &s0("line one\nline two")));
     body.extend(chunk(b"ICON", &cat(&[u16b(0), u16b(2), vec![255, 0, 0, 0, 255, 0, 0, 0, 255, 9, 9, 9]])));
     body.extend(chunk(b"LAYR", &cat(&[u16b(1), u16b(1), f32s(&[0.5, 0.0, 0.0]), s0("Hidden one"), u16b(0xFFFF)])));
-    body.extend(chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0])));
+    body.extend(chunk(
+        b"PNTS",
+        &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0]),
+    ));
     body.extend(chunk(b"BBOX", &f32s(&[0.0, 0.0, 0.0, 3.0, 1.0, 0.0])));
     body.extend(chunk(b"VMPA", &cat(&[1i32.to_be_bytes().to_vec(), 7i32.to_be_bytes().to_vec()])));
-    body.extend(chunk(b"VMAP", &cat(&[b"TXUV".to_vec(), u16b(2), s0("uv"), vx(0), f32s(&[0.0, 0.0]), vx(2), f32s(&[1.0, 1.0])])));
+    body.extend(chunk(
+        b"VMAP",
+        &cat(&[b"TXUV".to_vec(), u16b(2), s0("uv"), vx(0), f32s(&[0.0, 0.0]), vx(2), f32s(&[1.0, 1.0])]),
+    ));
     let pols = cat(&[b"FACE".to_vec(), u16b(4), vx(0), vx(1), vx(2), vx(3), u16b(2), vx(1), vx(4)]);
     body.extend(chunk(b"POLS", &pols));
     body.extend(chunk(b"PTAG", &cat(&[b"PART".to_vec(), vx(0), u16b(1)])));
@@ -352,7 +372,12 @@ fn lwo2_everything_fixture() -> Vec<u8> {
     surf.extend(sub_chunk(b"ALPH", &cat(&[u16b(1), f32s(&[0.6])])));
     surf.extend(sub_chunk(b"VCOL", &cat(&[f32s(&[0.9]), vx(0), b"RGB ".to_vec(), s0("paint")])));
     let header = |kind: &[u8; 4], ordinal: &str, extra: Vec<u8>| sub_chunk(kind, &cat(&[s0(ordinal), extra]));
-    let imap_header = cat(&[sub_chunk(b"CHAN", b"COLR"), sub_chunk(b"ENAB", &u16b(1)), sub_chunk(b"OPAC", &cat(&[u16b(0), f32s(&[0.75]), vx(0)])), sub_chunk(b"NEGA", &u16b(1))]);
+    let imap_header = cat(&[
+        sub_chunk(b"CHAN", b"COLR"),
+        sub_chunk(b"ENAB", &u16b(1)),
+        sub_chunk(b"OPAC", &cat(&[u16b(0), f32s(&[0.75]), vx(0)])),
+        sub_chunk(b"NEGA", &u16b(1)),
+    ]);
     let tmap = cat(&[
         sub_chunk(b"CNTR", &cat(&[f32s(&[1.0, 2.0, 3.0]), vx(0)])),
         sub_chunk(b"SIZE", &cat(&[f32s(&[4.0, 5.0, 6.0]), vx(0)])),
@@ -377,7 +402,11 @@ fn lwo2_everything_fixture() -> Vec<u8> {
         sub_chunk(b"TAMP", &cat(&[f32s(&[0.3]), vx(0)])),
     ]);
     surf.extend(sub_chunk(b"BLOK", &imap));
-    let proc_block = cat(&[header(b"PROC", "\u{81}", sub_chunk(b"CHAN", b"DIFF")), sub_chunk(b"VALU", &f32s(&[0.1, 0.2, 0.3])), sub_chunk(b"FUNC", &cat(&[s0("Turbulence"), vec![0, 0]]))]);
+    let proc_block = cat(&[
+        header(b"PROC", "\u{81}", sub_chunk(b"CHAN", b"DIFF")),
+        sub_chunk(b"VALU", &f32s(&[0.1, 0.2, 0.3])),
+        sub_chunk(b"FUNC", &cat(&[s0("Turbulence"), vec![0, 0]])),
+    ]);
     surf.extend(sub_chunk(b"BLOK", &proc_block));
     let grad = cat(&[
         header(b"GRAD", "\u{82}", sub_chunk(b"CHAN", b"COLR")),
@@ -389,7 +418,10 @@ fn lwo2_everything_fixture() -> Vec<u8> {
         sub_chunk(b"IKEY", &cat(&[u16b(1), u16b(2)])),
     ]);
     surf.extend(sub_chunk(b"BLOK", &grad));
-    surf.extend(sub_chunk(b"BLOK", &cat(&[header(b"SHDR", "\u{83}", sub_chunk(b"ENAB", &u16b(0))), sub_chunk(b"FUNC", &s0("Fresnel"))])));
+    surf.extend(sub_chunk(
+        b"BLOK",
+        &cat(&[header(b"SHDR", "\u{83}", sub_chunk(b"ENAB", &u16b(0))), sub_chunk(b"FUNC", &s0("Fresnel"))]),
+    ));
     body.extend(chunk(b"SURF", &surf));
     // Clips.
     let clip1 = cat(&[
@@ -409,9 +441,20 @@ fn lwo2_everything_fixture() -> Vec<u8> {
         sub_chunk(b"DITH", &u16b(2)),
     ]);
     body.extend(chunk(b"CLIP", &clip1));
-    let iseq = cat(&[vec![3, 1], 2i16.to_be_bytes().to_vec(), u16b(0), 1i16.to_be_bytes().to_vec(), 30i16.to_be_bytes().to_vec(), s0("Images/frame"), s0(".tga")]);
+    let iseq = cat(&[
+        vec![3, 1],
+        2i16.to_be_bytes().to_vec(),
+        u16b(0),
+        1i16.to_be_bytes().to_vec(),
+        30i16.to_be_bytes().to_vec(),
+        s0("Images/frame"),
+        s0(".tga"),
+    ]);
     body.extend(chunk(b"CLIP", &cat(&[2u32.to_be_bytes().to_vec(), sub_chunk(b"ISEQ", &iseq)])));
-    body.extend(chunk(b"CLIP", &cat(&[3u32.to_be_bytes().to_vec(), sub_chunk(b"XREF", &cat(&[1u32.to_be_bytes().to_vec(), s0("(1)")]))])));
+    body.extend(chunk(
+        b"CLIP",
+        &cat(&[3u32.to_be_bytes().to_vec(), sub_chunk(b"XREF", &cat(&[1u32.to_be_bytes().to_vec(), s0("(1)")]))]),
+    ));
     // An envelope.
     let envl = cat(&[
         vx(3),
@@ -439,16 +482,25 @@ fn every_known_sub_chunk_reads_into_the_model() {
     assert_eq!((icon.width, icon.height), (2, 2));
     let layer = &o.layers[0];
     assert!(layer.hidden());
-    assert_eq!((layer.number, layer.name.as_str(), layer.parent, layer.pivot), (1, "Hidden one", None, [0.5, 0.0, 0.0]));
+    assert_eq!(
+        (layer.number, layer.name.as_str(), layer.parent, layer.pivot),
+        (1, "Hidden one", None, [0.5, 0.0, 0.0])
+    );
     assert_eq!(layer.bounding_box, Some([[0.0; 3], [3.0, 1.0, 0.0]]));
     let p = &layer.polygons;
-    assert_eq!((0..p.len()).map(|i| p.kind[i]).collect::<Vec<_>>(), [PolygonKind::Face, PolygonKind::Face, PolygonKind::Bone]);
+    assert_eq!(
+        (0..p.len()).map(|i| p.kind[i]).collect::<Vec<_>>(),
+        [PolygonKind::Face, PolygonKind::Face, PolygonKind::Bone]
+    );
     assert_eq!((p.part[0], p.smoothing_group[0]), (1, 5));
     assert_eq!(p.part[2], 2);
     let uv = layer.vertex_map(b"TXUV", "uv", false).unwrap();
     assert_eq!((uv.points.iter().collect::<Vec<_>>(), uv.parameters), (vec![0, 2], Some([1, 7])));
     let vmad = layer.vertex_map(b"TXUV", "uv", true).unwrap();
-    assert_eq!((vmad.points.iter().collect::<Vec<_>>(), vmad.polygons.as_slice(), vmad.value(0)), (vec![2], &[0][..], &[0.5, 0.25][..]));
+    assert_eq!(
+        (vmad.points.iter().collect::<Vec<_>>(), vmad.polygons.as_slice(), vmad.value(0)),
+        (vec![2], &[0][..], &[0.5, 0.25][..])
+    );
 
     let s = &o.surfaces[0];
     assert_eq!((s.color, s.diffuse), ([0.1, 0.2, 0.3], 0.8));
@@ -463,30 +515,61 @@ fn every_known_sub_chunk_reads_into_the_model() {
     assert_eq!(s.vertex_color.as_ref().unwrap().map_name, "paint");
     assert_eq!(s.blocks.len(), 4);
     let b = &s.blocks[0];
-    assert_eq!((b.kind, b.channel.to_string(), b.enabled, b.opacity_type, b.opacity, b.negative), (BlockKind::Image, "COLR".to_owned(), true, 0, 0.75, true));
+    assert_eq!(
+        (b.kind, b.channel.to_string(), b.enabled, b.opacity_type, b.opacity, b.negative),
+        (BlockKind::Image, "COLR".to_owned(), true, 0, 0.75, true)
+    );
     assert_eq!((b.center, b.size, b.rotation), ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [0.1, 0.2, 0.3]));
-    assert_eq!((b.reference_object.as_deref(), b.falloff, b.world_coordinates), (Some("Null"), Some((1, [0.5; 3])), true));
+    assert_eq!(
+        (b.reference_object.as_deref(), b.falloff, b.world_coordinates),
+        (Some("Null"), Some((1, [0.5; 3])), true)
+    );
     assert_eq!((b.projection, b.axis, b.image, b.wrap), (Projection::Uv, 2, 1, [Wrap::Mirror, Wrap::Edge]));
     assert_eq!((b.wrap_cycles, b.uv_map.as_deref()), ([2.0, 3.0], Some("uv")));
     assert_eq!((b.antialiasing, b.pixel_blending, b.sticky_time, b.amplitude), (Some(0.4), true, Some(12.0), 0.3));
     let proc_block = &s.blocks[1];
-    assert_eq!((proc_block.kind, proc_block.function.as_deref(), proc_block.procedural_value.as_slice()), (BlockKind::Procedural, Some("Turbulence"), &[0.1, 0.2, 0.3][..]));
+    assert_eq!(
+        (proc_block.kind, proc_block.function.as_deref(), proc_block.procedural_value.as_slice()),
+        (BlockKind::Procedural, Some("Turbulence"), &[0.1, 0.2, 0.3][..])
+    );
     let g = s.blocks[2].gradient.as_ref().unwrap();
-    assert_eq!((g.parameter.as_str(), g.item.as_str(), g.range, g.spans.as_slice()), ("Slope", "(none)", [0.0, 1.0], &[1, 2][..]));
+    assert_eq!(
+        (g.parameter.as_str(), g.item.as_str(), g.range, g.spans.as_slice()),
+        ("Slope", "(none)", [0.0, 1.0], &[1, 2][..])
+    );
     assert_eq!(g.keys, [(0.0, [1.0, 0.0, 0.0, 1.0]), (1.0, [0.0, 0.0, 1.0, 1.0])]);
-    assert_eq!((s.blocks[3].kind, s.blocks[3].enabled, s.blocks[3].function.as_deref()), (BlockKind::Shader, false, Some("Fresnel")));
+    assert_eq!(
+        (s.blocks[3].kind, s.blocks[3].enabled, s.blocks[3].function.as_deref()),
+        (BlockKind::Shader, false, Some("Fresnel"))
+    );
 
     let c = &o.clips[0];
     assert_eq!(c.source, ClipSource::Still("Images/skin.png".into()));
-    assert_eq!((c.time, c.contrast, c.brightness, c.saturation, c.hue, c.gamma, c.negative), (Some([0.0, 2.0, 24.0]), 0.1, 0.2, 0.3, 0.4, 2.2, true));
-    assert_eq!((c.filters.as_slice(), c.color_space.clone(), c.filtering, c.dithering), (&["Blur".to_owned(), "Halo".to_owned()][..], Some((2, "linear.icc".to_owned())), Some(1), Some(2)));
-    assert_eq!(o.clips[1].source.file_name().as_deref(), Some("Images/frame003.tga"), "start 1 + offset 2, three digits");
+    assert_eq!(
+        (c.time, c.contrast, c.brightness, c.saturation, c.hue, c.gamma, c.negative),
+        (Some([0.0, 2.0, 24.0]), 0.1, 0.2, 0.3, 0.4, 2.2, true)
+    );
+    assert_eq!(
+        (c.filters.as_slice(), c.color_space.clone(), c.filtering, c.dithering),
+        (&["Blur".to_owned(), "Halo".to_owned()][..], Some((2, "linear.icc".to_owned())), Some(1), Some(2))
+    );
+    assert_eq!(
+        o.clips[1].source.file_name().as_deref(),
+        Some("Images/frame003.tga"),
+        "start 1 + offset 2, three digits"
+    );
     assert_eq!(o.clips[2].source, ClipSource::Reference { index: 1, name: "(1)".into() });
 
     let e = &o.envelopes[0];
-    assert_eq!((e.index, e.kind, e.pre_behavior, e.post_behavior, e.name.as_deref()), (3, 0x030A, 2, 3, Some("Colour.R")));
+    assert_eq!(
+        (e.index, e.kind, e.pre_behavior, e.post_behavior, e.name.as_deref()),
+        (3, 0x030A, 2, 3, Some("Colour.R"))
+    );
     assert_eq!(e.keys.len(), 2);
-    assert_eq!(e.keys[1].span.as_ref().map(|(shape, p)| (shape.to_string(), p.clone())), Some(("TCB ".to_owned(), vec![0.0, 0.5, -0.5])));
+    assert_eq!(
+        e.keys[1].span.as_ref().map(|(shape, p)| (shape.to_string(), p.clone())),
+        Some(("TCB ".to_owned(), vec![0.0, 0.5, -0.5]))
+    );
     assert_eq!(e.modifiers, [("Noise".to_owned(), 1)]);
 }
 
@@ -557,7 +640,8 @@ fn parse_and_mesh_time_grows_linearly_with_the_file() {
     let time = |bytes: &[u8]| {
         let started = std::time::Instant::now();
         let document = formats::parse_document(bytes).unwrap();
-        let triangles = mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default()).rendered_triangles();
+        let triangles =
+            mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default()).rendered_triangles();
         assert!(triangles > 0);
         started.elapsed().as_secs_f64()
     };
@@ -579,7 +663,12 @@ fn parse_and_mesh_time_grows_linearly_with_the_file() {
         if per_byte[2] <= per_byte[0] * 1.6 && per_byte[1] <= per_byte[0] * 1.6 {
             return;
         }
-        reports.push(sizes.iter().map(|(len, s)| format!("{:.1} MB in {:.1} ms", *len as f64 / 1e6, s * 1e3)).collect::<Vec<_>>());
+        reports.push(
+            sizes
+                .iter()
+                .map(|(len, s)| format!("{:.1} MB in {:.1} ms", *len as f64 / 1e6, s * 1e3))
+                .collect::<Vec<_>>(),
+        );
     }
     panic!("cost per byte grows with size, in each of three measurements: {reports:?}");
 }
@@ -591,10 +680,20 @@ fn parse_and_mesh_time_grows_linearly_with_the_file() {
 #[test]
 fn a_points_shared_normal_is_the_corner_rule_s() {
     use lwo_wmo_viewer::mesh::normals::{CornerNormals, PointNormals};
-    let generated = lwo::parse(&lwo_wmo_viewer::fixtures::lwo::large_object(40, 30)).expect("the generated terrain parses").1;
-    let files = ["LWO2/hierarchy_smoothed.lwo", "LWO2/sphere_with_gradient.lwo", "LWO2/UglyVertexColors.lwo", "LXOB_Modo/CrazyEngine.lxo", "LWO2/boxuv.lwo"];
-    let objects: Vec<(String, LwoObject)> =
-        files.iter().map(|f| (f.to_string(), load(&Path::new(CORPUS).join(f)))).chain([("generated terrain".to_string(), generated)]).collect();
+    let generated =
+        lwo::parse(&lwo_wmo_viewer::fixtures::lwo::large_object(40, 30)).expect("the generated terrain parses").1;
+    let files = [
+        "LWO2/hierarchy_smoothed.lwo",
+        "LWO2/sphere_with_gradient.lwo",
+        "LWO2/UglyVertexColors.lwo",
+        "LXOB_Modo/CrazyEngine.lxo",
+        "LWO2/boxuv.lwo",
+    ];
+    let objects: Vec<(String, LwoObject)> = files
+        .iter()
+        .map(|f| (f.to_string(), load(&Path::new(CORPUS).join(f))))
+        .chain([("generated terrain".to_string(), generated)])
+        .collect();
     for (name, object) in &objects {
         for (index, layer) in object.layers.iter().enumerate() {
             for smooth in [true, false] {
@@ -604,7 +703,10 @@ fn a_points_shared_normal_is_the_corner_rule_s() {
                 for p in 0..layer.polygons.len() {
                     for &v in layer.polygons.vertices(p) {
                         let (rule, once) = (normals.at(p, v), shared.at(&normals, p, v));
-                        assert!((0..3).all(|k| (rule[k] - once[k]).abs() < 1e-5), "{name} layer {index} polygon {p} point {v}: {rule:?} by the rule, {once:?} shared");
+                        assert!(
+                            (0..3).all(|k| (rule[k] - once[k]).abs() < 1e-5),
+                            "{name} layer {index} polygon {p} point {v}: {rule:?} by the rule, {once:?} shared"
+                        );
                         corners += 1;
                     }
                 }
@@ -617,7 +719,11 @@ fn a_points_shared_normal_is_the_corner_rule_s() {
                 retained.retain_points(|v| !shared.shares(v));
                 for p in 0..layer.polygons.len() {
                     for &v in layer.polygons.vertices(p).iter().filter(|&&v| !shared.shares(v)) {
-                        assert_eq!(retained.at(p, v), normals.at(p, v), "{name} layer {index} polygon {p} point {v}, the table cut down");
+                        assert_eq!(
+                            retained.at(p, v),
+                            normals.at(p, v),
+                            "{name} layer {index} polygon {p} point {v}, the table cut down"
+                        );
                     }
                 }
                 if !smooth {
@@ -625,7 +731,11 @@ fn a_points_shared_normal_is_the_corner_rule_s() {
                 } else if name == "LWO2/boxuv.lwo" {
                     assert_eq!(points_shared, 0, "{name}: a box's corners are hard edges");
                 } else if name == "generated terrain" {
-                    assert!(points_shared * 10 > layer.points.len() * 9, "{name}: {points_shared} of {} points share a normal", layer.points.len());
+                    assert!(
+                        points_shared * 10 > layer.points.len() * 9,
+                        "{name}: {points_shared} of {} points share a normal",
+                        layer.points.len()
+                    );
                 }
                 assert!(corners > 0 || layer.polygons.is_empty());
             }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use lwo_wmo_viewer::fixtures::lwo::{chunk, f32s, form, lwo3_object, lwo3_sample, s0, sub_chunk, vx};
 use lwo_wmo_viewer::formats::lwo::shading::{AlphaMode, ShadingSource, TextureSlot};
 use lwo_wmo_viewer::formats::lwo::{self, ClipSource, LwoObject, MorphKind, Projection, Wrap};
-use lwo_wmo_viewer::mesh::lwo::{build, BuildOptions};
+use lwo_wmo_viewer::mesh::lwo::{BuildOptions, build};
 
 pub fn content_root() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018");
@@ -113,11 +113,22 @@ fn cube04_faces_take_their_colours_from_their_principled_nodes() {
         let surface = &object.surfaces[polygons.surface.get(p) as usize];
         let shading = lwo::shading(surface, &object);
         assert_eq!(shading.source, ShadingSource::Nodes, "{}", surface.name);
-        let (_, colour) = expected.iter().find(|(n, _)| *n == surface.name).unwrap_or_else(|| panic!("unexpected surface {}", surface.name));
+        let (_, colour) = expected
+            .iter()
+            .find(|(n, _)| *n == surface.name)
+            .unwrap_or_else(|| panic!("unexpected surface {}", surface.name));
         for k in 0..3 {
-            assert!((shading.base_color[k] - colour[k]).abs() < 1e-3, "{}: {:?} != {colour:?}", surface.name, shading.base_color);
+            assert!(
+                (shading.base_color[k] - colour[k]).abs() < 1e-3,
+                "{}: {:?} != {colour:?}",
+                surface.name,
+                shading.base_color
+            );
         }
-        assert_eq!((shading.metallic, shading.alpha, shading.alpha_mode, shading.diffuse), (0.0, 1.0, AlphaMode::Opaque, 1.0));
+        assert_eq!(
+            (shading.metallic, shading.alpha, shading.alpha_mode, shading.diffuse),
+            (0.0, 1.0, AlphaMode::Opaque, 1.0)
+        );
         assert!((shading.reflectance - 0.5).abs() < 1e-6, "Principled Specular 0.5");
         assert!(shading.notes.is_empty(), "{:?}", shading.notes);
         seen.push(surface.name.clone());
@@ -130,11 +141,17 @@ fn cube04_faces_take_their_colours_from_their_principled_nodes() {
 fn cube06_reads_its_clip_and_the_image_node_on_the_principled_colour() {
     let (bytes, tree, object) = real("Cube06-UVTextureMapStandard.lwo");
     assert_eq!(object.clips.len(), 1);
-    assert_eq!((object.clips[0].index, &object.clips[0].source), (1, &ClipSource::Still("Images/general/UV_Grid.jpg".into())));
+    assert_eq!(
+        (object.clips[0].index, &object.clips[0].source),
+        (1, &ClipSource::Still("Images/general/UV_Grid.jpg".into()))
+    );
     let shading = lwo::shading(&object.surfaces[0], &object);
     let texture = shading.texture(TextureSlot::BaseColor).expect("the Image node drives the colour");
     assert_eq!(texture.file.as_deref(), Some("Images/general/UV_Grid.jpg"));
-    assert_eq!((texture.clip, texture.uv_map.as_deref(), texture.projection), (Some(1), Some("Texture"), Projection::Uv));
+    assert_eq!(
+        (texture.clip, texture.uv_map.as_deref(), texture.projection),
+        (Some(1), Some("Texture"), Projection::Uv)
+    );
     assert_eq!((texture.wrap, texture.tiling), ([Wrap::Repeat; 2], [1.0, 1.0]));
     assert!(content_root().join(texture.file.as_ref().unwrap()).is_file(), "the image is found from the content root");
     assert_eq!(shading.base_color, [1.0; 3], "the image is the colour");
@@ -145,14 +162,31 @@ fn cube06_reads_its_clip_and_the_image_node_on_the_principled_colour() {
     assert_eq!(graph.material_node().unwrap().name, "Principled BSDF (1)");
     let lines = graph.describe();
     assert!(lines.contains(&"Image (1).Color → Principled BSDF (1).Color".to_owned()), "{lines:?}");
-    assert!(lines.iter().any(|l| l.starts_with("Standard (1) [Standard]: Color = (0.5020, 0.5020, 0.5020), Luminosity = 0, Diffuse = 0.95")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l
+            .starts_with("Standard (1) [Standard]: Color = (0.5020, 0.5020, 0.5020), Luminosity = 0, Diffuse = 0.95")),
+        "{lines:?}"
+    );
     // Paths name the forms; the anonymous chunks show decoded.
-    let paths: Vec<(String, Vec<(&str, String)>)> = tree.paths().into_iter().map(|(path, id)| (path, lwo_wmo_viewer::formats::chunk_fields(&tree, id, &bytes))).collect();
-    let find = |p: &str| paths.iter().find(|(path, _)| path == p).map(|(_, f)| f.clone()).unwrap_or_else(|| panic!("no {p}"));
+    let paths: Vec<(String, Vec<(&str, String)>)> = tree
+        .paths()
+        .into_iter()
+        .map(|(path, id)| (path, lwo_wmo_viewer::formats::chunk_fields(&tree, id, &bytes)))
+        .collect();
+    let find =
+        |p: &str| paths.iter().find(|(path, _)| path == p).map(|(_, f)| f.clone()).unwrap_or_else(|| panic!("no {p}"));
     assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/(fields)"), [("index", "1".to_owned())]);
-    assert_eq!(find("FORM LWO3/FORM CLIP \"1\"/FORM STIL \"Images/general/UV_Grid.jpg\"/(fields)"), [("file", "Images/general/UV_Grid.jpg".to_owned())]);
-    assert_eq!(find("FORM LWO3/FORM SURF \"Default\"/(fields)"), [("name", "Default".to_owned()), ("source", String::new())]);
-    let colour = find("FORM LWO3/FORM SURF \"Default\"/FORM NODS/FORM NNDS/FORM NTAG \"Standard (1)\"/FORM NDTA/FORM SATR/FORM META/FORM ADAT/FORM ENTR \"Color\"/FORM VALU/FORM VALU/(fields)");
+    assert_eq!(
+        find("FORM LWO3/FORM CLIP \"1\"/FORM STIL \"Images/general/UV_Grid.jpg\"/(fields)"),
+        [("file", "Images/general/UV_Grid.jpg".to_owned())]
+    );
+    assert_eq!(
+        find("FORM LWO3/FORM SURF \"Default\"/(fields)"),
+        [("name", "Default".to_owned()), ("source", String::new())]
+    );
+    let colour = find(
+        "FORM LWO3/FORM SURF \"Default\"/FORM NODS/FORM NNDS/FORM NTAG \"Standard (1)\"/FORM NDTA/FORM SATR/FORM META/FORM ADAT/FORM ENTR \"Color\"/FORM VALU/FORM VALU/(fields)",
+    );
     assert_eq!(colour[0], ("count", "3".to_owned()));
 }
 
@@ -190,7 +224,10 @@ fn each_polygon_knows_the_bytes_of_its_record() {
     let (bytes, tree, object) = real("Cube00-Basic.lwo");
     let pols = tree.chunk(tree.roots()[0]).children().find(|c| c.id.to_string() == "POLS").unwrap();
     let polygons = &object.layers[0].polygons;
-    assert!((0..polygons.len()).all(|p| polygons.chunk_of(p) == Some(pols.chunk)), "every polygon knows its POLS by id");
+    assert!(
+        (0..polygons.len()).all(|p| polygons.chunk_of(p) == Some(pols.chunk)),
+        "every polygon knows its POLS by id"
+    );
     let records: Vec<_> = (0..polygons.len()).map(|p| polygons.record(p).unwrap()).collect();
     assert_eq!(records.iter().map(|r| r.index_in_chunk).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
     assert_eq!(records[0].offset as usize, pols.data_offset() + 4, "after the FACE type");
@@ -224,23 +261,35 @@ fn the_lwo3_writer_round_trips_nodes_clips_and_morphs() {
         assert_eq!(graph.nodes.len(), written.nodes.len(), "{}", written.name);
         for (w, r) in written.nodes.iter().zip(&graph.nodes) {
             assert_eq!((r.kind.as_str(), r.name.as_str()), (w.kind.as_str(), w.name.as_str()));
-            let inputs: Vec<(String, Vec<f64>)> = r.inputs.iter().map(|i| (i.name.clone(), i.value.numbers())).collect();
+            let inputs: Vec<(String, Vec<f64>)> =
+                r.inputs.iter().map(|i| (i.name.clone(), i.value.numbers())).collect();
             let expected: Vec<(String, Vec<f64>)> = w
                 .inputs
                 .iter()
                 .map(|(n, v)| {
                     use lwo_wmo_viewer::fixtures::lwo::Lwo3Value::*;
-                    (n.clone(), match v {
-                        Int(i) => vec![f64::from(*i)],
-                        Double(d) | Scalar(d) => vec![*d],
-                        Vector(v) => v.to_vec(),
-                    })
+                    (
+                        n.clone(),
+                        match v {
+                            Int(i) => vec![f64::from(*i)],
+                            Double(d) | Scalar(d) => vec![*d],
+                            Vector(v) => v.to_vec(),
+                        },
+                    )
                 })
                 .collect();
             assert_eq!(inputs, expected, "{}", w.name);
         }
-        let connections: Vec<[String; 4]> = graph.connections.iter().map(|c| [c.to_node.clone(), c.to_input.clone(), c.from_node.clone(), c.from_output.clone()]).collect();
-        let expected: Vec<[String; 4]> = written.connections.iter().map(|c| [c.to_node.clone(), c.to_input.clone(), c.from_node.clone(), c.from_output.clone()]).collect();
+        let connections: Vec<[String; 4]> = graph
+            .connections
+            .iter()
+            .map(|c| [c.to_node.clone(), c.to_input.clone(), c.from_node.clone(), c.from_output.clone()])
+            .collect();
+        let expected: Vec<[String; 4]> = written
+            .connections
+            .iter()
+            .map(|c| [c.to_node.clone(), c.to_input.clone(), c.from_node.clone(), c.from_output.clone()])
+            .collect();
         assert_eq!(connections, expected);
     }
     let image = object.surfaces[0].nodes.as_ref().unwrap().node("Image (1)").unwrap().image.clone().unwrap();
@@ -249,16 +298,29 @@ fn the_lwo3_writer_round_trips_nodes_clips_and_morphs() {
 
     // Principled with an Image on its Color.
     let painted = lwo::shading(&object.surfaces[0], &object);
-    assert_eq!((painted.source, painted.base_color, painted.roughness, painted.metallic), (ShadingSource::Nodes, [1.0; 3], 0.25, 0.75));
+    assert_eq!(
+        (painted.source, painted.base_color, painted.roughness, painted.metallic),
+        (ShadingSource::Nodes, [1.0; 3], 0.25, 0.75)
+    );
     assert!((painted.clearcoat - 0.4).abs() < 1e-6 && (painted.clearcoat_roughness - 0.25).abs() < 1e-6);
     assert_eq!(painted.emissive, [0.5; 3], "luminous 0.5 × white");
     let texture = painted.texture(TextureSlot::BaseColor).unwrap();
-    assert_eq!((texture.clip, texture.file.as_deref(), texture.uv_map.as_deref()), (Some(1), Some("Images/grid.png"), Some("Texture")));
-    assert_eq!((texture.wrap, texture.tiling, texture.center, texture.size), ([Wrap::Repeat, Wrap::Mirror], [2.0, 3.0], [0.0, 0.5, 0.0], [1.0, 2.0, 1.0]));
+    assert_eq!(
+        (texture.clip, texture.file.as_deref(), texture.uv_map.as_deref()),
+        (Some(1), Some("Images/grid.png"), Some("Texture"))
+    );
+    assert_eq!(
+        (texture.wrap, texture.tiling, texture.center, texture.size),
+        ([Wrap::Repeat, Wrap::Mirror], [2.0, 3.0], [0.0, 0.5, 0.0], [1.0, 2.0, 1.0])
+    );
     // Standard, connected although listed after an unconnected Principled BSDF.
     let plain = lwo::shading(&object.surfaces[1], &object);
     assert_eq!(plain.base_color, [0.2, 0.4, 0.6]);
-    assert!((plain.diffuse - 0.8).abs() < 1e-6 && (plain.reflectance - 0.3).abs() < 1e-6 && (plain.roughness - 0.4).abs() < 1e-6);
+    assert!(
+        (plain.diffuse - 0.8).abs() < 1e-6
+            && (plain.reflectance - 0.3).abs() < 1e-6
+            && (plain.roughness - 0.4).abs() < 1e-6
+    );
     assert!((plain.alpha - 0.75).abs() < 1e-6 && (plain.ior - 1.33).abs() < 1e-6);
     assert_eq!(plain.alpha_mode, AlphaMode::Blend);
     // An unknown material node: its Color, one note naming the type; SIDE 3 double-sided.
@@ -273,7 +335,10 @@ fn the_lwo3_writer_round_trips_nodes_clips_and_morphs() {
     assert_eq!(flatten[6], [0.0, -0.5, 0.0], "SPOT positions become offsets from the base");
     assert!(layer.vertex_map(b"TXUV", "Texture", false).is_some());
     let labels: Vec<String> = tree.chunk(tree.roots()[0]).children().map(|c| c.label()).collect();
-    assert_eq!(labels[labels.len() - 5..], ["FORM CLIP \"1\"", "FORM ENVL \"1\"", "FORM SURF \"Painted\"", "FORM SURF \"Plain\"", "FORM SURF \"Odd\""]);
+    assert_eq!(
+        labels[labels.len() - 5..],
+        ["FORM CLIP \"1\"", "FORM ENVL \"1\"", "FORM SURF \"Painted\"", "FORM SURF \"Plain\"", "FORM SURF \"Odd\""]
+    );
     assert_eq!(build(&object, BuildOptions::default()).triangle_count, 6);
 }
 
@@ -305,7 +370,11 @@ fn lwo2_with_odd_sub_chunks() -> Vec<u8> {
     ]
     .concat();
     body.extend(chunk(b"SURF", &surf));
-    body.extend(chunk(b"CLIP", &[1u32.to_be_bytes().to_vec(), sub_chunk(b"STIL", &s0("Images/skin.png")), sub_chunk(b"TIME", &f32s(&[0.0]))].concat()));
+    body.extend(chunk(
+        b"CLIP",
+        &[1u32.to_be_bytes().to_vec(), sub_chunk(b"STIL", &s0("Images/skin.png")), sub_chunk(b"TIME", &f32s(&[0.0]))]
+            .concat(),
+    ));
     form(b"LWO2", &body)
 }
 
@@ -323,7 +392,10 @@ fn short_and_long_optional_sub_chunks_load_with_one_warning_each() {
     // What was there is read, what follows the short chunk still is, the rest keeps the defaults.
     assert_eq!((s.color, s.diffuse, s.sidedness, s.glow.clone()), ([0.1, 0.2, 0.3], 0.5, 3, None));
     let block = &s.blocks[0];
-    assert_eq!((block.projection, block.image, block.antialiasing, block.uv_map.as_deref()), (Projection::Uv, 1, Some(1.0), Some("uv")));
+    assert_eq!(
+        (block.projection, block.image, block.antialiasing, block.uv_map.as_deref()),
+        (Projection::Uv, 1, Some(1.0), Some("uv"))
+    );
     assert_eq!((object.clips[0].time, object.clips[0].source.file_name().as_deref()), (None, Some("Images/skin.png")));
     assert_eq!(build(&object, BuildOptions::default()).triangle_count, 1);
 }
@@ -337,7 +409,14 @@ fn a_surface_sub_chunk_running_past_its_surface_keeps_the_surface_and_the_geomet
     let (_, object) = lwo::parse(&file).expect("a broken surface does not refuse the geometry");
     assert_eq!((object.point_count(), object.polygon_count()), (3, 1));
     assert_eq!(object.surfaces[0].color, [0.1, 0.2, 0.3], "what came before is kept");
-    assert!(object.warnings.iter().any(|w| w.path == "FORM/SURF/SIDE" && w.message.contains("runs past the end of its parent")), "{:?}", object.warnings);
+    assert!(
+        object
+            .warnings
+            .iter()
+            .any(|w| w.path == "FORM/SURF/SIDE" && w.message.contains("runs past the end of its parent")),
+        "{:?}",
+        object.warnings
+    );
 }
 
 #[test]
@@ -350,7 +429,10 @@ fn info_json_lists_materials_and_morphs() {
     assert_eq!(back["source"], "nodes");
     let colour: Vec<f64> = back["base_color"].as_array().unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
     assert!((colour[1] - 0.502).abs() < 1e-3 && colour[0] == 0.0 && colour[2] == 0.0, "{colour:?}");
-    assert_eq!((back["metallic"].as_f64(), back["alpha"].as_f64(), back["double_sided"].as_bool()), (Some(0.0), Some(1.0), Some(false)));
+    assert_eq!(
+        (back["metallic"].as_f64(), back["alpha"].as_f64(), back["double_sided"].as_bool()),
+        (Some(0.0), Some(1.0), Some(false))
+    );
     assert!(back["base_color_texture"].is_null() && back["normal_map_texture"].is_null());
     assert_eq!(v["format"], "LWO3");
     assert_eq!(v["points"], 8);
@@ -379,7 +461,10 @@ fn info_json_lists_materials_and_morphs() {
 /// never panics anywhere between the bytes and the shading, and the node graph stays cheap to evaluate.
 #[test]
 fn damaged_lwo3_files_never_panic_from_bytes_to_shading() {
-    let mut files: Vec<Vec<u8>> = std::fs::read_dir(content_root().join("Objects")).unwrap().map(|e| std::fs::read(e.unwrap().path()).unwrap()).collect();
+    let mut files: Vec<Vec<u8>> = std::fs::read_dir(content_root().join("Objects"))
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
     files.push(lwo3_object(&lwo3_sample()));
     let mut state = 0x9E37_79B9u32;
     let mut next = move || {
@@ -397,7 +482,9 @@ fn damaged_lwo3_files_never_panic_from_bytes_to_shading() {
                 0 => bytes[at] ^= 1 << (next() % 8),
                 1 => {
                     // A chunk's length field rewritten: the four bytes after an id-looking word.
-                    let ids: Vec<usize> = (12..bytes.len().saturating_sub(8)).filter(|&i| bytes[i..i + 4].iter().all(|b| b.is_ascii_uppercase() || *b == b' ')).collect();
+                    let ids: Vec<usize> = (12..bytes.len().saturating_sub(8))
+                        .filter(|&i| bytes[i..i + 4].iter().all(|b| b.is_ascii_uppercase() || *b == b' '))
+                        .collect();
                     if let Some(&i) = ids.get(next() as usize % ids.len().max(1)) {
                         bytes[i + 4..i + 8].copy_from_slice(&(next() % 0x2000).to_be_bytes());
                     }
@@ -431,12 +518,18 @@ fn lwo3_warnings_name_the_forms_on_their_path() {
     body.extend(chunk(b"PNTS", &f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0])));
     body.extend(chunk(b"POLS", &[b"FACE".to_vec(), u16b(3), vx(0), vx(1), vx(2)].concat()));
     // SMAN with half its float, SIDE with two bytes too many.
-    let surf = [anonymous(&[s0("Short"), s0("")].concat()), chunk(b"SMAN", &[0x3F, 0x80]), chunk(b"SIDE", &[0, 3, 0, 0])].concat();
+    let surf =
+        [anonymous(&[s0("Short"), s0("")].concat()), chunk(b"SMAN", &[0x3F, 0x80]), chunk(b"SIDE", &[0, 3, 0, 0])]
+            .concat();
     body.extend(form(b"SURF", &surf));
     let (_, object) = lwo::parse(&form(b"LWO3", &body)).unwrap();
     let paths: Vec<&str> = object.warnings.iter().map(|w| w.path.as_str()).collect();
     assert_eq!(paths, ["FORM LWO3/FORM SURF \"Short\"/SMAN", "FORM LWO3/FORM SURF \"Short\"/SIDE"]);
-    assert_eq!((object.surfaces[0].max_smoothing_angle, object.surfaces[0].sidedness), (0.0, 3), "SMAN keeps its default");
+    assert_eq!(
+        (object.surfaces[0].max_smoothing_angle, object.surfaces[0].sidedness),
+        (0.0, 3),
+        "SMAN keeps its default"
+    );
 }
 
 /// Writes a `width × height` RGBA PNG whose every pixel is `pixel(x, y)`.
@@ -454,7 +547,12 @@ fn roughness_metallic_and_transparency_images_become_the_textures_bevy_and_gltf_
     let root = crate::support::scratch("lwo3-scalar-images");
     // Left half rough, right half smooth; metallic top to bottom; transparency a quarter; colour red.
     write_png(&root.join("Images/rough.png"), 4, 2, |x, _| if x < 2 { [255; 4] } else { [0, 0, 0, 255] });
-    write_png(&root.join("Images/metal.png"), 2, 2, |_, y| if y == 0 { [200, 200, 200, 255] } else { [50, 50, 50, 255] });
+    write_png(
+        &root.join("Images/metal.png"),
+        2,
+        2,
+        |_, y| if y == 0 { [200, 200, 200, 255] } else { [50, 50, 50, 255] },
+    );
     write_png(&root.join("Images/clear.png"), 4, 2, |_, _| [64, 64, 64, 255]);
     write_png(&root.join("Images/paint.png"), 4, 2, |_, _| [255, 0, 0, 255]);
     let image_node = |name: &str, file: &str| Lwo3Node {
@@ -474,7 +572,12 @@ fn roughness_metallic_and_transparency_images_become_the_textures_bevy_and_gltf_
     let painted = &mut object.surfaces[0];
     painted.nodes.retain(|n| n.kind != "Image");
     painted.connections.retain(|c| c.to_node != "Principled BSDF (1)");
-    for (input, node, file) in [("Color", "Paint", "paint.png"), ("Roughness", "Rough", "rough.png"), ("Metallic", "Metal", "metal.png"), ("Transparency", "Clear", "clear.png")] {
+    for (input, node, file) in [
+        ("Color", "Paint", "paint.png"),
+        ("Roughness", "Rough", "rough.png"),
+        ("Metallic", "Metal", "metal.png"),
+        ("Transparency", "Clear", "clear.png"),
+    ] {
         painted.nodes.push(image_node(node, file));
         painted.connections.push(Lwo3Connection::new(("Principled BSDF (1)", input), (node, "Color")));
     }
@@ -509,6 +612,9 @@ fn roughness_metallic_and_transparency_images_become_the_textures_bevy_and_gltf_
     let json = crate::export::glb_json(&out);
     let written = json["materials"].as_array().unwrap().iter().find(|m| m["name"] == "Surface0").unwrap();
     let pbr = &written["pbrMetallicRoughness"];
-    assert!(pbr["metallicRoughnessTexture"]["index"].is_u64() && pbr["baseColorTexture"]["index"].is_u64(), "{written}");
+    assert!(
+        pbr["metallicRoughnessTexture"]["index"].is_u64() && pbr["baseColorTexture"]["index"].is_u64(),
+        "{written}"
+    );
     assert_eq!((pbr["metallicFactor"].as_f64(), pbr["roughnessFactor"].as_f64()), (Some(1.0), Some(1.0)));
 }

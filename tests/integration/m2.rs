@@ -8,7 +8,7 @@ use lwo_wmo_viewer::fixtures::m2::{sample_doodads, write_model, write_skin};
 use lwo_wmo_viewer::formats::m2::{parse, parse_skin};
 use lwo_wmo_viewer::formats::wmo::{Bgra, Doodad};
 use lwo_wmo_viewer::mesh::coords::wmo_to_bevy;
-use lwo_wmo_viewer::mesh::m2::{build, Geosets};
+use lwo_wmo_viewer::mesh::m2::{Geosets, build};
 use lwo_wmo_viewer::mesh::wmo::doodad_placement;
 
 use crate::support::{asset, bin};
@@ -39,7 +39,10 @@ fn fixture_models_and_skins_read_back_to_what_was_written() {
             for &k in &skin.triangle_indices[range] {
                 let lookup = usize::from(k);
                 assert!(lookup < skin.vertex_lookup.len(), "{name}: triangle index {lookup}");
-                assert!(usize::from(skin.vertex_lookup[lookup]) < model.vertices.len(), "{name}: vertex lookup {lookup}");
+                assert!(
+                    usize::from(skin.vertex_lookup[lookup]) < model.vertices.len(),
+                    "{name}: vertex lookup {lookup}"
+                );
             }
         }
         let meshes = build(&model, &skin, Geosets::All);
@@ -100,7 +103,10 @@ fn optional_arrays_that_run_past_the_file_read_as_empty_with_a_warning() {
     assert_eq!(cut.vertices, parts.vertices);
     assert_eq!(cut.warnings.len(), 1, "{:?}", cut.warnings);
     let warning = cut.warnings[0].to_string();
-    assert!(warning.starts_with("transparency lookup at byte 144 (0x90)") && warning.contains("read as empty"), "{warning}");
+    assert!(
+        warning.starts_with("transparency lookup at byte 144 (0x90)") && warning.contains("read as empty"),
+        "{warning}"
+    );
     // Textures pointing past the end: none are read, the rest is whole.
     let mut textures = good.clone();
     let len = textures.len() as u32;
@@ -116,7 +122,10 @@ fn optional_arrays_that_run_past_the_file_read_as_empty_with_a_warning() {
     name[entry + 12..entry + 16].copy_from_slice(&len.to_le_bytes());
     let model = parse(&name).unwrap();
     assert_eq!(model.textures.len(), parts.textures.len());
-    assert_eq!((model.textures[named].kind, model.textures[named].file_name.as_str()), (parts.textures[named].kind, ""));
+    assert_eq!(
+        (model.textures[named].kind, model.textures[named].file_name.as_str()),
+        (parts.textures[named].kind, "")
+    );
     assert!(model.textures.iter().zip(&parts.textures).enumerate().all(|(i, (a, b))| i == named || a == b));
     assert!(model.warnings.iter().any(|w| w.path == "texture names" && w.offset == entry + 8), "{:?}", model.warnings);
 }
@@ -171,13 +180,19 @@ fn info_json_on_an_m2() {
 
 /// The barrel's model and skin written into a fresh folder `World/Generic` under `name`, with the
 /// sample's textures beside `World/wmo/Sample` (a data root found by walking up); returns the folder.
-pub fn barrel_folder(name: &str, parts: &lwo_wmo_viewer::fixtures::m2::ModelParts, skins: &[&str], blps: &[(&str, &str)]) -> std::path::PathBuf {
+pub fn barrel_folder(
+    name: &str,
+    parts: &lwo_wmo_viewer::fixtures::m2::ModelParts,
+    skins: &[&str],
+    blps: &[(&str, &str)],
+) -> std::path::PathBuf {
     let root = crate::support::scratch(name);
     let generic = root.join("World/Generic");
     std::fs::create_dir_all(&generic).unwrap();
     std::fs::create_dir_all(root.join("World/wmo/Sample")).unwrap();
     for texture in ["Stone.blp", "Glass.blp", "Water.blp"] {
-        std::fs::copy(asset(&format!("World/wmo/Sample/{texture}")), root.join("World/wmo/Sample").join(texture)).unwrap();
+        std::fs::copy(asset(&format!("World/wmo/Sample/{texture}")), root.join("World/wmo/Sample").join(texture))
+            .unwrap();
     }
     std::fs::write(generic.join("Barrel.m2"), write_model(parts)).unwrap();
     for skin in skins {
@@ -230,7 +245,11 @@ fn triangles_count_the_skin_once_and_draw_passes_count_the_units() {
     let folder = barrel_folder("m2-two-passes", &parts, &["Barrel00.skin"], &[]);
     let info = Command::new(bin()).arg(folder.join("Barrel.m2")).args(["--info", "--json"]).output().unwrap();
     let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
-    assert_eq!((json["triangles"].as_u64(), json["draw_passes"].as_u64(), json["texture_units"].as_u64()), (Some(26), Some(4), Some(4)), "{json}");
+    assert_eq!(
+        (json["triangles"].as_u64(), json["draw_passes"].as_u64(), json["texture_units"].as_u64()),
+        (Some(26), Some(4), Some(4)),
+        "{json}"
+    );
     let scene = load_scene(&folder.join("Barrel.m2")).unwrap();
     assert_eq!((scene.stats.triangles, scene.stats.draw_calls), (26, 4));
 }
@@ -240,7 +259,12 @@ fn triangles_count_the_skin_once_and_draw_passes_count_the_units() {
 #[test]
 fn replaceable_textures_take_the_blps_beside_the_model() {
     let parts = barrel_parts();
-    let folder = barrel_folder("m2-replaceable", &parts, &["Barrel00.skin"], &[("BarrelSkinB.blp", "Water.blp"), ("barrelskinA.blp", "Glass.blp")]);
+    let folder = barrel_folder(
+        "m2-replaceable",
+        &parts,
+        &["Barrel00.skin"],
+        &[("BarrelSkinB.blp", "Water.blp"), ("barrelskinA.blp", "Glass.blp")],
+    );
     let scene = load_scene(&folder.join("Barrel.m2")).unwrap();
     assert_eq!(scene.replaceable_textures.len(), 1, "{:?}", scene.replaceable_textures);
     let offered = &scene.replaceable_textures[0];
@@ -251,7 +275,12 @@ fn replaceable_textures_take_the_blps_beside_the_model() {
     assert_eq!(shown, offered.choices[0].texture, "the first BLP is the default");
     let texture = &scene.textures[shown.texture];
     assert!(texture.found && texture.source.as_deref().is_some_and(|s| s.ends_with("barrelskinA.blp")), "{texture:?}");
-    let glass = lwo_wmo_viewer::scene::texture::decode(&std::fs::read(asset("World/wmo/Sample/Glass.blp")).unwrap(), "Glass.blp", lwo_wmo_viewer::scene::texture::ImageFormat::Blp).unwrap();
+    let glass = lwo_wmo_viewer::scene::texture::decode(
+        &std::fs::read(asset("World/wmo/Sample/Glass.blp")).unwrap(),
+        "Glass.blp",
+        lwo_wmo_viewer::scene::texture::ImageFormat::Blp,
+    )
+    .unwrap();
     assert_eq!(texture.image.levels[0], glass.levels[0], "drawn with the file's pixels");
     assert!(!scene.warnings.iter().any(|w| w.message.contains("replaceable")), "{:?}", scene.warnings);
 
@@ -259,7 +288,11 @@ fn replaceable_textures_take_the_blps_beside_the_model() {
     let scene = load_scene(&without.join("Barrel.m2")).unwrap();
     assert!(scene.replaceable_textures.is_empty());
     let lines = lwo_wmo_viewer::scene::diagnostics::grouped_lines(&scene.warnings);
-    assert!(lines.iter().any(|l| l.contains("replaceable (type 11): the game picks it from its database, and no BLP lies beside the model")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l
+            .contains("replaceable (type 11): the game picks it from its database, and no BLP lies beside the model")),
+        "{lines:?}"
+    );
 }
 
 /// BLP2 as clients also ship it: uncompressed BGRA (compression 3), and alpha types no spec lists;
@@ -284,9 +317,14 @@ fn blp2_uncompressed_bgra_and_unknown_alpha_types_decode() {
         bytes
     };
     for alpha_type in [8u8, 0, 2, 200] {
-        let decoded = lwo_wmo_viewer::formats::blp::decode(&blp(alpha_type)).unwrap_or_else(|e| panic!("alpha type {alpha_type}: {e}"));
+        let decoded = lwo_wmo_viewer::formats::blp::decode(&blp(alpha_type))
+            .unwrap_or_else(|e| panic!("alpha type {alpha_type}: {e}"));
         assert_eq!((decoded.width, decoded.height), (2, 1));
-        assert_eq!(decoded.levels[0], [0x30, 0x20, 0x10, 0xFF, 0x00, 0x80, 0xF0, 0x40], "RGBA from BGRA, alpha type {alpha_type}");
+        assert_eq!(
+            decoded.levels[0],
+            [0x30, 0x20, 0x10, 0xFF, 0x00, 0x80, 0xF0, 0x40],
+            "RGBA from BGRA, alpha type {alpha_type}"
+        );
         let unknown = ![0, 1, 7, 8].contains(&alpha_type);
         assert_eq!(decoded.warnings.len(), usize::from(unknown), "{:?}", decoded.warnings);
         if unknown {
@@ -296,18 +334,24 @@ fn blp2_uncompressed_bgra_and_unknown_alpha_types_decode() {
     }
     // DXT picks its format as the client does, from the alpha bits first: DXT1 data with 0 or 1 alpha
     // bits stays DXT1 whatever the type says, and 8-bit alpha is DXT5 only for type 7, DXT3 otherwise.
-    use wow_blp::convert::{image_to_blp, Blp2Format, BlpTarget, DxtAlgorithm, FilterType};
-    let source = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(8, 8, |x, y| image::Rgba([(x * 32) as u8, (y * 32) as u8, 90, if x < 4 { 255 } else { 0 }])));
+    use wow_blp::convert::{Blp2Format, BlpTarget, DxtAlgorithm, FilterType, image_to_blp};
+    let source = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(8, 8, |x, y| {
+        image::Rgba([(x * 32) as u8, (y * 32) as u8, 90, if x < 4 { 255 } else { 0 }])
+    }));
     for (format, types) in [
         (Blp2Format::Dxt1 { has_alpha: true, compress_algorithm: DxtAlgorithm::RangeFit }, [1u8, 8, 200]),
         (Blp2Format::Dxt3 { has_alpha: true, compress_algorithm: DxtAlgorithm::RangeFit }, [0u8, 8, 200]),
     ] {
-        let bytes = wow_blp::encode::encode_blp(&image_to_blp(source.clone(), false, BlpTarget::Blp2(format), FilterType::Nearest).unwrap()).unwrap();
+        let bytes = wow_blp::encode::encode_blp(
+            &image_to_blp(source.clone(), false, BlpTarget::Blp2(format), FilterType::Nearest).unwrap(),
+        )
+        .unwrap();
         let reference = lwo_wmo_viewer::formats::blp::decode(&bytes).unwrap();
         for alpha_type in types {
             let mut changed = bytes.clone();
             changed[10] = alpha_type;
-            let decoded = lwo_wmo_viewer::formats::blp::decode(&changed).unwrap_or_else(|e| panic!("alpha type {alpha_type}: {e}"));
+            let decoded = lwo_wmo_viewer::formats::blp::decode(&changed)
+                .unwrap_or_else(|e| panic!("alpha type {alpha_type}: {e}"));
             assert_eq!(decoded.levels, reference.levels, "alpha bits {}, alpha type {alpha_type}", bytes[9]);
         }
     }

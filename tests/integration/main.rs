@@ -43,7 +43,9 @@ fn large_blocks_are_offered_huge_pages() {
     let mut flags = None;
     for line in smaps.lines() {
         let range = line.split_whitespace().next().and_then(|r| r.split_once('-'));
-        if let Some((Ok(start), Ok(end))) = range.map(|(s, e)| (usize::from_str_radix(s, 16), usize::from_str_radix(e, 16))) {
+        if let Some((Ok(start), Ok(end))) =
+            range.map(|(s, e)| (usize::from_str_radix(s, 16), usize::from_str_radix(e, 16)))
+        {
             inside = (start..end).contains(&at);
         } else if let Some(vm_flags) = line.strip_prefix("VmFlags:").filter(|_| inside) {
             flags = Some(vm_flags.split_whitespace().map(str::to_string).collect::<Vec<_>>());

@@ -4,12 +4,12 @@
 
 use std::path::Path;
 
-use lwo_wmo_viewer::export::{write_file, ExportOptions};
-use lwo_wmo_viewer::fixtures::lwo::{lwo3_object, lwo3_sample, Lwo3Object};
-use lwo_wmo_viewer::formats::{parse_document, Model};
-use lwo_wmo_viewer::mesh::lwo::{build, BuildOptions, LwoMeshes};
+use lwo_wmo_viewer::export::{ExportOptions, write_file};
+use lwo_wmo_viewer::fixtures::lwo::{Lwo3Object, lwo3_object, lwo3_sample};
+use lwo_wmo_viewer::formats::{Model, parse_document};
 use lwo_wmo_viewer::mesh::MeshData;
-use lwo_wmo_viewer::scene::{load, LoadOptions};
+use lwo_wmo_viewer::mesh::lwo::{BuildOptions, LwoMeshes, build};
+use lwo_wmo_viewer::scene::{LoadOptions, load};
 use lwo_wmo_viewer::source::LooseFolder;
 
 use crate::support::scratch;
@@ -55,12 +55,23 @@ fn targets_match_the_moved_objects(sample: &Lwo3Object, options: BuildOptions) {
             assert_eq!(b.morph_targets.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["Lift", "Flatten"]);
             for v in 0..b.positions.len() {
                 let at = |x: [f32; 3], d: [f32; 3]| [x[0] + d[0], x[1] + d[1], x[2] + d[2]];
-                close(at(b.positions[v], target.positions[v]), w.positions[v], &format!("{name}: mesh {m} vertex {v} position"));
-                close(at(b.normals[v], target.normals[v]), w.normals[v], &format!("{name}: mesh {m} vertex {v} normal"));
+                close(
+                    at(b.positions[v], target.positions[v]),
+                    w.positions[v],
+                    &format!("{name}: mesh {m} vertex {v} position"),
+                );
+                close(
+                    at(b.normals[v], target.normals[v]),
+                    w.normals[v],
+                    &format!("{name}: mesh {m} vertex {v} normal"),
+                );
             }
         }
         // The morph moves something, so the check above is not comparing two identical meshes.
-        assert!(base.iter().any(|b| b.morph_targets[k].positions.iter().any(|d| d.iter().any(|c| c.abs() > 0.1))), "{name} moves no vertex");
+        assert!(
+            base.iter().any(|b| b.morph_targets[k].positions.iter().any(|d| d.iter().any(|c| c.abs() > 0.1))),
+            "{name} moves no vertex"
+        );
     }
 }
 
@@ -124,10 +135,16 @@ fn exported_morphs_are_valid_gltf_targets_with_their_names_and_chosen_weights() 
     let scene = load(&source, &relative, None, &LoadOptions::default()).unwrap();
     let out = dir.join("cube10.glb");
     let weights = [("Wide".to_owned(), 1.0), ("Random".to_owned(), 0.25)];
-    let report = write_file(&scene, &ExportOptions { morph_weights: &weights, ..ExportOptions::default() }, &out).unwrap();
+    let report =
+        write_file(&scene, &ExportOptions { morph_weights: &weights, ..ExportOptions::default() }, &out).unwrap();
     assert!(report.notes.is_empty(), "{:?}", report.notes);
     let validation = crate::export::validate(&[&out]);
-    assert_eq!((validation[0]["errors"].as_u64(), validation[0]["warnings"].as_u64()), (Some(0), Some(0)), "{}", validation[0]);
+    assert_eq!(
+        (validation[0]["errors"].as_u64(), validation[0]["warnings"].as_u64()),
+        (Some(0), Some(0)),
+        "{}",
+        validation[0]
+    );
     let json = crate::export::glb_json(&out);
     let meshes = json["meshes"].as_array().unwrap();
     assert!(!meshes.is_empty());

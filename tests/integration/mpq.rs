@@ -7,8 +7,8 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 use lwo_wmo_viewer::formats::mpq::{
-    Archive, DecompressError, FilePart, FileProblem, FileStatus, MpqError, Table, TableProblem, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_FIX_KEY, FLAG_SECTOR_CRC,
-    FLAG_SINGLE_UNIT,
+    Archive, DecompressError, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_FIX_KEY, FLAG_SECTOR_CRC,
+    FLAG_SINGLE_UNIT, FilePart, FileProblem, FileStatus, MpqError, Table, TableProblem,
 };
 use lwo_wmo_viewer::source::{FileSource, GameData, MpqArchive, SourceError};
 
@@ -33,7 +33,14 @@ const MULTI_SECTOR: &str = "World/Generated/Sectors.bin";
 
 pub const COMPRESSIONS: &[&str] = &["none", "ZLIB", "BZIP2", "PKWARE", "ZLIB+PKWARE"];
 /// smpq options beyond version and compression, by the label the archive's name carries.
-pub const VARIANTS: &[(&str, &[&str])] = &[("plain", &[]), ("E", &["-E"]), ("EF", &["-E", "-F"]), ("U", &["-U"]), ("S", &["-S"]), ("EFS", &["-E", "-F", "-S"])];
+pub const VARIANTS: &[(&str, &[&str])] = &[
+    ("plain", &[]),
+    ("E", &["-E"]),
+    ("EF", &["-E", "-F"]),
+    ("U", &["-U"]),
+    ("S", &["-S"]),
+    ("EFS", &["-E", "-F", "-S"]),
+];
 
 pub struct Built {
     pub staging: PathBuf,
@@ -47,7 +54,10 @@ fn multi_sector_bytes() -> Vec<u8> {
     let mut state = 0x1234_5678u32;
     while bytes.len() < 70_000 {
         state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        bytes.extend_from_slice(format!("row {} {}\n", bytes.len(), ["stone", "glass", "water", "barrel"][(state >> 30) as usize]).as_bytes());
+        bytes.extend_from_slice(
+            format!("row {} {}\n", bytes.len(), ["stone", "glass", "water", "barrel"][(state >> 30) as usize])
+                .as_bytes(),
+        );
     }
     bytes
 }
@@ -56,7 +66,12 @@ pub fn smpq(dir: &Path, args: &[&str]) {
     let output = Command::new("smpq").current_dir(dir).args(args).output().unwrap_or_else(|e| {
         panic!("smpq could not run ({e}): these tests build their archives with StormLib's archiver; install it with `apt-get install smpq`")
     });
-    assert!(output.status.success(), "smpq {args:?}: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "smpq {args:?}: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 fn all_names() -> Vec<&'static str> {
@@ -116,7 +131,10 @@ fn every_matrix_archive_reads_back_byte_identical() {
                 assert!(bytes == expected, "{label}: {spelling} differs from its source");
             }
             // smpq stores the names with backslashes, and the listfile names each file.
-            assert!(listed.iter().any(|l| *l == name.replace('/', "\\")), "{label}: (listfile) lacks {name}: {listed:?}");
+            assert!(
+                listed.iter().any(|l| *l == name.replace('/', "\\")),
+                "{label}: (listfile) lacks {name}: {listed:?}"
+            );
             let FileStatus::Present(block) = archive.status(name) else { panic!("{label}: {name} has no block") };
             let entry = archive.blocks()[block as usize];
             // The matrix really has the features its labels claim.
@@ -150,7 +168,10 @@ fn archive_source_lists_folders_and_finds_stored_spellings() {
     assert!(matches!(source.read("World/Generic/Missing.m2"), Err(SourceError::NotFound { .. })));
     let entries = source.entries();
     for name in all_names() {
-        let entry = entries.iter().find(|e| e.name.as_deref() == Some(name.replace('/', "\\").as_str())).unwrap_or_else(|| panic!("{name} in entries"));
+        let entry = entries
+            .iter()
+            .find(|e| e.name.as_deref() == Some(name.replace('/', "\\").as_str()))
+            .unwrap_or_else(|| panic!("{name} in entries"));
         assert_eq!(entry.file_size as usize, read(&built().staging.join(name)).len());
     }
     fn send_sync<T: Send + Sync>() {}
@@ -218,18 +239,26 @@ fn game_data_layers_patches_deletion_markers_and_loose_files() {
 
     let patch_archive = MpqArchive::open(Path::new(&patch)).unwrap();
     assert_eq!(patch_archive.status("World\\Generic\\Lamp.m2"), FileStatus::Deleted);
-    let marker = patch_archive.entries().into_iter().find(|e| e.flags & FLAG_DELETE_MARKER != 0).expect("a deletion marker");
+    let marker =
+        patch_archive.entries().into_iter().find(|e| e.flags & FLAG_DELETE_MARKER != 0).expect("a deletion marker");
     assert!(marker.is_deletion_marker());
 
     let game = GameData::open(&data).unwrap();
     assert!(game.warnings().is_empty(), "{:?}", game.warnings());
     assert_eq!(game.locale(), Some("enUS"));
-    let order: Vec<String> = game.archives().iter().map(|a| Path::new(&a.describe()).file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let order: Vec<String> = game
+        .archives()
+        .iter()
+        .map(|a| Path::new(&a.describe()).file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(order, ["common.MPQ", "patch.MPQ", "patch-enUS.MPQ"]);
     assert_eq!(&*game.read("courtyard_000.wmo").unwrap(), b"patched group");
     assert_eq!(&*game.read("COURTYARD_001.WMO").unwrap(), b"locale group");
     assert_eq!(&*game.read("courtyard_002.wmo").unwrap(), &read(&asset("courtyard_002.wmo"))[..]);
-    assert!(matches!(game.read("World/Generic/Lamp.m2"), Err(SourceError::NotFound { .. })), "the deletion marker hides the base's Lamp.m2");
+    assert!(
+        matches!(game.read("World/Generic/Lamp.m2"), Err(SourceError::NotFound { .. })),
+        "the deletion marker hides the base's Lamp.m2"
+    );
     assert!(game.find("World\\Generic\\Lamp.m2").is_none());
     let generic: Vec<String> = game.list("World/Generic").into_iter().map(|e| e.name).collect();
     assert!(generic.iter().any(|n| n == "Barrel.m2") && !generic.iter().any(|n| n == "Lamp.m2"), "{generic:?}");
@@ -279,7 +308,13 @@ fn damaged_archives_give_errors_naming_archive_file_and_table_or_sector() {
     let typed = open_bytes("cut.mpq", cut).unwrap_err();
     // The problem is a value a caller can match on, not only text: the block table, written after
     // the hash table, now starts past the end.
-    assert!(matches!(typed, MpqError::Table { table: Table::BlockTable, problem: TableProblem::PositionPastEnd { .. }, .. }), "{typed:?}");
+    assert!(
+        matches!(
+            typed,
+            MpqError::Table { table: Table::BlockTable, problem: TableProblem::PositionPastEnd { .. }, .. }
+        ),
+        "{typed:?}"
+    );
     let error = typed.to_string();
     assert!(error.contains("cut.mpq") && error.contains(" table") && error.contains("past the end"), "{error}");
     let cut = bytes[..header.block_table_position as usize + 20].to_vec();
@@ -291,18 +326,42 @@ fn damaged_archives_give_errors_naming_archive_file_and_table_or_sector() {
     let second_offset = big_block.position as usize + 4;
     bad_offsets[second_offset..second_offset + 4].copy_from_slice(&0x00FF_FF00u32.to_le_bytes());
     let typed = open_bytes("offsets.mpq", bad_offsets).unwrap().read(MULTI_SECTOR).unwrap_err();
-    assert!(matches!(typed, MpqError::File { part: FilePart::SectorOffsetTable, problem: FileProblem::SectorOutOfExtent { index: 0, .. }, .. }), "{typed:?}");
+    assert!(
+        matches!(
+            typed,
+            MpqError::File {
+                part: FilePart::SectorOffsetTable,
+                problem: FileProblem::SectorOutOfExtent { index: 0, .. },
+                ..
+            }
+        ),
+        "{typed:?}"
+    );
     let error = typed.to_string();
-    assert!(error.contains("offsets.mpq") && error.contains("Sectors.bin") && error.contains("sector offset table"), "{error}");
+    assert!(
+        error.contains("offsets.mpq") && error.contains("Sectors.bin") && error.contains("sector offset table"),
+        "{error}"
+    );
 
     // Damaged compressed data: the sector is named.
     let mut bad_sector = bytes.clone();
-    let first_sector = big_block.position as usize + u32::from_le_bytes(bytes[big_block.position as usize..][..4].try_into().unwrap()) as usize;
+    let first_sector = big_block.position as usize
+        + u32::from_le_bytes(bytes[big_block.position as usize..][..4].try_into().unwrap()) as usize;
     for byte in &mut bad_sector[first_sector + 2..first_sector + 40] {
         *byte ^= 0x5A;
     }
     let typed = open_bytes("sector.mpq", bad_sector).unwrap().read(MULTI_SECTOR).unwrap_err();
-    assert!(matches!(typed, MpqError::File { part: FilePart::Sector(0), problem: FileProblem::Decompress(DecompressError::Zlib(_)), .. }), "{typed:?}");
+    assert!(
+        matches!(
+            typed,
+            MpqError::File {
+                part: FilePart::Sector(0),
+                problem: FileProblem::Decompress(DecompressError::Zlib(_)),
+                ..
+            }
+        ),
+        "{typed:?}"
+    );
     let error = typed.to_string();
     assert!(error.contains("sector.mpq") && error.contains("Sectors.bin") && error.contains("sector 0"), "{error}");
 
@@ -317,7 +376,13 @@ fn damaged_archives_give_errors_naming_archive_file_and_table_or_sector() {
     let mut flipped = checked.clone();
     flipped[sector_1 + 10] ^= 0x01;
     let typed = open_bytes("crc.mpq", flipped).unwrap().read(MULTI_SECTOR).unwrap_err();
-    assert!(matches!(typed, MpqError::File { part: FilePart::Sector(1), problem: FileProblem::ChecksumMismatch { .. }, .. }), "{typed:?}");
+    assert!(
+        matches!(
+            typed,
+            MpqError::File { part: FilePart::Sector(1), problem: FileProblem::ChecksumMismatch { .. }, .. }
+        ),
+        "{typed:?}"
+    );
     let error = typed.to_string();
     assert!(error.contains("crc.mpq") && error.contains("sector 1") && error.contains("ADLER32"), "{error}");
 

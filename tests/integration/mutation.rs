@@ -2,7 +2,7 @@
 //! spliced and duplicated chunks, inflated counts. Every case must parse to a value or an error, build
 //! meshes if it parsed, within a second, without a panic.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -119,13 +119,22 @@ fn exercise(bytes: &[u8]) {
         let _ = lwo_wmo_viewer::formats::m2::parse_skin(bytes);
     }
     if let Ok(doc) = parse_document(bytes) {
-        let _ = mesh::StandaloneMeshes::build(&doc.model, mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 });
+        let _ = mesh::StandaloneMeshes::build(
+            &doc.model,
+            mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 },
+        );
     }
 }
 
 /// Runs `cases` mutated inputs through `exercise`: none may panic or take over a second, and the
 /// process's peak memory stays under 512 MB.
-fn run_mutation_cases(label: &str, seed: u64, cases: usize, mut mutated: impl FnMut(&mut Rng) -> Vec<u8>, exercise: impl Fn(&[u8])) {
+fn run_mutation_cases(
+    label: &str,
+    seed: u64,
+    cases: usize,
+    mut mutated: impl FnMut(&mut Rng) -> Vec<u8>,
+    exercise: impl Fn(&[u8]),
+) {
     let mut rng = Rng(seed);
     let mut slowest = Duration::ZERO;
     let mut failures = Vec::new();
@@ -216,7 +225,12 @@ fn info_on_truncated_corpus_files_fails_with_file_chunk_and_offset() {
             assert!(!out.status.success(), "{} parsed", path.display());
             let lines: Vec<&str> = stderr.lines().collect();
             assert_eq!(lines.len(), 1, "{stderr}");
-            assert!(lines[0].contains(&format!("file{n}-cut{k}.lwo")) && lines[0].contains("FORM") && lines[0].contains(" at byte "), "{stderr}");
+            assert!(
+                lines[0].contains(&format!("file{n}-cut{k}.lwo"))
+                    && lines[0].contains("FORM")
+                    && lines[0].contains(" at byte "),
+                "{stderr}"
+            );
             checked += 1;
         }
     }

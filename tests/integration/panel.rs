@@ -12,8 +12,8 @@ use lwo_wmo_viewer::plugin::{DoodadInfo, ModelAsset, ModelPart, Overlay, PartInf
 use lwo_wmo_viewer::scene::{Scene, SceneFile};
 use lwo_wmo_viewer::viewer::morphs::MorphControls;
 use lwo_wmo_viewer::viewer::overlays::ViewOptions;
-use lwo_wmo_viewer::viewer::panel::{inspector, ChunkSelection, PanelInput, PanelState};
-use lwo_wmo_viewer::viewer::scene::{apply_visibility, ViewToggles};
+use lwo_wmo_viewer::viewer::panel::{ChunkSelection, PanelInput, PanelState, inspector};
+use lwo_wmo_viewer::viewer::scene::{ViewToggles, apply_visibility};
 
 fn sample_model() -> ModelAsset {
     let root = &sample_scene().files("courtyard")[0].1;
@@ -25,7 +25,12 @@ fn sample_model() -> ModelAsset {
             files: vec![scene_file("courtyard.wmo", root, document)],
             parts: vec![part("Hall"), part("Courtyard"), part("Tower")],
             doodad_sets: vec!["Set_$DefaultGlobal".into(), "Set_Furniture".into()],
-            doodads: vec![DoodadInfo { set: 0, model: "World\\Generic\\Barrel.m2".into(), position: [20.0, 0.0, -6.0], scale: 1.0 }],
+            doodads: vec![DoodadInfo {
+                set: 0,
+                model: "World\\Generic\\Barrel.m2".into(),
+                position: [20.0, 0.0, -6.0],
+                scale: 1.0,
+            }],
             portal_count: 2,
             bounds: Bounds::EMPTY,
             ..Scene::default()
@@ -75,10 +80,29 @@ fn draw(model: &ModelAsset, selected: &str) -> String {
 
 /// Runs the inspector twice on a bare context (egui lays out in the first pass and settles in the
 /// second) and returns the text of the last frame; `reveal` opens the tree down to the selection.
-fn run_panel(model: Option<&ModelAsset>, error: Option<&str>, state: &mut PanelState, toggles: &mut ViewToggles, reveal: bool) -> String {
+fn run_panel(
+    model: Option<&ModelAsset>,
+    error: Option<&str>,
+    state: &mut PanelState,
+    toggles: &mut ViewToggles,
+    reveal: bool,
+) -> String {
     let ctx = egui::Context::default();
-    let input = PanelInput { model, current_path: None, loading: None, error, load_time_ms: None, dialog_open: false, notice: None, progress: None, culling: None };
-    let raw = egui::RawInput { screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 8000.0))), ..Default::default() };
+    let input = PanelInput {
+        model,
+        current_path: None,
+        loading: None,
+        error,
+        load_time_ms: None,
+        dialog_open: false,
+        notice: None,
+        progress: None,
+        culling: None,
+    };
+    let raw = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 8000.0))),
+        ..Default::default()
+    };
     let mut text = String::new();
     for _ in 0..2 {
         state.reveal = reveal;
@@ -133,10 +157,16 @@ fn choosing_a_doodad_set_swaps_the_instances_shown() {
     world.resource_mut::<ViewToggles>().doodad_set = 1;
     world.run_system_once(apply_visibility).unwrap();
     let visibility = |world: &World, e| *world.get::<Visibility>(e).unwrap();
-    assert_eq!([always, furniture, other].map(|e| visibility(&world, e)), [Visibility::Inherited, Visibility::Inherited, Visibility::Hidden]);
+    assert_eq!(
+        [always, furniture, other].map(|e| visibility(&world, e)),
+        [Visibility::Inherited, Visibility::Inherited, Visibility::Hidden]
+    );
     world.resource_mut::<ViewToggles>().doodad_set = 2;
     world.run_system_once(apply_visibility).unwrap();
-    assert_eq!([always, furniture, other].map(|e| visibility(&world, e)), [Visibility::Inherited, Visibility::Hidden, Visibility::Inherited]);
+    assert_eq!(
+        [always, furniture, other].map(|e| visibility(&world, e)),
+        [Visibility::Inherited, Visibility::Hidden, Visibility::Inherited]
+    );
 }
 
 #[test]
@@ -146,7 +176,14 @@ fn an_m2_lists_its_header_arrays_in_place_of_chunks_and_its_texture_units_as_par
     let document = Some(Arc::new(parse_document(&bytes).unwrap()));
     let mut model = sample_model();
     model.description.files = vec![scene_file("Barrel.m2", &bytes, document)];
-    model.description.parts = (0..3).map(|u| PartInfo { name: format!("Unit {u}: submesh {u} (geoset {u})"), description: "blend 0".into(), parent: None, visible: true }).collect();
+    model.description.parts = (0..3)
+        .map(|u| PartInfo {
+            name: format!("Unit {u}: submesh {u} (geoset {u})"),
+            description: "blend 0".into(),
+            parent: None,
+            visible: true,
+        })
+        .collect();
     model.description.doodad_sets.clear();
     model.description.doodads.clear();
     let text = draw(&model, "vertices");
@@ -161,7 +198,15 @@ fn draw_scene(path: &std::path::Path, selected: &str) -> String {
     let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(path);
     let description = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
     let parts = description.parts.len();
-    let model = ModelAsset { scene: Handle::default(), description, meshes: Vec::new(), images: Vec::new(), materials: Vec::new(), standard_materials: Vec::new(), wmo_materials: Vec::new() };
+    let model = ModelAsset {
+        scene: Handle::default(),
+        description,
+        meshes: Vec::new(),
+        images: Vec::new(),
+        materials: Vec::new(),
+        standard_materials: Vec::new(),
+        wmo_materials: Vec::new(),
+    };
     let mut state = PanelState { selected: selection(&model.description, selected), ..Default::default() };
     run_panel(Some(&model), None, &mut state, &mut ViewToggles { parts: vec![true; parts], ..Default::default() }, true)
 }
@@ -176,9 +221,14 @@ fn a_lightwave_file_with_several_layers_shows_each_layer_and_its_decoded_chunk()
     for part in &scene.parts {
         assert!(text.contains(&part.name), "layer {} not listed: {text}", part.name);
     }
-    let Some(lwo_wmo_viewer::formats::Model::Lwo(object)) = scene.files[0].document.as_deref().map(|d| &d.model) else { panic!() };
+    let Some(lwo_wmo_viewer::formats::Model::Lwo(object)) = scene.files[0].document.as_deref().map(|d| &d.model) else {
+        panic!()
+    };
     let second = &object.layers[1];
-    assert!(text.contains(&format!("number: {}", second.number)) && text.contains(&format!("name: {}", second.name)), "{text}");
+    assert!(
+        text.contains(&format!("number: {}", second.number)) && text.contains(&format!("name: {}", second.name)),
+        "{text}"
+    );
     assert!(text.contains(&format!("points: {}", second.points.len())), "{text}");
 }
 
@@ -201,7 +251,11 @@ fn lwo3_surfaces_show_by_name_with_their_fields_and_node_graph() {
     let back_material = scene.material_infos.iter().find(|m| m.name == "Back").unwrap();
     let shading = &back_material.parameters.iter().find(|(k, _)| k == "shading").unwrap().1;
     assert!(shading.starts_with("node material: base 0.000 0.502 0.000"), "{shading}");
-    assert!(back_material.parameters.iter().any(|(k, v)| k == "node" && v.contains("Principled BSDF")), "{:?}", back_material.parameters);
+    assert!(
+        back_material.parameters.iter().any(|(k, v)| k == "node" && v.contains("Principled BSDF")),
+        "{:?}",
+        back_material.parameters
+    );
 }
 
 #[test]

@@ -49,7 +49,8 @@ fn the_plugin_example_renders_the_sample() {
 #[test]
 fn the_plugin_example_loads_wow_paths_from_archives() {
     let data = crate::batch::sample_game_data();
-    let (drawn, all) = drawn_pixels("plugin-example-wow", &["--data".as_ref(), data.as_os_str(), "wow://courtyard.wmo".as_ref()]);
+    let (drawn, all) =
+        drawn_pixels("plugin-example-wow", &["--data".as_ref(), data.as_os_str(), "wow://courtyard.wmo".as_ref()]);
     let (loose, _) = drawn_pixels("plugin-example-loose", &[asset("courtyard.wmo").as_os_str()]);
     assert!(drawn > all / 20, "only {drawn} pixels differ from the background");
     assert!(drawn.abs_diff(loose) * 50 < loose, "{drawn} pixels drawn from the archive, {loose} from loose files");
@@ -91,11 +92,14 @@ type ChangeSender = Box<dyn Fn(bevy::asset::io::AssetSourceEvent) + Send>;
 /// model, so a change to a group file reloads the root.
 #[test]
 fn the_loader_reads_a_models_other_files_through_the_asset_server() {
-    use bevy::asset::io::{AssetSourceBuilder, AssetSourceEvent};
     use bevy::asset::AssetApp;
+    use bevy::asset::io::{AssetSourceBuilder, AssetSourceEvent};
     use bevy::prelude::*;
     use lwo_wmo_viewer::plugin::{ModelAsset, ModelSources, SourceReader};
-    let noted = std::sync::Arc::new(ReadsNoted { files: lwo_wmo_viewer::source::LooseFolder::new(asset("")), reads: Default::default() });
+    let noted = std::sync::Arc::new(ReadsNoted {
+        files: lwo_wmo_viewer::source::LooseFolder::new(asset("")),
+        reads: Default::default(),
+    });
     let changes: std::sync::Arc<std::sync::Mutex<Option<ChangeSender>>> = Default::default();
     let mut app = App::new();
     app.world_mut().get_resource_or_init::<ModelSources>().insert("noted", noted.clone());
@@ -110,7 +114,11 @@ fn the_loader_reads_a_models_other_files_through_the_asset_server() {
     app.add_plugins(
         DefaultPlugins
             .set(AssetPlugin { watch_for_changes_override: Some(true), ..default() })
-            .set(WindowPlugin { primary_window: None, exit_condition: bevy::window::ExitCondition::DontExit, ..default() })
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: bevy::window::ExitCondition::DontExit,
+                ..default()
+            })
             .disable::<bevy::winit::WinitPlugin>()
             .disable::<bevy::log::LogPlugin>(),
     )

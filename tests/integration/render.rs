@@ -32,7 +32,13 @@ pub fn render(file: &Path, out: &Path, extra: &[&str]) {
         eprintln!("render of {} was killed by signal {signal}; running it once more", file.display());
         status = run();
     }
-    assert!(status.status.success(), "render of {} failed ({}): {}", file.display(), status.status, String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "render of {} failed ({}): {}",
+        file.display(),
+        status.status,
+        String::from_utf8_lossy(&status.stderr)
+    );
 }
 
 fn baseline(name: &str) -> PathBuf {
@@ -47,7 +53,9 @@ pub fn compare_with_baseline(name: &str, rendered: &Path) {
         return;
     }
     let a = image::open(rendered).unwrap().to_rgb8();
-    let b = image::open(&stored).unwrap_or_else(|e| panic!("baseline {}: {e}; run with UPDATE_BASELINES=1", stored.display())).to_rgb8();
+    let b = image::open(&stored)
+        .unwrap_or_else(|e| panic!("baseline {}: {e}; run with UPDATE_BASELINES=1", stored.display()))
+        .to_rgb8();
     assert_eq!(a.dimensions(), b.dimensions(), "{name}: size differs from the baseline");
     let mut total = 0u64;
     let mut outliers = 0usize;
@@ -123,7 +131,11 @@ fn lightwave_corpus_renders_match_baselines() {
 #[test]
 fn extension_less_files_render_by_content() {
     let dir = scratch("render-no-extension");
-    for (i, file) in ["/usr/share/assimp/models/LWO/LWO2/formatDetection", "/usr/share/assimp/models/LWO/LWOB/formatDetection"].iter().enumerate() {
+    for (i, file) in
+        ["/usr/share/assimp/models/LWO/LWO2/formatDetection", "/usr/share/assimp/models/LWO/LWOB/formatDetection"]
+            .iter()
+            .enumerate()
+    {
         let out = dir.join(format!("format-detection-{i}.png"));
         render(std::path::Path::new(file), &out, &[]);
         let image = image::open(&out).unwrap().to_rgb8();
@@ -174,7 +186,11 @@ fn wmo_doodad_models_follow_the_chosen_set() {
     compare_with_baseline("courtyard-doodads-set0.png", &default_set);
     compare_with_baseline("courtyard-doodads-set1.png", &both_sets);
     let (a, b) = (image::open(&default_set).unwrap().to_rgb8(), image::open(&both_sets).unwrap().to_rgb8());
-    let changed = a.pixels().zip(b.pixels()).filter(|(p, q)| p.0.iter().zip(q.0.iter()).any(|(x, y)| x.abs_diff(*y) > 40)).count();
+    let changed = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| p.0.iter().zip(q.0.iter()).any(|(x, y)| x.abs_diff(*y) > 40))
+        .count();
     // The two added models cover about 340 pixels at this size.
     assert!(changed > 200, "switching the doodad set changes what is drawn ({changed} pixels)");
 }
@@ -195,13 +211,26 @@ fn doodads_whose_models_are_missing_keep_their_markers_with_a_warning() {
     let out = dir.join("courtyard-top-markers.png");
     let run = Command::new(bin())
         .arg(dir.join("courtyard.wmo"))
-        .args(["--output", &out.to_string_lossy(), "--resolution", "640x400", "--view", "top", "--portals", "--doodad-set", "1"])
+        .args([
+            "--output",
+            &out.to_string_lossy(),
+            "--resolution",
+            "640x400",
+            "--view",
+            "top",
+            "--portals",
+            "--doodad-set",
+            "1",
+        ])
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(stderr.contains("doodad World\\Generic\\Barrel.m2: not found under the data root; a marker is shown"), "{stderr}");
+    assert!(
+        stderr.contains("doodad World\\Generic\\Barrel.m2: not found under the data root; a marker is shown"),
+        "{stderr}"
+    );
     assert!(stderr.contains("doodad World\\Generic\\Lamp.m2"), "{stderr}");
     compare_with_baseline("courtyard-top-markers.png", &out);
 }
@@ -212,7 +241,10 @@ fn doodads_whose_models_are_missing_keep_their_markers_with_a_warning() {
 fn lightwave_2018_node_materials_match_baselines() {
     let dir = scratch("render-lw2018");
     let objects = crate::lwo3::content_root().join("Objects");
-    for (file, baseline) in [("Cube04-MultipleStandard.lwo", "lw2018-cube04-node-colours.png"), ("Cube06-UVTextureMapStandard.lwo", "lw2018-cube06-uv-grid.png")] {
+    for (file, baseline) in [
+        ("Cube04-MultipleStandard.lwo", "lw2018-cube04-node-colours.png"),
+        ("Cube06-UVTextureMapStandard.lwo", "lw2018-cube06-uv-grid.png"),
+    ] {
         let out = dir.join(baseline);
         render(&objects.join(file), &out, &[]);
         compare_with_baseline(baseline, &out);
@@ -226,7 +258,15 @@ fn lightwave_2018_node_materials_match_baselines() {
 fn wmo_with_textures_and_doodads_from_mpq_archives_matches_the_loose_render() {
     let dir = scratch("render-mpq");
     let staging = dir.join("staging");
-    let names = ["World/wmo/Sample/Glass.blp", "World/wmo/Sample/Stone.blp", "World/wmo/Sample/Water.blp", "World/Generic/Barrel.m2", "World/Generic/Barrel00.skin", "World/Generic/Lamp.m2", "World/Generic/Lamp00.skin"];
+    let names = [
+        "World/wmo/Sample/Glass.blp",
+        "World/wmo/Sample/Stone.blp",
+        "World/wmo/Sample/Water.blp",
+        "World/Generic/Barrel.m2",
+        "World/Generic/Barrel00.skin",
+        "World/Generic/Lamp.m2",
+        "World/Generic/Lamp00.skin",
+    ];
     for name in names {
         let target = staging.join(name);
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();

@@ -3,7 +3,7 @@
 
 use lwo_wmo_viewer::formats::Model;
 use lwo_wmo_viewer::mesh::coords::wmo_to_bevy;
-use lwo_wmo_viewer::scene::{load, LoadOptions, RecordKind, Scene};
+use lwo_wmo_viewer::scene::{LoadOptions, RecordKind, Scene, load};
 use lwo_wmo_viewer::source::LooseFolder;
 
 use crate::support::asset;
@@ -26,10 +26,13 @@ fn every_triangle_maps_into_its_chunk(scene: &Scene) -> usize {
     for (m, mesh) in scene.meshes.iter().enumerate() {
         let Some(_) = mesh.source else { continue };
         for t in 0..mesh.data.triangle_count() {
-            let origin = scene.triangle_origin(m, t).unwrap_or_else(|| panic!("{} triangle {t} has no origin", mesh.label));
+            let origin =
+                scene.triangle_origin(m, t).unwrap_or_else(|| panic!("{} triangle {t} has no origin", mesh.label));
             let file_length = scene.files[origin.file].bytes.len();
             assert!(
-                origin.chunk_data.start <= origin.bytes.start && origin.bytes.end <= origin.chunk_data.end && origin.chunk_data.end <= file_length,
+                origin.chunk_data.start <= origin.bytes.start
+                    && origin.bytes.end <= origin.chunk_data.end
+                    && origin.chunk_data.end <= file_length,
                 "{} triangle {t}: record {:?} outside {} {:?}",
                 mesh.label,
                 origin.bytes,
@@ -49,14 +52,21 @@ fn every_wmo_triangle_leads_to_its_mopy_entry_and_movi_corners() {
     for (m, mesh) in scene.meshes.iter().enumerate() {
         let Some(source) = mesh.source.filter(|s| matches!(s.kind, RecordKind::WmoTriangle { .. })) else { continue };
         let file = &scene.files[source.file];
-        let Model::WmoGroup(group) = &file.document.as_deref().unwrap().model else { panic!("{} is not from a group", mesh.label) };
+        let Model::WmoGroup(group) = &file.document.as_deref().unwrap().model else {
+            panic!("{} is not from a group", mesh.label)
+        };
         for t in 0..mesh.data.triangle_count() {
             let origin = scene.triangle_origin(m, t).unwrap();
             assert!(origin.chunk_path.ends_with("MOPY"), "{}", origin.chunk_path);
             let record = origin.record as usize;
             // The MOPY entry's bytes are the flags and material the parser read for this triangle.
             let entry = &file.bytes[origin.bytes.clone()];
-            assert_eq!((entry[0], entry[1]), (group.triangle_flags[record], group.triangle_materials[record]), "{}", mesh.label);
+            assert_eq!(
+                (entry[0], entry[1]),
+                (group.triangle_flags[record], group.triangle_materials[record]),
+                "{}",
+                mesh.label
+            );
             // Its MOVI corners are the triangle drawn.
             let movi = [0, 1, 2].map(|k| wmo_to_bevy(group.positions[usize::from(group.indices[3 * record + k])]));
             assert_eq!(corners(&scene, m, t), movi, "{} triangle {t}", mesh.label);
@@ -71,7 +81,11 @@ fn every_m2_triangle_leads_to_its_skin_triangle() {
     let Model::M2(model) = &scene.files[0].document.as_deref().unwrap().model else { panic!("not an M2") };
     for (m, mesh) in scene.meshes.iter().enumerate() {
         let Some(source) = mesh.source else { continue };
-        assert!(scene.files[source.file].path.to_ascii_lowercase().ends_with("barrel00.skin"), "{}", scene.files[source.file].path);
+        assert!(
+            scene.files[source.file].path.to_ascii_lowercase().ends_with("barrel00.skin"),
+            "{}",
+            scene.files[source.file].path
+        );
         let skin = lwo_wmo_viewer::formats::m2::parse_skin(&scene.files[source.file].bytes).unwrap();
         for t in 0..mesh.data.triangle_count() {
             let origin = scene.triangle_origin(m, t).unwrap();
@@ -89,8 +103,18 @@ fn every_m2_triangle_leads_to_its_skin_triangle() {
 fn doodad_instances_share_one_model_and_every_file_is_kept_with_its_bytes() {
     let scene = scene_of(&asset("courtyard.wmo"));
     // Root, three groups, two doodad models and their skins, each with the bytes it was parsed from.
-    let names: Vec<String> = scene.files.iter().map(|f| lwo_wmo_viewer::scene::file_name(&f.path).to_ascii_lowercase()).collect();
-    for expected in ["courtyard.wmo", "courtyard_000.wmo", "courtyard_001.wmo", "courtyard_002.wmo", "barrel.m2", "barrel00.skin", "lamp.m2", "lamp00.skin"] {
+    let names: Vec<String> =
+        scene.files.iter().map(|f| lwo_wmo_viewer::scene::file_name(&f.path).to_ascii_lowercase()).collect();
+    for expected in [
+        "courtyard.wmo",
+        "courtyard_000.wmo",
+        "courtyard_001.wmo",
+        "courtyard_002.wmo",
+        "barrel.m2",
+        "barrel00.skin",
+        "lamp.m2",
+        "lamp00.skin",
+    ] {
         assert!(names.iter().any(|n| n == expected), "{expected} not in {names:?}");
     }
     for file in &scene.files {
@@ -106,7 +130,14 @@ fn doodad_instances_share_one_model_and_every_file_is_kept_with_its_bytes() {
         .collect();
     let units = scene.meshes.iter().filter(|m| m.label.starts_with("M2Model0/")).count();
     assert_eq!(barrel_meshes.len(), units);
-    assert!(scene.nodes.iter().filter(|n| n.draw.is_some_and(|d| scene.meshes[d.mesh].label.starts_with("M2Model0/"))).count() > units);
+    assert!(
+        scene
+            .nodes
+            .iter()
+            .filter(|n| n.draw.is_some_and(|d| scene.meshes[d.mesh].label.starts_with("M2Model0/")))
+            .count()
+            > units
+    );
 }
 
 /// Every LightWave triangle leads to its polygon's POLS record: the record lies inside the chunk and
@@ -114,7 +145,9 @@ fn doodad_instances_share_one_model_and_every_file_is_kept_with_its_bytes() {
 fn lightwave_triangles_lead_to_their_pols_records(path: &std::path::Path) -> usize {
     let scene = scene_of(path);
     let checked = every_triangle_maps_into_its_chunk(&scene);
-    let Some(Model::Lwo(object)) = scene.files[0].document.as_deref().map(|d| &d.model) else { panic!("{} is not LightWave", path.display()) };
+    let Some(Model::Lwo(object)) = scene.files[0].document.as_deref().map(|d| &d.model) else {
+        panic!("{} is not LightWave", path.display())
+    };
     for (m, mesh) in scene.meshes.iter().enumerate() {
         let Some(RecordKind::LwoPolygon { layer }) = mesh.source.map(|s| s.kind) else { continue };
         let polygons = &object.layers[layer].polygons;
@@ -137,7 +170,13 @@ fn every_lightwave_triangle_of_the_corpus_leads_to_its_pols_record() {
     let mut files = crate::lwo::corpus_files();
     files.push(asset("square-with-detail.lwo"));
     let objects = crate::lwo3::content_root().join("Objects");
-    files.extend(std::fs::read_dir(&objects).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "lwo")));
+    files.extend(
+        std::fs::read_dir(&objects)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "lwo")),
+    );
     let mut triangles = 0;
     for path in &files {
         triangles += lightwave_triangles_lead_to_their_pols_records(path);
@@ -150,8 +189,8 @@ fn every_lightwave_triangle_of_the_corpus_leads_to_its_pols_record() {
 #[test]
 fn a_large_lightwave_object_reports_its_meshes_piece_by_piece() {
     use lwo_wmo_viewer::scene::LoadProgress;
-    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
     let dir = std::env::temp_dir().join(format!("lwo-wmo-viewer-progress-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("terrain.lwo"), lwo_wmo_viewer::fixtures::lwo::large_object(600, 600)).unwrap();
@@ -181,7 +220,11 @@ fn a_large_lightwave_object_reports_its_meshes_piece_by_piece() {
         assert!(scene.meshes.iter().map(|m| m.data.triangle_count()).sum::<usize>() > 600 * 600);
         watcher.join().unwrap()
     });
-    let meshes: Vec<usize> = seen.iter().filter(|(stage, _, total)| *stage == "meshes" && *total == pieces).map(|&(_, done, _)| done).collect();
+    let meshes: Vec<usize> = seen
+        .iter()
+        .filter(|(stage, _, total)| *stage == "meshes" && *total == pieces)
+        .map(|&(_, done, _)| done)
+        .collect();
     assert_eq!(meshes.last(), Some(&pieces), "every piece reported: {seen:?}");
     assert!(meshes.windows(2).all(|w| w[0] <= w[1]), "counts only rise: {seen:?}");
     let _ = std::fs::remove_dir_all(&dir);

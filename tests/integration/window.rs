@@ -10,10 +10,18 @@ use std::time::{Duration, Instant};
 use crate::support::{asset, bin, scratch};
 
 fn status(dir: &Path) -> serde_json::Value {
-    std::fs::read_to_string(dir.join("status.json")).ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or(serde_json::Value::Null)
+    std::fs::read_to_string(dir.join("status.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(serde_json::Value::Null)
 }
 
-fn wait_for(dir: &Path, what: &str, timeout: Duration, mut done: impl FnMut(&serde_json::Value) -> bool) -> serde_json::Value {
+fn wait_for(
+    dir: &Path,
+    what: &str,
+    timeout: Duration,
+    mut done: impl FnMut(&serde_json::Value) -> bool,
+) -> serde_json::Value {
     let start = Instant::now();
     loop {
         let s = status(dir);
@@ -104,18 +112,20 @@ fn start(dir: &Path, file: &Path) -> RunningApp {
 fn start_with(dir: &Path, file: &Path, args: &[&str]) -> RunningApp {
     let runtime = dir.join("xdg");
     std::fs::create_dir_all(&runtime).unwrap();
-    RunningApp::spawn(Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x800x24"])
-        .arg(bin())
-        .arg(file)
-        .args(args)
-        .env("LWO_WMO_VIEWER_CONTROL", dir)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .env("RUST_LOG", "info,lwo_wmo_viewer=debug")
-        .stdout(Stdio::null())
-        // Kept beside the control files, for a failure to be looked into.
-        .stderr(std::fs::File::create(dir.join("app.log")).unwrap()))
+    RunningApp::spawn(
+        Command::new("xvfb-run")
+            .args(["-a", "-s", "-screen 0 1280x800x24"])
+            .arg(bin())
+            .arg(file)
+            .args(args)
+            .env("LWO_WMO_VIEWER_CONTROL", dir)
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("RUST_LOG", "info,lwo_wmo_viewer=debug")
+            .stdout(Stdio::null())
+            // Kept beside the control files, for a failure to be looked into.
+            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
+    )
 }
 
 /// Asks the app to quit and waits for it; one still running after 20 s is ended with its group.
@@ -137,7 +147,8 @@ fn pick_grid(dir: &Path, columns: u32, rows: u32) -> Vec<serde_json::Value> {
             let y = 60 + row * (800 - 80) / rows.max(1);
             let before = status(dir)["picks"].as_u64().unwrap_or(0);
             send(dir, &format!("pick {x} {y}"));
-            let s = wait_for(dir, "the pick", Duration::from_secs(30), |s| s["picks"].as_u64().is_some_and(|n| n > before));
+            let s =
+                wait_for(dir, "the pick", Duration::from_secs(30), |s| s["picks"].as_u64().is_some_and(|n| n > before));
             if !s["pick"].is_null() {
                 hits.push(s["pick"].clone());
             }
@@ -148,12 +159,14 @@ fn pick_grid(dir: &Path, columns: u32, rows: u32) -> Vec<serde_json::Value> {
 
 #[test]
 fn picks_name_the_mopy_entry_material_and_doodad_they_came_from() {
-    use lwo_wmo_viewer::formats::{parse_document, Model};
+    use lwo_wmo_viewer::formats::{Model, parse_document};
     let dir = scratch("window-pick-wmo");
     let wmo = asset("courtyard.wmo");
     let child = start(&dir, &wmo);
     let shown = wmo.display().to_string();
-    wait_for(&dir, "the WMO to show", Duration::from_secs(90), |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    wait_for(&dir, "the WMO to show", Duration::from_secs(90), |s| {
+        s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false
+    });
     let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
     wait_for(&dir, "a few frames", Duration::from_secs(60), |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 10));
     let hits = pick_grid(&dir, 8, 5);
@@ -189,33 +202,51 @@ fn picks_name_the_mopy_entry_material_and_doodad_they_came_from() {
         };
         let before = status(&dir)["picks"].as_u64().unwrap_or(0);
         send(&dir, &format!("pick {px} {py}"));
-        let s = wait_for(&dir, "the doodad pick", Duration::from_secs(30), |s| s["picks"].as_u64().is_some_and(|n| n > before));
+        let s = wait_for(&dir, "the doodad pick", Duration::from_secs(30), |s| {
+            s["picks"].as_u64().is_some_and(|n| n > before)
+        });
         doodad_hits.push((doodad.model.clone(), s["pick"].clone()));
     }
     let shot = dir.join("window-pick.png");
     send(&dir, &format!("screenshot {}", shot.display()));
-    wait_for(&dir, "the screenshot", Duration::from_secs(60), |s| s["screenshots"].as_array().is_some_and(|a| !a.is_empty()));
+    wait_for(&dir, "the screenshot", Duration::from_secs(60), |s| {
+        s["screenshots"].as_array().is_some_and(|a| !a.is_empty())
+    });
     quit(&dir, child);
-    let Model::WmoRoot(root) = parse_document(&std::fs::read(&wmo).unwrap()).unwrap().model else { panic!("not a root") };
+    let Model::WmoRoot(root) = parse_document(&std::fs::read(&wmo).unwrap()).unwrap().model else {
+        panic!("not a root")
+    };
     // A batch triangle: its MOPY entry, read independently from the group file, is the one named.
-    let batch_hits: Vec<_> = hits.iter().filter(|h| h["chunk"].as_str().is_some_and(|c| c.ends_with("MOPY")) && h["doodad"].is_null()).collect();
+    let batch_hits: Vec<_> = hits
+        .iter()
+        .filter(|h| h["chunk"].as_str().is_some_and(|c| c.ends_with("MOPY")) && h["doodad"].is_null())
+        .collect();
     assert!(!batch_hits.is_empty(), "no WMO batch was hit: {hits:?}");
     for hit in &batch_hits {
         let group_field = hit["fields"]["group"].as_str().unwrap();
         let group_file = group_field.split_once('(').unwrap().1.trim_end_matches(')');
         let bytes = std::fs::read(asset(group_file)).unwrap();
-        let Model::WmoGroup(group) = parse_document(&bytes).unwrap().model else { panic!("{group_file} is not a group") };
+        let Model::WmoGroup(group) = parse_document(&bytes).unwrap().model else {
+            panic!("{group_file} is not a group")
+        };
         let record = hit["record"].as_u64().unwrap() as usize;
         let [start, end] = [0, 1].map(|k| hit["bytes"][k].as_u64().unwrap() as usize);
         assert_eq!(end - start, 2);
-        assert_eq!((bytes[start], bytes[start + 1]), (group.triangle_flags[record], group.triangle_materials[record]), "{hit}");
+        assert_eq!(
+            (bytes[start], bytes[start + 1]),
+            (group.triangle_flags[record], group.triangle_materials[record]),
+            "{hit}"
+        );
         let material = hit["fields"]["material"].as_str().unwrap();
         assert!(material.starts_with(&format!("MOMT {}:", group.triangle_materials[record])), "{hit}");
         let blend = root.materials[usize::from(group.triangle_materials[record])].blend();
         assert!(material.contains(&format!("blend {}", blend.code())), "{hit}");
     }
     // A doodad: the MODD entry it names places the model it names.
-    assert!(doodad_hits.iter().any(|(_, hit)| !hit["doodad"].is_null()), "no doodad was hit: {doodad_hits:?}; not picked: {skipped:?}");
+    assert!(
+        doodad_hits.iter().any(|(_, hit)| !hit["doodad"].is_null()),
+        "no doodad was hit: {doodad_hits:?}; not picked: {skipped:?}"
+    );
     for (_, hit) in doodad_hits.iter().filter(|(_, hit)| !hit["doodad"].is_null()) {
         let modd = hit["doodad"]["modd"].as_u64().unwrap() as usize;
         let name = root.doodad_names.get(root.doodads[modd].name_offset).unwrap();
@@ -226,8 +257,10 @@ fn picks_name_the_mopy_entry_material_and_doodad_they_came_from() {
 
 /// Where the 3D camera draws `point` (scene space), in window pixels, from the status the app writes.
 fn window_pixel(status: &serde_json::Value, point: [f32; 3]) -> Option<(u32, u32)> {
-    let m: Vec<f32> = status["camera"]["clip_from_world"].as_array()?.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
-    let viewport: Vec<f32> = status["camera"]["viewport"].as_array()?.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
+    let m: Vec<f32> =
+        status["camera"]["clip_from_world"].as_array()?.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
+    let viewport: Vec<f32> =
+        status["camera"]["viewport"].as_array()?.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
     let [x, y, z] = point;
     let clip: [f32; 4] = std::array::from_fn(|row| m[row] * x + m[4 + row] * y + m[8 + row] * z + m[12 + row]);
     if clip[3] <= 0.0 {
@@ -247,10 +280,14 @@ fn the_window_exports_what_it_shows() {
     let wmo = asset("courtyard.wmo");
     let child = start(&dir, &wmo);
     let shown = wmo.display().to_string();
-    wait_for(&dir, "the WMO to show", Duration::from_secs(90), |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    wait_for(&dir, "the WMO to show", Duration::from_secs(90), |s| {
+        s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false
+    });
     let out = dir.join("courtyard.glb");
     send(&dir, &format!("export {}", out.display()));
-    let s = wait_for(&dir, "the export", Duration::from_secs(90), |s| s["export"].as_str().is_some_and(|e| e.starts_with("exported") || e.contains("failed")));
+    let s = wait_for(&dir, "the export", Duration::from_secs(90), |s| {
+        s["export"].as_str().is_some_and(|e| e.starts_with("exported") || e.contains("failed"))
+    });
     quit(&dir, child);
     let status = s["export"].as_str().unwrap();
     assert!(status.starts_with(&format!("exported {}", out.display())) && status.contains("nodes"), "{status}");
@@ -260,17 +297,21 @@ fn the_window_exports_what_it_shows() {
 
 #[test]
 fn a_lightwave_pick_names_its_pols_record_and_surface() {
-    use lwo_wmo_viewer::formats::{parse_document, Model};
+    use lwo_wmo_viewer::formats::{Model, parse_document};
     let dir = scratch("window-pick-lwo");
     let lwo = asset("square-with-detail.lwo");
     let child = start(&dir, &lwo);
     let shown = lwo.display().to_string();
-    wait_for(&dir, "the LWO to show", Duration::from_secs(90), |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    wait_for(&dir, "the LWO to show", Duration::from_secs(90), |s| {
+        s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false
+    });
     let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
     wait_for(&dir, "a few frames", Duration::from_secs(60), |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 10));
     let hits = pick_grid(&dir, 6, 4);
     quit(&dir, child);
-    let Model::Lwo(object) = parse_document(&std::fs::read(&lwo).unwrap()).unwrap().model else { panic!("not LightWave") };
+    let Model::Lwo(object) = parse_document(&std::fs::read(&lwo).unwrap()).unwrap().model else {
+        panic!("not LightWave")
+    };
     let polygons = &object.layers[0].polygons;
     assert!(!hits.is_empty(), "nothing was hit");
     for hit in &hits {
@@ -278,12 +319,20 @@ fn a_lightwave_pick_names_its_pols_record_and_surface() {
         // The POLS index named is a polygon whose record starts at the bytes named, on the surface named.
         let index = hit["record"].as_u64().unwrap() as u32;
         let start = hit["bytes"][0].as_u64().unwrap() as u32;
-        let p = (0..polygons.len()).find(|&p| polygons.record(p) == Some(lwo_wmo_viewer::formats::lwo::Record { offset: start, index_in_chunk: index })).unwrap_or_else(|| panic!("no POLS record {index} at {start}: {hit}"));
+        let p = (0..polygons.len())
+            .find(|&p| {
+                polygons.record(p)
+                    == Some(lwo_wmo_viewer::formats::lwo::Record { offset: start, index_in_chunk: index })
+            })
+            .unwrap_or_else(|| panic!("no POLS record {index} at {start}: {hit}"));
         let surface = &object.surfaces[polygons.surface.get(p) as usize].name;
         assert!(hit["fields"]["surface"].as_str().unwrap().starts_with(surface.as_str()), "{hit}");
     }
     // The seed's square is POLS record 0 on "Square", and it fills most of the view.
-    assert!(hits.iter().any(|h| h["record"] == 0 && h["fields"]["surface"].as_str().unwrap().starts_with("Square")), "{hits:?}");
+    assert!(
+        hits.iter().any(|h| h["record"] == 0 && h["fields"]["surface"].as_str().unwrap().starts_with("Square")),
+        "{hits:?}"
+    );
 }
 
 /// The control hook's `morph NAME WEIGHT` moves the real Cube10's points on screen, the status says
@@ -295,7 +344,9 @@ fn a_morph_weight_set_in_the_window_changes_the_view_and_the_export() {
     let child = start(&dir, &cube);
     let shown = cube.display().to_string();
     let minute = Duration::from_secs(90);
-    wait_for(&dir, "the cube to show", minute, |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
+    wait_for(&dir, "the cube to show", minute, |s| {
+        s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false
+    });
     let settle = |dir: &Path| {
         let frame = status(dir)["frame"].as_u64().unwrap_or(0);
         wait_for(dir, "a few frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 20));
@@ -319,7 +370,9 @@ fn a_morph_weight_set_in_the_window_changes_the_view_and_the_export() {
     let tall = shoot(&dir, "tall.png", 2);
     let out = dir.join("tall.glb");
     send(&dir, &format!("export {}", out.display()));
-    let s = wait_for(&dir, "the export", minute, |s| s["export"].as_str().is_some_and(|e| e.starts_with("exported") || e.contains("failed")));
+    let s = wait_for(&dir, "the export", minute, |s| {
+        s["export"].as_str().is_some_and(|e| e.starts_with("exported") || e.contains("failed"))
+    });
     quit(&dir, child);
     assert!(s["export"].as_str().unwrap().starts_with("exported"), "{s}");
     let differ = rest.pixels().zip(tall.pixels()).filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 40)).count();
@@ -335,19 +388,31 @@ fn a_morph_weight_set_in_the_window_changes_the_view_and_the_export() {
 #[test]
 fn a_replaceable_texture_chosen_in_the_window_is_drawn() {
     let dir = scratch("window-texture-choice");
-    let folder = crate::m2::barrel_folder("window-texture-choice-model", &crate::m2::barrel_parts(), &["Barrel00.skin"], &[("SkinA.blp", "Glass.blp"), ("SkinB.blp", "Stone.blp")]);
+    let folder = crate::m2::barrel_folder(
+        "window-texture-choice-model",
+        &crate::m2::barrel_parts(),
+        &["Barrel00.skin"],
+        &[("SkinA.blp", "Glass.blp"), ("SkinB.blp", "Stone.blp")],
+    );
     let model = folder.join("Barrel.m2");
     let child = start_with(&dir, &model, &["--view", "front"]);
     let minute = Duration::from_secs(90);
     let shown = model.display().to_string();
-    let s = wait_for(&dir, "the barrel to show", minute, |s| s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false);
-    assert_eq!(s["replaceable_textures"], serde_json::json!([{ "texture": 2, "type": 11, "choices": ["SkinA.blp", "SkinB.blp"], "chosen": 0 }]));
+    let s = wait_for(&dir, "the barrel to show", minute, |s| {
+        s["shown"].as_str() == Some(shown.as_str()) && s["loading"] == false
+    });
+    assert_eq!(
+        s["replaceable_textures"],
+        serde_json::json!([{ "texture": 2, "type": 11, "choices": ["SkinA.blp", "SkinB.blp"], "chosen": 0 }])
+    );
     let shoot = |name: &str| {
         let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
         wait_for(&dir, "a few frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 20));
         let shot = dir.join(name);
         send(&dir, &format!("screenshot-view {}", shot.display()));
-        wait_for(&dir, "the screenshot", minute, |s| s["notice"].as_str().is_some_and(|n| n.contains(&shot.display().to_string())));
+        wait_for(&dir, "the screenshot", minute, |s| {
+            s["notice"].as_str().is_some_and(|n| n.contains(&shot.display().to_string()))
+        });
         image::open(&shot).unwrap().to_rgb8()
     };
     let first = shoot("skin-a.png");
@@ -369,9 +434,13 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     let archive = crate::batch::sample_game_data().join("common.MPQ");
     let child = start(&dir, &asset("square-with-detail.lwo"));
     let minute = Duration::from_secs(90);
-    wait_for(&dir, "the LWO to show", minute, |s| s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false);
+    wait_for(&dir, "the LWO to show", minute, |s| {
+        s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false
+    });
     send(&dir, &format!("drop {}", archive.display()));
-    let s = wait_for(&dir, "the browser with its files listed", minute, |s| s["browser"].is_object() && s["browser"]["listing"] == false);
+    let s = wait_for(&dir, "the browser with its files listed", minute, |s| {
+        s["browser"].is_object() && s["browser"]["listing"] == false
+    });
     assert_eq!(s["browser"]["source"].as_str(), Some(archive.display().to_string().as_str()));
     assert!(s["browser"]["entries"].as_u64().unwrap() >= 11, "{s}");
     assert!(s["shown"].as_str().unwrap().ends_with("square-with-detail.lwo"), "the model stays until a file is opened");
@@ -381,7 +450,9 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     let s = wait_for(&dir, "the root alone", minute, |s| s["browser"]["shown_count"] == 1);
     assert_eq!(s["browser"]["shown"], serde_json::json!(["courtyard.wmo"]));
     send(&dir, "browser-open 0");
-    let s = wait_for(&dir, "the WMO from the archive", minute, |s| s["shown"] == "wow://courtyard.wmo" && s["loading"] == false);
+    let s = wait_for(&dir, "the WMO from the archive", minute, |s| {
+        s["shown"] == "wow://courtyard.wmo" && s["loading"] == false
+    });
     assert_eq!(s["triangles"], 36, "its groups came from the archive: {s}");
     let recent = format!("{}|wow://courtyard.wmo", archive.display());
     wait_for(&dir, "the archive path in Recent", minute, |s| s["recent"][0].as_str() == Some(recent.as_str()));
@@ -389,9 +460,16 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     send(&dir, "browser-filter stone");
     wait_for(&dir, "the stone texture", minute, |s| s["browser"]["shown_count"] == 1);
     send(&dir, "browser-open 0");
-    let s = wait_for(&dir, "the BLP preview", minute, |s| s["browser"]["preview"].is_string() || s["browser"]["preview_error"].is_string());
+    let s = wait_for(&dir, "the BLP preview", minute, |s| {
+        s["browser"]["preview"].is_string() || s["browser"]["preview_error"].is_string()
+    });
     let preview = s["browser"]["preview"].as_str().unwrap_or_else(|| panic!("{s}"));
-    assert!(preview.starts_with("World/wmo/Sample/Stone.blp: ") && preview.contains("BLP2") && preview.contains("mip levels"), "{preview}");
+    assert!(
+        preview.starts_with("World/wmo/Sample/Stone.blp: ")
+            && preview.contains("BLP2")
+            && preview.contains("mip levels"),
+        "{preview}"
+    );
     quit(&dir, child);
 
     // A new start without --data: Recent's entry opens the archive again, then the WMO inside it.
@@ -400,11 +478,15 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     std::fs::create_dir_all(again.join("config")).unwrap();
     copy_folder(&dir.join("config"), &again.join("config"));
     let child = start(&again, &asset("square-with-detail.lwo"));
-    wait_for(&again, "the LWO to show", minute, |s| s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false);
+    wait_for(&again, "the LWO to show", minute, |s| {
+        s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false
+    });
     let s = status(&again);
     assert_eq!(s["recent"][1].as_str(), Some(recent.as_str()), "{s}");
     send(&again, "open-recent 1");
-    let s = wait_for(&again, "the WMO from Recent", minute, |s| s["shown"] == "wow://courtyard.wmo" && s["loading"] == false);
+    let s = wait_for(&again, "the WMO from Recent", minute, |s| {
+        s["shown"] == "wow://courtyard.wmo" && s["loading"] == false
+    });
     assert_eq!(s["triangles"], 36);
     quit(&again, child);
 }
@@ -446,7 +528,12 @@ impl XServer {
     /// Drops `files` on the viewer's window as a file manager does (`../shared/tools/xdnd-drop`).
     fn drop_files(&self, files: &[&Path]) {
         let tool = crate::support::repo().join("../shared/tools/xdnd-drop");
-        let out = Command::new("/usr/bin/python3").arg(&tool).args(files).env("DISPLAY", &self.display).output().expect("Debian's python3 runs xdnd-drop");
+        let out = Command::new("/usr/bin/python3")
+            .arg(&tool)
+            .args(files)
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("Debian's python3 runs xdnd-drop");
         assert!(out.status.success(), "xdnd-drop {files:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
@@ -476,7 +563,11 @@ time.sleep(0.1)
 xtest.fake_input(d, X.KeyRelease, k)
 d.sync()
 "#;
-        let out = Command::new("/usr/bin/python3").args(["-c", SCRIPT, key]).env("DISPLAY", &self.display).output().expect("python3-xlib");
+        let out = Command::new("/usr/bin/python3")
+            .args(["-c", SCRIPT, key])
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("python3-xlib");
         assert!(out.status.success(), "pressing {key}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
@@ -534,7 +625,11 @@ fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
         });
         let viewport = &s["camera"]["viewport"];
         let (w, h) = image::image_dimensions(&expected).unwrap();
-        assert_eq!((w, h), (viewport[2].as_f64().unwrap() as u32, viewport[3].as_f64().unwrap() as u32), "the 3D view's size: {s}");
+        assert_eq!(
+            (w, h),
+            (viewport[2].as_f64().unwrap() as u32, viewport[3].as_f64().unwrap() as u32),
+            "the 3D view's size: {s}"
+        );
     }
     // A chosen size (File ▸ Screenshot size): the same view drawn into an image of that size.
     send(&dir, "screenshot-size 1000x700");
@@ -553,14 +648,18 @@ fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
     let first_shown = shown(&lwo);
     let lwo_text = lwo.display().to_string();
     // The opened file joins File ▸ Recent once it is on screen, a frame after the status says shown.
-    let s = wait_for(&dir, "the first of three dropped files to show", minute, |s| first_shown(s) && s["recent"][0].as_str() == Some(lwo_text.as_str()));
+    let s = wait_for(&dir, "the first of three dropped files to show", minute, |s| {
+        first_shown(s) && s["recent"][0].as_str() == Some(lwo_text.as_str())
+    });
     let recent: Vec<&str> = s["recent"].as_array().unwrap().iter().filter_map(|r| r.as_str()).collect();
     let expected = [lwo.display().to_string(), m2.display().to_string(), wmo.display().to_string()];
     assert_eq!(recent[..3], expected, "the opened file, then the others in the order dropped");
     assert!(s["notice"].as_str().is_some_and(|n| n.contains("the other 2")), "{s}");
     let folder = dir.join("with space");
     x.drop_files(&[&folder]);
-    let s = wait_for(&dir, "the folder's message", minute, |s| s["error"].as_str().is_some_and(|e| e.contains("is a folder")));
+    let s = wait_for(&dir, "the folder's message", minute, |s| {
+        s["error"].as_str().is_some_and(|e| e.contains("is a folder"))
+    });
     assert!(s["error"].as_str().unwrap().contains(&folder.display().to_string()), "{s}");
     assert_eq!(s["shown"].as_str(), Some(lwo.display().to_string().as_str()), "the model stays");
     // Esc, pressed on the keyboard (XTest), stops a load under way — a WMO of 1200 group files — and
@@ -573,7 +672,9 @@ fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
         std::thread::sleep(Duration::from_millis(5));
     }
     x.press_key("Escape");
-    let s = wait_for(&dir, "Esc to cancel the load", minute, |s| s["notice"].as_str().is_some_and(|n| n.starts_with("cancelled loading huge.wmo")));
+    let s = wait_for(&dir, "Esc to cancel the load", minute, |s| {
+        s["notice"].as_str().is_some_and(|n| n.starts_with("cancelled loading huge.wmo"))
+    });
     assert_eq!(s["shown"].as_str(), Some(lwo_text.as_str()), "the model stays: {s}");
     quit(&dir, child);
 }
@@ -591,7 +692,8 @@ fn watch_reloads_changes_keeps_the_last_good_model_and_follows_group_files() {
     let minute = Duration::from_secs(90);
     let model_text = model.display().to_string();
     let s0 = wait_for(&dir, "the model to show and be followed", minute, |s| {
-        s["shown"].as_str() == Some(model_text.as_str()) && s["watching"].as_array().is_some_and(|w| w.iter().any(|p| p.as_str() == Some(model_text.as_str())))
+        s["shown"].as_str() == Some(model_text.as_str())
+            && s["watching"].as_array().is_some_and(|w| w.iter().any(|p| p.as_str() == Some(model_text.as_str())))
     });
     let count = |s: &serde_json::Value| s["shown_count"].as_u64().unwrap();
     // The orbit camera glides to its framing: wait until it holds still.
@@ -605,26 +707,43 @@ fn watch_reloads_changes_keeps_the_last_good_model_and_follows_group_files() {
         s0 = later;
     }
     std::fs::copy("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo", &model).unwrap();
-    let s1 = wait_for(&dir, "the rewritten model", minute, |s| s["shown_count"].as_u64() > Some(count(&s0)) && s["loading"] == false);
+    let s1 = wait_for(&dir, "the rewritten model", minute, |s| {
+        s["shown_count"].as_u64() > Some(count(&s0)) && s["loading"] == false
+    });
     assert_ne!(s1["triangles"], s0["triangles"], "the new object is shown");
     let frame = s1["frame"].as_u64().unwrap_or(0);
-    let later = wait_for(&dir, "frames after the reload", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 15));
+    let later =
+        wait_for(&dir, "frames after the reload", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 15));
     assert_eq!(later["camera"], s0["camera"], "a reload keeps the camera");
     std::fs::write(&model, b"FORM\x00\x00\x00\x10LWO2PNTS\xff\xff\xff\xff").unwrap();
     let s2 = wait_for(&dir, "the broken write's error", minute, |s| s["error"].is_string());
     assert!(s2["error"].as_str().unwrap().contains("model.lwo"), "{s2}");
-    assert_eq!((s2["shown"].clone(), s2["triangles"].clone()), (s1["shown"].clone(), s1["triangles"].clone()), "the last good model stays");
+    assert_eq!(
+        (s2["shown"].clone(), s2["triangles"].clone()),
+        (s1["shown"].clone(), s1["triangles"].clone()),
+        "the last good model stays"
+    );
     std::fs::copy(asset("square-with-detail.lwo"), &model).unwrap();
-    wait_for(&dir, "the good write after the broken one", minute, |s| s["error"].is_null() && s["triangles"] == s0["triangles"] && s["shown_count"].as_u64() > Some(count(&s1)));
+    wait_for(&dir, "the good write after the broken one", minute, |s| {
+        s["error"].is_null() && s["triangles"] == s0["triangles"] && s["shown_count"].as_u64() > Some(count(&s1))
+    });
     // What the user set in the panel — view options, the selected part, a part unticked — stays
     // through a reload of the same object.
     for command in ["view wireframe on", "view grid off", "select 0", "part 0 off"] {
         send(&dir, command);
     }
-    let set = wait_for(&dir, "the panel settings", minute, |s| s["view"]["wireframe"] == true && s["parts"][0] == false && s["view"]["selected_part"] == 0);
+    let set = wait_for(&dir, "the panel settings", minute, |s| {
+        s["view"]["wireframe"] == true && s["parts"][0] == false && s["view"]["selected_part"] == 0
+    });
     std::fs::copy(asset("square-with-detail.lwo"), &model).unwrap();
-    let s3 = wait_for(&dir, "the reload of the same object", minute, |s| s["shown_count"].as_u64() > Some(count(&set)) && s["loading"] == false);
-    assert_eq!((&s3["view"], &s3["parts"]), (&set["view"], &set["parts"]), "a reload keeps the view options, selection and part toggles");
+    let s3 = wait_for(&dir, "the reload of the same object", minute, |s| {
+        s["shown_count"].as_u64() > Some(count(&set)) && s["loading"] == false
+    });
+    assert_eq!(
+        (&s3["view"], &s3["parts"]),
+        (&set["view"], &set["parts"]),
+        "a reload keeps the view options, selection and part toggles"
+    );
     // A WMO: its group files are followed too.
     let scene = sample_scene();
     let root = scene.write_to(&dir.join("wmo"), "yard").unwrap();
@@ -632,11 +751,14 @@ fn watch_reloads_changes_keeps_the_last_good_model_and_follows_group_files() {
     let group = dir.join("wmo/yard_000.wmo");
     let group_text = group.display().to_string();
     let s4 = wait_for(&dir, "the WMO and its groups followed", minute, |s| {
-        s["shown_count"].as_u64() > Some(count(&s3)) && s["watching"].as_array().is_some_and(|w| w.iter().any(|p| p.as_str() == Some(group_text.as_str())))
+        s["shown_count"].as_u64() > Some(count(&s3))
+            && s["watching"].as_array().is_some_and(|w| w.iter().any(|p| p.as_str() == Some(group_text.as_str())))
     });
     let other = scene.groups.iter().position(|g| g.triangle_count() != scene.groups[0].triangle_count()).unwrap();
     std::fs::write(&group, write_group(&scene.groups[other])).unwrap();
-    let s5 = wait_for(&dir, "the reload after a group file changed", minute, |s| s["shown_count"].as_u64() > Some(count(&s4)) && s["loading"] == false);
+    let s5 = wait_for(&dir, "the reload after a group file changed", minute, |s| {
+        s["shown_count"].as_u64() > Some(count(&s4)) && s["loading"] == false
+    });
     assert_ne!(s5["triangles"], s4["triangles"]);
     quit(&dir, child);
 }
@@ -656,7 +778,9 @@ fn a_cancelled_load_keeps_the_model_and_a_large_wmo_reports_progress_by_stage() 
     let child = start(&dir, &lwo);
     let minute = Duration::from_secs(90);
     let lwo_text = lwo.display().to_string();
-    wait_for(&dir, "the LWO to show", minute, |s| s["shown"].as_str() == Some(lwo_text.as_str()) && s["loading"] == false);
+    wait_for(&dir, "the LWO to show", minute, |s| {
+        s["shown"].as_str() == Some(lwo_text.as_str()) && s["loading"] == false
+    });
     // Cancelled once under way, polled closely: with the small LWO on screen frames are short, and
     // the huge WMO takes many of them to load.
     send(&dir, &format!("drop {}", huge.display()));
@@ -666,11 +790,17 @@ fn a_cancelled_load_keeps_the_model_and_a_large_wmo_reports_progress_by_stage() 
         std::thread::sleep(Duration::from_millis(5));
     }
     send(&dir, "cancel");
-    let s = wait_for(&dir, "the cancel", minute, |s| s["notice"].as_str().is_some_and(|n| n.starts_with("cancelled loading huge.wmo")));
+    let s = wait_for(&dir, "the cancel", minute, |s| {
+        s["notice"].as_str().is_some_and(|n| n.starts_with("cancelled loading huge.wmo"))
+    });
     assert_eq!(s["shown"].as_str(), Some(lwo_text.as_str()));
     std::thread::sleep(Duration::from_secs(3));
     let s = status(&dir);
-    assert_eq!((s["shown"].as_str(), s["loading"].as_bool(), s["error"].is_null()), (Some(lwo_text.as_str()), Some(false), true), "{s}");
+    assert_eq!(
+        (s["shown"].as_str(), s["loading"].as_bool(), s["error"].is_null()),
+        (Some(lwo_text.as_str()), Some(false), true),
+        "{s}"
+    );
 
     send(&dir, &format!("drop {}", big.display()));
     let big_text = big.display().to_string();
@@ -679,7 +809,11 @@ fn a_cancelled_load_keeps_the_model_and_a_large_wmo_reports_progress_by_stage() 
     loop {
         let s = status(&dir);
         if let Some(p) = s["progress"].as_object() {
-            let entry = (p["stage"].as_str().unwrap_or_default().to_owned(), p["done"].as_u64().unwrap_or(0), p["total"].as_u64().unwrap_or(0));
+            let entry = (
+                p["stage"].as_str().unwrap_or_default().to_owned(),
+                p["done"].as_u64().unwrap_or(0),
+                p["total"].as_u64().unwrap_or(0),
+            );
             if seen.last() != Some(&entry) {
                 seen.push(entry);
             }
@@ -690,7 +824,8 @@ fn a_cancelled_load_keeps_the_model_and_a_large_wmo_reports_progress_by_stage() 
         assert!(start.elapsed() < minute, "the big WMO did not show; progress seen {seen:?}");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let counted: Vec<&(String, u64, u64)> = seen.iter().filter(|(stage, _, total)| stage.starts_with("group") && *total == groups as u64).collect();
+    let counted: Vec<&(String, u64, u64)> =
+        seen.iter().filter(|(stage, _, total)| stage.starts_with("group") && *total == groups as u64).collect();
     assert!(!counted.is_empty(), "no group stage with {groups} items among {seen:?}");
     for pair in seen.windows(2) {
         if pair[0].0 == pair[1].0 {
@@ -711,12 +846,15 @@ fn the_window_draws_only_the_groups_the_camera_sees_until_culling_is_turned_off(
     let child = start(&dir, &root);
     let minute = Duration::from_secs(90);
     let root_text = root.display().to_string();
-    wait_for(&dir, "the rooms to show", minute, |s| s["shown"].as_str() == Some(root_text.as_str()) && s["loading"] == false);
+    wait_for(&dir, "the rooms to show", minute, |s| {
+        s["shown"].as_str() == Some(root_text.as_str()) && s["loading"] == false
+    });
     // Where the orbit camera has come to rest: the same camera in two statuses half a second apart.
     let settled = |what: &str, inside: usize| {
         let mut last = serde_json::Value::Null;
         wait_for(&dir, what, minute, |s| {
-            let still = s["camera"] == last["camera"] && s["portal_culling"]["camera_in"] == serde_json::json!([inside]);
+            let still =
+                s["camera"] == last["camera"] && s["portal_culling"]["camera_in"] == serde_json::json!([inside]);
             last = s.clone();
             std::thread::sleep(Duration::from_millis(500));
             still
@@ -732,6 +870,8 @@ fn the_window_draws_only_the_groups_the_camera_sees_until_culling_is_turned_off(
     assert_eq!(s["portal_culling"]["drawn"], serde_json::json!([B, C, YARD]), "{s}");
     send(&dir, "view portal-culling off");
     // Nothing is culled once the option is off.
-    wait_for(&dir, "culling off", minute, |s| s["portal_culling"]["enabled"] == false && s["portal_culling"]["drawn"].is_null());
+    wait_for(&dir, "culling off", minute, |s| {
+        s["portal_culling"]["enabled"] == false && s["portal_culling"]["drawn"].is_null()
+    });
     quit(&dir, child);
 }

@@ -43,8 +43,10 @@ fn wow_wmo_reads_the_same_values() {
     assert_eq!(theirs.textures.len(), ours.textures.entries().len());
     // Values, not only counts: every material field, portal vertex and plane, doodad placement.
     for (i, (t, o)) in theirs.materials.iter().zip(&ours.materials).enumerate() {
-        let theirs_fields = (t.flags, t.shader, t.blend_mode, t.texture_1, t.texture_2, t.texture_3, t.ground_type, t.flags_2);
-        let ours_fields = (o.flags, o.shader, o.blend_mode, o.texture1, o.texture2, o.texture3, o.ground_type, o.flags2);
+        let theirs_fields =
+            (t.flags, t.shader, t.blend_mode, t.texture_1, t.texture_2, t.texture_3, t.ground_type, t.flags_2);
+        let ours_fields =
+            (o.flags, o.shader, o.blend_mode, o.texture1, o.texture2, o.texture3, o.ground_type, o.flags2);
         assert_eq!(theirs_fields, ours_fields, "MOMT entry {i}");
         assert_eq!((t.diff_color, t.emissive_color), (o.diffuse.0, o.emissive.0), "MOMT entry {i} colours");
     }
@@ -79,12 +81,21 @@ fn wow_wmo_reads_the_same_values() {
         assert_eq!(theirs.vertex_indices, group.indices);
         assert!(theirs.vertex_positions.iter().map(|v| [v.x, v.y, v.z]).eq(group.positions.iter().copied()));
         assert!(theirs.vertex_normals.iter().map(|v| [v.x, v.y, v.z]).eq(group.normals.iter().copied()));
-        assert!(theirs.material_info.iter().map(|m| (m.flags, m.material_id)).eq(group.triangle_flags.iter().copied().zip(group.triangle_materials.iter().copied())));
+        assert!(
+            theirs.material_info.iter().map(|m| (m.flags, m.material_id)).eq(group
+                .triangle_flags
+                .iter()
+                .copied()
+                .zip(group.triangle_materials.iter().copied()))
+        );
         // wow-wmo appends every MOTV chunk to one list: our sets, one after the other.
         assert!(theirs.texture_coords.iter().map(|t| [t.u, t.v]).eq(group.uv_sets.iter().flatten().copied()));
         for (t, o) in theirs.render_batches.iter().zip(&group.batches) {
             let theirs_fields = (t.start_index, t.count, t.min_index, t.max_index, t.flags, t.material_id);
-            assert_eq!(theirs_fields, (o.first_index, o.index_count, o.first_vertex, o.last_vertex, o.flags, o.material));
+            assert_eq!(
+                theirs_fields,
+                (o.first_index, o.index_count, o.first_vertex, o.last_vertex, o.flags, o.material)
+            );
             assert_eq!([t.bounding_box_min, t.bounding_box_max].concat(), o.bounding_box.to_vec());
         }
         // Not compared: wow-wmo 0.7 does not read MOLR and MODR inside MOGP (its nested-chunk reader has
@@ -105,7 +116,11 @@ fn doodad_quarter_turn_about_wmo_z_points_local_x_along_wmo_y() {
         color: Bgra::default(),
     };
     let p = doodad_placement(&doodad);
-    let transform = Transform { translation: Vec3::from_array(p.translation), rotation: Quat::from_array(p.rotation), scale: Vec3::splat(p.scale) };
+    let transform = Transform {
+        translation: Vec3::from_array(p.translation),
+        rotation: Quat::from_array(p.rotation),
+        scale: Vec3::splat(p.scale),
+    };
     // Model-local +X (the same axis in both frames) at distance 1.
     let landed = transform.transform_point(Vec3::X);
     let expected = Vec3::from_array(wmo_to_bevy([10.0, 20.0 + 2.0, 3.0]));
@@ -117,7 +132,10 @@ fn colour_group(flags: u32) -> WmoGroup {
     let mut group = sample_scene().groups.remove(0);
     group.header = GroupHeader { flags, transparent_batch_count: 1, ..Default::default() };
     group.positions = vec![[0.0; 3]; 4];
-    group.batches = vec![Batch { first_vertex: 0, last_vertex: 1, ..Default::default() }, Batch { first_vertex: 2, last_vertex: 3, ..Default::default() }];
+    group.batches = vec![
+        Batch { first_vertex: 0, last_vertex: 1, ..Default::default() },
+        Batch { first_vertex: 2, last_vertex: 3, ..Default::default() },
+    ];
     // Stored B, G, R, A: red 100, green 150, blue 200, alpha 128.
     group.color_sets = vec![vec![Bgra([200, 150, 100, 128]); 4]];
     group
@@ -142,13 +160,23 @@ fn vertex_colour_fix_for_transparent_batch_and_other_vertices() {
 #[test]
 fn vertex_colour_fix_respects_mohd_flags() {
     // 0x2: the unified render path does not subtract the ambient colour.
-    let unified = fixed_vertex_colors(&colour_group(GroupHeader::INTERIOR), Some(&root_header(RootHeader::UNIFIED_RENDER_PATH))).unwrap();
+    let unified =
+        fixed_vertex_colors(&colour_group(GroupHeader::INTERIOR), Some(&root_header(RootHeader::UNIFIED_RENDER_PATH)))
+            .unwrap();
     assert_eq!(unified[0], [24, 37, 49, 128]);
     assert_eq!(unified[2], [150, 225, 255, 0]);
     // 0x8: colours stay, alpha says exterior or interior.
-    let untouched = fixed_vertex_colors(&colour_group(GroupHeader::EXTERIOR), Some(&root_header(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA))).unwrap();
+    let untouched = fixed_vertex_colors(
+        &colour_group(GroupHeader::EXTERIOR),
+        Some(&root_header(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA)),
+    )
+    .unwrap();
     assert_eq!(untouched[0], [100, 150, 200, 255]);
-    let untouched_inside = fixed_vertex_colors(&colour_group(GroupHeader::INTERIOR), Some(&root_header(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA))).unwrap();
+    let untouched_inside = fixed_vertex_colors(
+        &colour_group(GroupHeader::INTERIOR),
+        Some(&root_header(RootHeader::DO_NOT_FIX_VERTEX_COLOR_ALPHA)),
+    )
+    .unwrap();
     assert_eq!(untouched_inside[3], [100, 150, 200, 0]);
 }
 
@@ -204,10 +232,12 @@ fn liquid_mesh_leaves_out_dry_tiles() {
 
 #[test]
 fn blp_textures_decode_in_every_encoding_the_spec_lists() {
-    use lwo_wmo_viewer::scene::texture::{decode, ImageFormat};
+    use lwo_wmo_viewer::scene::texture::{ImageFormat, decode};
     let decode_blp = |bytes: &[u8]| decode(bytes, "test.blp", ImageFormat::Blp);
-    use wow_blp::convert::{image_to_blp, AlphaBits, Blp2Format, BlpTarget, DxtAlgorithm, FilterType};
-    let source = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(16, 16, |x, y| image::Rgba([(x * 16) as u8, (y * 16) as u8, 128, if x < 8 { 255 } else { 0 }])));
+    use wow_blp::convert::{AlphaBits, Blp2Format, BlpTarget, DxtAlgorithm, FilterType, image_to_blp};
+    let source = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(16, 16, |x, y| {
+        image::Rgba([(x * 16) as u8, (y * 16) as u8, 128, if x < 8 { 255 } else { 0 }])
+    }));
     let targets = [
         ("palettized, no alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::NoAlpha }),
         ("palettized, 1-bit alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::Bit1 }),
@@ -228,7 +258,13 @@ fn blp_textures_decode_in_every_encoding_the_spec_lists() {
     }
     // BLP1 (Warcraft III and the oldest WoW builds): palettized with alpha.
     use wow_blp::convert::BlpOldFormat;
-    let blp1 = image_to_blp(source.clone(), true, BlpTarget::Blp1(BlpOldFormat::Raw1 { alpha_bits: AlphaBits::Bit8 }), FilterType::Nearest).unwrap();
+    let blp1 = image_to_blp(
+        source.clone(),
+        true,
+        BlpTarget::Blp1(BlpOldFormat::Raw1 { alpha_bits: AlphaBits::Bit8 }),
+        FilterType::Nearest,
+    )
+    .unwrap();
     let image = decode_blp(&wow_blp::encode::encode_blp(&blp1).unwrap()).unwrap();
     assert_eq!((image.width, image.height), (16, 16));
     assert!(decode_blp(b"BLP2 but not really").is_err());
@@ -276,7 +312,7 @@ fn data_offset(file: &[u8], id: &[u8; 4]) -> usize {
 /// with one warning each naming the file, the chunk and the offset; the geometry is all there.
 #[test]
 fn short_and_long_optional_chunks_load_with_one_warning_each_naming_file_chunk_and_offset() {
-    use lwo_wmo_viewer::scene::{load, LoadOptions};
+    use lwo_wmo_viewer::scene::{LoadOptions, load};
     let scene = sample_scene();
     let dir = crate::support::scratch("wmo-lenient");
     let root_path = scene.write_to(&dir, "lenient").unwrap();
@@ -285,7 +321,11 @@ fn short_and_long_optional_chunks_load_with_one_warning_each_naming_file_chunk_a
     root = rewrite_chunk(&root, b"MFOG", |d| [d, &[0, 0][..]].concat());
     root = rewrite_chunk(&root, b"MOLT", |d| d[..d.len() - 1].to_vec());
     std::fs::write(&root_path, &root).unwrap();
-    let g = scene.groups.iter().position(|g| g.liquid.is_some() && !g.color_sets.is_empty()).expect("a group with a liquid and colours");
+    let g = scene
+        .groups
+        .iter()
+        .position(|g| g.liquid.is_some() && !g.color_sets.is_empty())
+        .expect("a group with a liquid and colours");
     let group_path = dir.join(format!("lenient_{g:03}.wmo"));
     let mut group = std::fs::read(&group_path).unwrap();
     group = rewrite_chunk(&group, b"MOCV", |d| [d, &[1, 2, 3][..]].concat());
@@ -311,19 +351,33 @@ fn short_and_long_optional_chunks_load_with_one_warning_each_naming_file_chunk_a
     assert!(intact.meshes.iter().any(|m| m.label == liquid), "{liquid} in the intact scene");
     assert!(!loaded.meshes.iter().any(|m| m.label == liquid));
     for mesh in intact.meshes.iter().filter(|m| m.label != liquid) {
-        let ours = loaded.meshes.iter().find(|m| m.label == mesh.label).unwrap_or_else(|| panic!("{} is missing", mesh.label));
+        let ours =
+            loaded.meshes.iter().find(|m| m.label == mesh.label).unwrap_or_else(|| panic!("{} is missing", mesh.label));
         assert_eq!(ours.data.triangle_count(), mesh.data.triangle_count(), "{}", mesh.label);
     }
     let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
     let expect = [
         ("lenient.wmo", format!("MOHD at byte {}", data_offset(&root, b"MOHD") + 60), "60 bytes where 64 are expected"),
-        ("lenient.wmo", format!("MFOG at byte {}", data_offset(&root, b"MFOG") + 48), "50 bytes are not a whole number of 48-byte entries"),
-        ("lenient.wmo", format!("MOLT at byte {}", data_offset(&root, b"MOLT")), "47 bytes are not a whole number of 48-byte entries"),
-        (group_path.file_name().unwrap().to_str().unwrap(), format!("MOGP/MOCV at byte {}", data_offset(&group, b"MOCV") + 4 * scene.groups[g].color_sets[0].len()), "the last 3 bytes skipped"),
+        (
+            "lenient.wmo",
+            format!("MFOG at byte {}", data_offset(&root, b"MFOG") + 48),
+            "50 bytes are not a whole number of 48-byte entries",
+        ),
+        (
+            "lenient.wmo",
+            format!("MOLT at byte {}", data_offset(&root, b"MOLT")),
+            "47 bytes are not a whole number of 48-byte entries",
+        ),
+        (
+            group_path.file_name().unwrap().to_str().unwrap(),
+            format!("MOGP/MOCV at byte {}", data_offset(&group, b"MOCV") + 4 * scene.groups[g].color_sets[0].len()),
+            "the last 3 bytes skipped",
+        ),
         (group_path.file_name().unwrap().to_str().unwrap(), "MOGP/MLIQ at byte".to_owned(), "the liquid is not shown"),
     ];
     for (file, at, message) in &expect {
-        let found: Vec<&String> = warnings.iter().filter(|w| w.contains(file) && w.contains(at.as_str()) && w.contains(message)).collect();
+        let found: Vec<&String> =
+            warnings.iter().filter(|w| w.contains(file) && w.contains(at.as_str()) && w.contains(message)).collect();
         assert_eq!(found.len(), 1, "{file} {at} {message}: {warnings:#?}");
     }
 }

@@ -4,7 +4,9 @@
 
 use std::borrow::Cow;
 
-use crate::formats::chunk::{read_iff_tree_with, ChunkId, ChunkNode, ChunkRef, ChunkTree, Field, IffGrammar, LengthWidth, Nesting, FORM};
+use crate::formats::chunk::{
+    ChunkId, ChunkNode, ChunkRef, ChunkTree, FORM, Field, IffGrammar, LengthWidth, Nesting, read_iff_tree_with,
+};
 use crate::formats::error::Result;
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
@@ -51,7 +53,13 @@ struct LightWaveGrammar {
 }
 
 impl IffGrammar for LightWaveGrammar {
-    fn nesting(&self, ancestors: &[FourCc], index: usize, node: &mut ChunkNode, mut data: Reader<'_>) -> Result<Option<Nesting>> {
+    fn nesting(
+        &self,
+        ancestors: &[FourCc],
+        index: usize,
+        node: &mut ChunkNode,
+        mut data: Reader<'_>,
+    ) -> Result<Option<Nesting>> {
         let start = data.offset();
         match self.dialect {
             IffDialect::Lwo3 => {
@@ -87,7 +95,8 @@ impl IffGrammar for LightWaveGrammar {
             }
             IffDialect::Lwob | IffDialect::Lwo2 => {
                 let parent_is_block = ancestors.last().is_some_and(|p| p.0 == *b"BLOK");
-                let is_block_header = parent_is_block && index == 0 && matches!(&node.id.0, b"IMAP" | b"PROC" | b"GRAD" | b"SHDR");
+                let is_block_header =
+                    parent_is_block && index == 0 && matches!(&node.id.0, b"IMAP" | b"PROC" | b"GRAD" | b"SHDR");
                 if is_block_header {
                     data.s0()?;
                     Ok(Some(Nesting { prefix_len: data.offset() - start, children: LengthWidth::U2 }))
@@ -125,7 +134,9 @@ impl IffGrammar for LightWaveGrammar {
         }
         let name = form_name(form_type, tree.chunk(node), file);
         let name = name.as_deref();
-        let unchanged = |shown: &str| shown.strip_prefix("FORM ").is_some_and(|rest| rest.len() == 4 && rest.as_bytes() == form_type.0);
+        let unchanged = |shown: &str| {
+            shown.strip_prefix("FORM ").is_some_and(|rest| rest.len() == 4 && rest.as_bytes() == form_type.0)
+        };
         if name.is_none() && tree.node(node).display.as_deref().is_some_and(unchanged) {
             return;
         }

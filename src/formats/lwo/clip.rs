@@ -4,7 +4,7 @@ use crate::formats::chunk::ChunkRef;
 use crate::formats::error::{Result, Warning};
 use crate::formats::reader::{Endian, Reader};
 
-use super::chunks::{IffDialect, ANONYMOUS};
+use super::chunks::{ANONYMOUS, IffDialect};
 use super::model::*;
 use super::read_leniently;
 
@@ -48,7 +48,9 @@ pub(super) fn parse_clip(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, w
                 b"STIL" => r.s0().map(|name| Some(ClipSource::Still(name))),
                 b"ISEQ" => read_sequence(&mut r).map(Some),
                 b"XREF" => r.u32().and_then(|index| Ok(Some(ClipSource::Reference { index, name: r.s0()? }))),
-                b"STCC" => r.i16().and_then(|low| Ok(Some(ClipSource::ColorCycle { low, high: r.i16()?, name: r.s0()? }))),
+                b"STCC" => {
+                    r.i16().and_then(|low| Ok(Some(ClipSource::ColorCycle { low, high: r.i16()?, name: r.s0()? })))
+                }
                 b"ANIM" => r.s0().and_then(|name| Ok(Some(ClipSource::Animation { name, server: r.s0()? }))),
                 _ => read_clip_attribute(child.id, &mut r, &mut clip).map(|()| None),
             }
@@ -105,9 +107,23 @@ fn read_sequence(r: &mut Reader<'_>) -> Result<ClipSource> {
     Ok(ClipSource::Sequence { prefix, suffix, digits, flags, offset, start, end })
 }
 
-pub(super) fn parse_envelope(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, warnings: &mut Vec<Warning>) -> Envelope {
-    let mut envelope = Envelope { index: 0, kind: 0, pre_behavior: 1, post_behavior: 1, keys: Vec::new(), name: None, modifiers: Vec::new() };
-    let index = index_reader(file, node, dialect).and_then(|mut r| if r.remaining() == 4 && dialect == IffDialect::Lwo3 { r.u32() } else { r.vx() });
+pub(super) fn parse_envelope(
+    file: &[u8],
+    node: ChunkRef<'_>,
+    dialect: IffDialect,
+    warnings: &mut Vec<Warning>,
+) -> Envelope {
+    let mut envelope = Envelope {
+        index: 0,
+        kind: 0,
+        pre_behavior: 1,
+        post_behavior: 1,
+        keys: Vec::new(),
+        name: None,
+        modifiers: Vec::new(),
+    };
+    let index = index_reader(file, node, dialect)
+        .and_then(|mut r| if r.remaining() == 4 && dialect == IffDialect::Lwo3 { r.u32() } else { r.vx() });
     match index {
         Ok(index) => envelope.index = index,
         Err(e) => read_leniently(warnings, node, Err(e)),

@@ -2,7 +2,7 @@
 
 use crate::formats::chunk::{ChunkId, ChunkRef};
 use crate::formats::error::{ParseError, Result, Warning};
-use crate::formats::reader::{entry_count, vx_at, Endian, Reader};
+use crate::formats::reader::{Endian, Reader, entry_count, vx_at};
 
 use super::model::*;
 use super::warn;
@@ -109,7 +109,11 @@ impl ObjectBuilder {
                 let encoding = r.u16()?;
                 let width = r.u16()?;
                 let rgb = r.rest().to_vec();
-                let height = if width == 0 { 0 } else { (rgb.len() / (usize::from(width) * 3)).min(usize::from(u16::MAX)) as u16 };
+                let height = if width == 0 {
+                    0
+                } else {
+                    (rgb.len() / (usize::from(width) * 3)).min(usize::from(u16::MAX)) as u16
+                };
                 self.icon = Some(Icon { encoding, width, height, rgb });
                 Ok(())
             }
@@ -169,7 +173,8 @@ impl ObjectBuilder {
         // Read ahead against this point count into empty columns, the chunk's polygons are what reading
         // them here into the layer's (still empty) columns makes.
         let unread = self.layers[layer].polygons == Polygons::default() && self.surface_refs[layer].is_empty();
-        let ahead = self.read_ahead.take().filter(|ahead| ahead.chunk == chunk && ahead.point_count == point_count && unread);
+        let ahead =
+            self.read_ahead.take().filter(|ahead| ahead.chunk == chunk && ahead.point_count == point_count && unread);
         let read = match ahead {
             Some(ahead) => {
                 #[cfg(test)]
@@ -178,11 +183,22 @@ impl ObjectBuilder {
                 self.surface_refs[layer] = ahead.surface_refs;
                 ahead.read
             }
-            None => read_lwo2_polygons(r, chunk, point_count, &mut self.layers[layer].polygons, &mut self.surface_refs[layer]),
+            None => read_lwo2_polygons(
+                r,
+                chunk,
+                point_count,
+                &mut self.layers[layer].polygons,
+                &mut self.surface_refs[layer],
+            ),
         };
         // A record cut short fails the chunk, as before; the polygons before it are kept.
         read.outcome?;
-        self.report_dropped(at, read.first_offset, read.dropped, "polygons refer to points past the end of PNTS and were dropped");
+        self.report_dropped(
+            at,
+            read.first_offset,
+            read.dropped,
+            "polygons refer to points past the end of PNTS and were dropped",
+        );
         Ok(())
     }
 
@@ -193,7 +209,12 @@ impl ObjectBuilder {
         while !r.is_empty() {
             self.read_lwob_polygon(r, layer, NONE, 0, &mut dropped, &mut index_in_chunk)?;
         }
-        self.report_dropped(at, first_offset, dropped, "polygons refer to points past the end of PNTS and were dropped");
+        self.report_dropped(
+            at,
+            first_offset,
+            dropped,
+            "polygons refer to points past the end of PNTS and were dropped",
+        );
         Ok(())
     }
 
@@ -207,7 +228,10 @@ impl ObjectBuilder {
         index_in_chunk: &mut u32,
     ) -> Result<()> {
         if depth > MAX_DETAIL_DEPTH {
-            return Err(ParseError::invalid(r.offset(), format!("detail polygons nested deeper than {MAX_DETAIL_DEPTH} levels")));
+            return Err(ParseError::invalid(
+                r.offset(),
+                format!("detail polygons nested deeper than {MAX_DETAIL_DEPTH} levels"),
+            ));
         }
         let point_count = self.layers[layer].points.len() as u32;
         let record = Record { offset: r.offset() as u32, index_in_chunk: *index_in_chunk };
@@ -280,7 +304,11 @@ impl ObjectBuilder {
         let surface_refs = &mut self.surface_refs[layer];
         let pols_start = self.pols_start;
         // Left for its own chunk when an earlier PTAG (of parts, say) comes first.
-        let ahead = if self.tags_read_ahead.as_ref().is_some_and(|ahead| ahead.chunk == at.chunk) { self.tags_read_ahead.take() } else { None };
+        let ahead = if self.tags_read_ahead.as_ref().is_some_and(|ahead| ahead.chunk == at.chunk) {
+            self.tags_read_ahead.take()
+        } else {
+            None
+        };
         if let Some(ahead) = ahead {
             // Read ahead into a column of its own, the chunk's tags are what setting them here makes
             // where the layer's only polygons are its first POLS's and none has a tag yet (a byte
@@ -327,7 +355,12 @@ impl ObjectBuilder {
                 in_layer(index);
             })?,
         }
-        self.report_dropped(at, first_offset, dropped, "PTAG entries name polygons past the end of POLS and were dropped");
+        self.report_dropped(
+            at,
+            first_offset,
+            dropped,
+            "PTAG entries name polygons past the end of POLS and were dropped",
+        );
         Ok(())
     }
 
@@ -339,7 +372,16 @@ impl ObjectBuilder {
         let point_count = self.layers[layer].points.len() as u32;
         let polygon_count = self.layers[layer].polygons.len();
         let parameters = self.pending_map_parameters.take();
-        let mut map = VertexMap { kind, dimension, name, discontinuous, points: MapPoints::default(), polygons: Vec::new(), values: Vec::new(), parameters };
+        let mut map = VertexMap {
+            kind,
+            dimension,
+            name,
+            discontinuous,
+            points: MapPoints::default(),
+            polygons: Vec::new(),
+            values: Vec::new(),
+            parameters,
+        };
         // Room for as many entries as the chunk can hold (short indices), so the columns do not grow by
         // doubling: bounded by the chunk's bytes, and the unused end of a large block is never touched.
         let entry_bytes = 2 * (1 + usize::from(discontinuous)) + 4 * usize::from(dimension);
@@ -359,7 +401,12 @@ impl ObjectBuilder {
             // Room put in place for entries that were dropped is given back.
             map.values.shrink_to_fit();
         }
-        self.report_dropped(at, first_offset, dropped, "vertex-map entries name points or polygons out of range and were dropped");
+        self.report_dropped(
+            at,
+            first_offset,
+            dropped,
+            "vertex-map entries name points or polygons out of range and were dropped",
+        );
         self.layers[layer].vertex_maps.push(map);
         Ok(())
     }
@@ -381,8 +428,8 @@ impl ObjectBuilder {
             refs.for_each_run(0..refs.len(), |tag, run| {
                 let tag_index = tag as usize;
                 let resolved = match self.tags.get(tag_index) {
-                    Some(name) => *by_tag[tag_index].get_or_insert_with(|| {
-                        match surfaces.iter().position(|s| s.name == *name) {
+                    Some(name) => {
+                        *by_tag[tag_index].get_or_insert_with(|| match surfaces.iter().position(|s| s.name == *name) {
                             Some(i) => i as u32,
                             None => {
                                 let mut s = Surface::new(name.clone());
@@ -390,14 +437,17 @@ impl ObjectBuilder {
                                 surfaces.push(s);
                                 (surfaces.len() - 1) as u32
                             }
-                        }
-                    }),
+                        })
+                    }
                     None => {
                         if warned_tags.insert(tag) && !(self.tags.is_empty() && tag == 0) {
                             self.warnings.push(Warning::new(
                                 "FORM/PTAG",
                                 0,
-                                format!("surface tag {tag} is out of range ({} tags); the default surface is used", self.tags.len()),
+                                format!(
+                                    "surface tag {tag} is out of range ({} tags); the default surface is used",
+                                    self.tags.len()
+                                ),
                             ));
                         }
                         *default_surface.get_or_insert_with(|| {
@@ -474,7 +524,13 @@ fn read_tag_entries(r: &mut Reader<'_>, entries_from_bytes: bool, mut record: im
 /// count) a polygon past the layer's. Returns how many were dropped; an entry cut short is an error.
 /// With `entries_from_bytes` false every entry is read through the reader (for the test that holds
 /// the two ways to the same result).
-fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, polygons: Option<(usize, usize)>, entries_from_bytes: bool) -> Result<usize> {
+fn read_map_entries(
+    r: &mut Reader<'_>,
+    map: &mut VertexMap,
+    point_count: u32,
+    polygons: Option<(usize, usize)>,
+    entries_from_bytes: bool,
+) -> Result<usize> {
     let value_bytes = usize::from(map.dimension) * 4;
     let mut dropped = 0;
     // One, two and three values (weights, UVs, modo's normals) are most maps: a slice pattern each,
@@ -499,7 +555,14 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
     // An entry kept, or counted as dropped when it names a point past the layer's or a polygon it
     // does not have.
     #[inline(always)]
-    fn record(map: &mut VertexMap, dropped: &mut usize, point: u32, point_count: u32, polygon: Option<(usize, bool)>, values: &[u8]) {
+    fn record(
+        map: &mut VertexMap,
+        dropped: &mut usize,
+        point: u32,
+        point_count: u32,
+        polygon: Option<(usize, bool)>,
+        values: &[u8],
+    ) {
         if point >= point_count || polygon.is_some_and(|(_, known)| !known) {
             *dropped += 1;
             return;
@@ -528,7 +591,14 @@ fn read_map_entries(r: &mut Reader<'_>, map: &mut VertexMap, point_count: u32, p
                 _ => break,
             };
             at += entry.len();
-            record(map, &mut dropped, u32::from(u16::from_be_bytes([indices[0], indices[1]])), point_count, polygon, values);
+            record(
+                map,
+                &mut dropped,
+                u32::from(u16::from_be_bytes([indices[0], indices[1]])),
+                point_count,
+                polygon,
+                values,
+            );
         }
         // Then entries read from the bytes themselves, each index as one big-endian word ([`vx_at`]),
         // while four bytes remain at each index and the values are whole: the position stays in a
@@ -582,7 +652,13 @@ pub(super) struct PolygonsRead {
 
 /// Appends an LWO2/LWO3 POLS chunk's records to `polygons`, each with a surface reference of 0 in
 /// `surface_refs` (until a PTAG names one), dropping those that name a point at or past `point_count`.
-fn read_lwo2_polygons(r: &mut Reader<'_>, chunk: ChunkId, point_count: u32, polygons: &mut Polygons, surface_refs: &mut NarrowColumn) -> PolygonsRead {
+fn read_lwo2_polygons(
+    r: &mut Reader<'_>,
+    chunk: ChunkId,
+    point_count: u32,
+    polygons: &mut Polygons,
+    surface_refs: &mut NarrowColumn,
+) -> PolygonsRead {
     read_lwo2_polygons_from(r, chunk, point_count, polygons, surface_refs, true)
 }
 
@@ -614,7 +690,8 @@ fn plain_polygon_at<const N: usize, const READ: usize>(bytes: &[u8], at: usize, 
         return None;
     }
     // Each corner read on its own: through `array::map` the reads were a call per record.
-    let corners: [u32; N] = std::array::from_fn(|k| u32::from(u16::from_be_bytes([record[2 + 2 * k], record[3 + 2 * k]])));
+    let corners: [u32; N] =
+        std::array::from_fn(|k| u32::from(u16::from_be_bytes([record[2 + 2 * k], record[3 + 2 * k]])));
     // An index from 0xFF00 up is the first half of a four-byte one.
     corners.iter().all(|&v| v < 0xFF00 && v < point_count).then_some(corners)
 }
@@ -707,10 +784,19 @@ fn read_lwo2_polygons_from(
             let plain_quad_at = |b: &[u8], a| plain_polygon_at::<4, { PLAIN_QUAD_BYTES + 2 }>(b, a, point_count);
             read_plain_run(bytes, &mut cursor, PLAIN_QUAD_BYTES, plain_quad_at, polygons, surface_refs, kind);
             // And of four-byte indices, in a loop of its own so that the two-byte one is as it was.
-            read_plain_run(bytes, &mut cursor, LONG_QUAD_BYTES, |b, a| long_quad_at(b, a, point_count), polygons, surface_refs, kind);
+            read_plain_run(
+                bytes,
+                &mut cursor,
+                LONG_QUAD_BYTES,
+                |b, a| long_quad_at(b, a, point_count),
+                polygons,
+                surface_refs,
+                kind,
+            );
             // And of triangles (triangulated meshes, a sphere's poles), which the record loop below
             // took 300 instructions each to read.
-            let plain_triangle_at = |b: &[u8], a| plain_polygon_at::<3, { PLAIN_TRIANGLE_BYTES + 2 }>(b, a, point_count);
+            let plain_triangle_at =
+                |b: &[u8], a| plain_polygon_at::<3, { PLAIN_TRIANGLE_BYTES + 2 }>(b, a, point_count);
             read_plain_run(bytes, &mut cursor, PLAIN_TRIANGLE_BYTES, plain_triangle_at, polygons, surface_refs, kind);
             RecordCursor { at, index_in_chunk, .. } = cursor;
             let Some(&[high, low]) = bytes.get(at..at + 2) else { break };
@@ -896,7 +982,11 @@ impl PolygonsReadAhead {
                 b"PNTS" => point_count = node.length / 12,
                 b"POLS" | b"CRVS" => {
                     let first = !std::mem::replace(&mut layer_has_polygons, true);
-                    if first && node.id.0 == *b"POLS" && node.length >= Self::MIN_BYTES && best.is_none_or(|(b, _)| node.length > b.length) {
+                    if first
+                        && node.id.0 == *b"POLS"
+                        && node.length >= Self::MIN_BYTES
+                        && best.is_none_or(|(b, _)| node.length > b.length)
+                    {
                         best = u32::try_from(point_count).ok().map(|count| (node, count));
                     }
                 }
@@ -925,14 +1015,23 @@ mod tests {
         let entry = |polygon: u32, tag: u16| [vx(polygon), tag.to_be_bytes().to_vec()].concat();
         // Polygon 3 keeps tag 0 from POLS; polygon 1's first tag is overwritten by a later entry.
         let ptag = [&b"SURF"[..], &entry(0, 5), &entry(1, 7), &entry(1, 256), &entry(2, 299)].concat();
-        let body = [chunk(b"TAGS", &tags), chunk(b"PNTS", &f32s(&[0.0; 18])), chunk(b"POLS", &polygons), chunk(b"PTAG", &ptag)].concat();
+        let body = [
+            chunk(b"TAGS", &tags),
+            chunk(b"PNTS", &f32s(&[0.0; 18])),
+            chunk(b"POLS", &polygons),
+            chunk(b"PTAG", &ptag),
+        ]
+        .concat();
         let (_, object) = crate::formats::lwo::parse(&form(b"LWO2", &body)).expect("a small object");
         let surface_of = |p: usize| object.surfaces[object.layers[0].polygons.surface.get(p) as usize].name.as_str();
         assert_eq!([0, 1, 2, 3].map(surface_of), ["S5", "S256", "S299", "S0"]);
 
-        let lwob_face = |surface: i16| [&3u16.to_be_bytes()[..], &vx(0), &vx(1), &vx(2), &surface.to_be_bytes()].concat();
+        let lwob_face =
+            |surface: i16| [&3u16.to_be_bytes()[..], &vx(0), &vx(1), &vx(2), &surface.to_be_bytes()].concat();
         let faces: Vec<u8> = [1, 0, 2].into_iter().flat_map(lwob_face).collect();
-        let body = [chunk(b"PNTS", &f32s(&[0.0; 9])), chunk(b"SRFS", &[s0("A"), s0("B")].concat()), chunk(b"POLS", &faces)].concat();
+        let body =
+            [chunk(b"PNTS", &f32s(&[0.0; 9])), chunk(b"SRFS", &[s0("A"), s0("B")].concat()), chunk(b"POLS", &faces)]
+                .concat();
         let (_, object) = crate::formats::lwo::parse(&form(b"LWOB", &body)).expect("a small LWOB object");
         let surface_of = |p: usize| object.surfaces[object.layers[0].polygons.surface.get(p) as usize].name.as_str();
         assert_eq!([0, 1, 2].map(surface_of), ["A", "Default", "B"]);
@@ -950,28 +1049,59 @@ mod tests {
                 // A VMAD's polygons are numbered from the chunk's first (10 here), of 0x1_2350 in all.
                 let entry = |point: u32, polygon: u32, first: f32| {
                     let polygon = if discontinuous { vx(polygon) } else { Vec::new() };
-                    [vx(point), polygon, (0..dimension).flat_map(|i| (first + f32::from(i) / 4.0).to_be_bytes()).collect()].concat()
+                    [
+                        vx(point),
+                        polygon,
+                        (0..dimension).flat_map(|i| (first + f32::from(i) / 4.0).to_be_bytes()).collect(),
+                    ]
+                    .concat()
                 };
-                let entries = [(0, 3, 1.0), (0xFF00, 0xFF00, 2.0), (0x1_2345, 0x1_2345, 3.0), (0x1_2346, 0, 4.0), (7, 0x1_2346, 5.0), (8, 1, 6.0)];
-                let in_order = |order: [usize; 6]| order.map(|k| entry(entries[k].0, entries[k].1, entries[k].2)).concat();
+                let entries = [
+                    (0, 3, 1.0),
+                    (0xFF00, 0xFF00, 2.0),
+                    (0x1_2345, 0x1_2345, 3.0),
+                    (0x1_2346, 0, 4.0),
+                    (7, 0x1_2346, 5.0),
+                    (8, 1, 6.0),
+                ];
+                let in_order =
+                    |order: [usize; 6]| order.map(|k| entry(entries[k].0, entries[k].1, entries[k].2)).concat();
                 // As listed, and short entries first (read at their stride) up to one whose polygon
                 // alone is long.
                 let (body, short_first) = (in_order([0, 1, 2, 3, 4, 5]), in_order([0, 5, 4, 1, 2, 3]));
-                for (body, cut) in [&body, &short_first].into_iter().flat_map(|body| (0..=body.len()).map(move |cut| (body, cut))) {
+                for (body, cut) in
+                    [&body, &short_first].into_iter().flat_map(|body| (0..=body.len()).map(move |cut| (body, cut)))
+                {
                     let read = |from_bytes: bool| {
                         let (points, polygons, values) = (MapPoints::default(), Vec::new(), Vec::new());
                         let kind = crate::formats::FourCc(*b"TXUV");
-                        let mut map = VertexMap { kind, dimension, name: String::new(), discontinuous, points, polygons, values, parameters: None };
+                        let mut map = VertexMap {
+                            kind,
+                            dimension,
+                            name: String::new(),
+                            discontinuous,
+                            points,
+                            polygons,
+                            values,
+                            parameters: None,
+                        };
                         let mut r = Reader::big(&body[..cut], 100);
                         let polygons = discontinuous.then_some((10, 0x1_2350));
                         let dropped = read_map_entries(&mut r, &mut map, 0x1_2346, polygons, from_bytes);
                         (map, dropped, r.offset())
                     };
                     let (from_bytes, by_reader) = (read(true), read(false));
-                    assert_eq!(from_bytes, by_reader, "discontinuous {discontinuous}, dimension {dimension}, cut at {cut}");
+                    assert_eq!(
+                        from_bytes, by_reader,
+                        "discontinuous {discontinuous}, dimension {dimension}, cut at {cut}"
+                    );
                     if cut == body.len() {
                         let kept = if discontinuous { 4 } else { 5 };
-                        assert_eq!((from_bytes.0.points.len(), from_bytes.1), (kept, Ok(6 - kept)), "discontinuous {discontinuous}, dimension {dimension}");
+                        assert_eq!(
+                            (from_bytes.0.points.len(), from_bytes.1),
+                            (kept, Ok(6 - kept)),
+                            "discontinuous {discontinuous}, dimension {dimension}"
+                        );
                     }
                 }
             }
@@ -987,11 +1117,22 @@ mod tests {
         let file = crate::fixtures::lwo::large_object(260, 260);
         let tree = crate::formats::lwo::read_iff_tree(&file).expect("a chunk tree");
         let form = tree.root_chunks().next().expect("a FORM");
-        let geometry: Vec<_> = form.children().filter(|n| matches!(&n.id.0, b"TAGS" | b"LAYR" | b"PNTS" | b"POLS")).collect();
+        let geometry: Vec<_> =
+            form.children().filter(|n| matches!(&n.id.0, b"TAGS" | b"LAYR" | b"PNTS" | b"POLS")).collect();
         let ptag = form.children().find(|n| &n.id.0 == b"PTAG").expect("a PTAG");
         let entry = |polygon: u32, tag: u16| [vx(polygon), tag.to_be_bytes().to_vec()].concat();
-        let entries =
-            [entry(0, 1), entry(8, 2), entry(9, 3), entry(0xFF00, 4), entry(0xFF01, 9), entry(0x1_0000, 10), entry(3, 0xFFFF), entry(0x1_2345, 5), entry(4, 6)].concat();
+        let entries = [
+            entry(0, 1),
+            entry(8, 2),
+            entry(9, 3),
+            entry(0xFF00, 4),
+            entry(0xFF01, 9),
+            entry(0x1_0000, 10),
+            entry(3, 0xFFFF),
+            entry(0x1_2345, 5),
+            entry(4, 6),
+        ]
+        .concat();
         for kind in [b"SURF", b"PART", b"SMGP", b"COLR"] {
             for cut in 0..=entries.len() {
                 let bytes = [&kind[..], &entries[..cut]].concat();
@@ -1021,8 +1162,18 @@ mod tests {
     /// naming a point past the layer's, empty, one- and two-corner records, and curves' wider counts.
     #[test]
     fn pols_read_from_the_bytes_and_through_the_reader_agree_at_every_cut() {
-        let chunk = crate::formats::lwo::read_iff_tree(&crate::fixtures::lwo::large_object(2, 2)).expect("a chunk tree").ids().next().expect("a chunk");
-        let record = |flags: u16, corners: &[u32]| [&((flags << 10) | corners.len() as u16).to_be_bytes()[..], &corners.iter().flat_map(|&v| vx(v)).collect::<Vec<_>>()].concat();
+        let chunk = crate::formats::lwo::read_iff_tree(&crate::fixtures::lwo::large_object(2, 2))
+            .expect("a chunk tree")
+            .ids()
+            .next()
+            .expect("a chunk");
+        let record = |flags: u16, corners: &[u32]| {
+            [
+                &((flags << 10) | corners.len() as u16).to_be_bytes()[..],
+                &corners.iter().flat_map(|&v| vx(v)).collect::<Vec<_>>(),
+            ]
+            .concat()
+        };
         let records = [
             record(0, &[0, 1, 2, 3]),
             record(1, &[0xFF00, 2, 0x1_2345]),
@@ -1070,14 +1221,25 @@ mod tests {
                     let read = |from_bytes: bool| {
                         let (mut polygons, mut refs) = (Polygons::default(), NarrowColumn::default());
                         let mut r = Reader::big(&bytes, 100);
-                        let read = read_lwo2_polygons_from(&mut r, chunk, point_count, &mut polygons, &mut refs, from_bytes);
+                        let read =
+                            read_lwo2_polygons_from(&mut r, chunk, point_count, &mut polygons, &mut refs, from_bytes);
                         (polygons, refs, read, r.offset())
                     };
                     let (from_bytes, by_reader) = (read(true), read(false));
-                    assert_eq!(from_bytes, by_reader, "{} with {point_count} points, cut at {cut}", String::from_utf8_lossy(kind));
+                    assert_eq!(
+                        from_bytes,
+                        by_reader,
+                        "{} with {point_count} points, cut at {cut}",
+                        String::from_utf8_lossy(kind)
+                    );
                     if cut == body.len() {
                         let outcome = (from_bytes.2.dropped, from_bytes.2.outcome.is_ok());
-                        assert_eq!(outcome, (dropped, true), "{} with {point_count} points", String::from_utf8_lossy(kind));
+                        assert_eq!(
+                            outcome,
+                            (dropped, true),
+                            "{} with {point_count} points",
+                            String::from_utf8_lossy(kind)
+                        );
                     }
                 }
             }
@@ -1090,8 +1252,15 @@ mod tests {
     /// before one): each polygon's record is where it is in the file.
     #[test]
     fn long_runs_of_quads_and_triangles_keep_every_polygons_record() {
-        let chunk = crate::formats::lwo::read_iff_tree(&crate::fixtures::lwo::large_object(2, 2)).expect("a chunk tree").ids().next().expect("a chunk");
-        let record = |corners: &[u32]| [&(corners.len() as u16).to_be_bytes()[..], &corners.iter().flat_map(|&v| vx(v)).collect::<Vec<_>>()].concat();
+        let chunk = crate::formats::lwo::read_iff_tree(&crate::fixtures::lwo::large_object(2, 2))
+            .expect("a chunk tree")
+            .ids()
+            .next()
+            .expect("a chunk");
+        let record = |corners: &[u32]| {
+            [&(corners.len() as u16).to_be_bytes()[..], &corners.iter().flat_map(|&v| vx(v)).collect::<Vec<_>>()]
+                .concat()
+        };
         let quad = |k: u32, base: u32| record(&[base + k % 7, base + 1 + k % 5, base + 2, base + 3 + k % 3]);
         // The first run starts one polygon before a place is kept.
         let mut records: Vec<Vec<u8>> = (0..255).map(|k| record(&[k % 4, 1 + k % 3, 5])).collect();
@@ -1122,7 +1291,11 @@ mod tests {
         for chunk_offset in [0, body.len()] {
             for (k, bytes) in records.iter().enumerate() {
                 let p = polygons.len() / 2 * usize::from(chunk_offset > 0) + k;
-                assert_eq!(polygons.record(p), Some(Record { offset: (offset + chunk_offset) as u32, index_in_chunk: k as u32 }), "polygon {p}");
+                assert_eq!(
+                    polygons.record(p),
+                    Some(Record { offset: (offset + chunk_offset) as u32, index_in_chunk: k as u32 }),
+                    "polygon {p}"
+                );
                 offset += bytes.len();
             }
             offset = 100 + 4;

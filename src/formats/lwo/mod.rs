@@ -9,10 +9,10 @@ pub mod nodes;
 pub mod shading;
 mod surface;
 
-pub use chunks::{read_iff_tree, IffDialect};
+pub use chunks::{IffDialect, read_iff_tree};
 pub use model::*;
 pub use nodes::NodeGraph;
-pub use shading::{shading, SurfaceShading};
+pub use shading::{SurfaceShading, shading};
 
 use crate::formats::chunk::{ChunkRef, ChunkTree};
 use crate::formats::error::{ErrorKind, ParseError, Result, Warning};
@@ -33,12 +33,19 @@ pub fn parse_tree(bytes: &[u8], tree: &ChunkTree) -> Result<LwoObject> {
 
 /// [`parse_tree`], with `choose` naming the POLS chunk (LWO2, LWO3) to read on a helper thread, and
 /// the point count to read it against.
-fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl FnOnce(ChunkRef<'t>) -> Option<(ChunkRef<'t>, u32)>) -> Result<LwoObject> {
+fn parse_tree_reading_ahead<'t>(
+    bytes: &[u8],
+    tree: &'t ChunkTree,
+    choose: impl FnOnce(ChunkRef<'t>) -> Option<(ChunkRef<'t>, u32)>,
+) -> Result<LwoObject> {
     let form = tree.root_chunks().next().ok_or_else(|| ParseError::invalid(0, "empty file"))?;
     let form_type = form.form_type.unwrap_or(form.id);
     let kind = LwoKind::from_form_type(form_type).ok_or_else(|| {
-        ParseError::new(8, ErrorKind::BadMagic { expected: "LWOB, LWLO, LWO2, LWO3 or LXOB", found: form_type.to_string() })
-            .within("FORM")
+        ParseError::new(
+            8,
+            ErrorKind::BadMagic { expected: "LWOB, LWLO, LWO2, LWO3 or LXOB", found: form_type.to_string() },
+        )
+        .within("FORM")
     })?;
     let mut builder = geometry::ObjectBuilder::new(kind);
     builder.warnings.extend(tree.warnings.iter().cloned());
@@ -52,7 +59,8 @@ fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl 
     std::thread::scope(|scope| -> Result<()> {
         // A thread the system will not make leaves the chunk to be read in turn.
         let mut helper = ahead.and_then(|(node, point_count)| {
-            let thread = std::thread::Builder::new().spawn_scoped(scope, move || geometry::PolygonsReadAhead::read(bytes, node, point_count));
+            let thread = std::thread::Builder::new()
+                .spawn_scoped(scope, move || geometry::PolygonsReadAhead::read(bytes, node, point_count));
             Some((node.chunk, thread.ok()?))
         });
         for node in form.children() {
@@ -61,7 +69,8 @@ fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl 
                 // records are at least two bytes, so it holds at most half its length in polygons: an
                 // entry past that is dropped in turn, and leaves the chunk to be read in turn.
                 let ptag = geometry::TagsReadAhead::candidate(bytes, form, node.chunk);
-                builder.tags_read_ahead = ptag.and_then(|ptag| geometry::TagsReadAhead::read(bytes, ptag, node.length / 2));
+                builder.tags_read_ahead =
+                    ptag.and_then(|ptag| geometry::TagsReadAhead::read(bytes, ptag, node.length / 2));
                 // A helper that panicked leaves the chunk to be read here.
                 builder.read_ahead = helper.take().and_then(|(_, thread)| thread.join().ok());
             }
@@ -75,9 +84,16 @@ fn parse_tree_reading_ahead<'t>(bytes: &[u8], tree: &'t ChunkTree, choose: impl 
         }
         Ok(())
     })?;
-    let surfaces = surface_nodes.into_iter().map(|node| surface::parse_surface(bytes, node, dialect, &mut builder.warnings)).collect();
-    let clips = clip_nodes.into_iter().map(|node| clip::parse_clip(bytes, node, dialect, &mut builder.warnings)).collect();
-    let envelopes = envelope_nodes.into_iter().map(|node| clip::parse_envelope(bytes, node, dialect, &mut builder.warnings)).collect();
+    let surfaces = surface_nodes
+        .into_iter()
+        .map(|node| surface::parse_surface(bytes, node, dialect, &mut builder.warnings))
+        .collect();
+    let clips =
+        clip_nodes.into_iter().map(|node| clip::parse_clip(bytes, node, dialect, &mut builder.warnings)).collect();
+    let envelopes = envelope_nodes
+        .into_iter()
+        .map(|node| clip::parse_envelope(bytes, node, dialect, &mut builder.warnings))
+        .collect();
     Ok(builder.finish(surfaces, clips, envelopes))
 }
 
@@ -123,7 +139,9 @@ mod tests {
         let reads = [
             parse_tree_reading_ahead(bytes, &tree, |_| None),
             parse_tree_reading_ahead(bytes, &tree, |form| pols(form, nth).map(|node| (node, points(form)))),
-            parse_tree_reading_ahead(bytes, &tree, |form| pols(form, nth).map(|node| (node, points(form).saturating_sub(1)))),
+            parse_tree_reading_ahead(bytes, &tree, |form| {
+                pols(form, nth).map(|node| (node, points(form).saturating_sub(1)))
+            }),
         ]
         .map(|read| format!("{read:?}"));
         let tags_taken = geometry::TAGS_READ_AHEAD_TAKEN.with(|taken| taken.get()) - tags_taken_before;
@@ -239,7 +257,14 @@ mod tests {
         let cases = [
             // Its polygons follow the first POLS's: columns read on their own would number them from
             // 0, and so would its tags.
-            ("a second POLS", chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat()), tags.clone(), 1, "Ok", (0, 0)),
+            (
+                "a second POLS",
+                chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat()),
+                tags.clone(),
+                1,
+                "Ok",
+                (0, 0),
+            ),
             // A PTAG after a LAYR names the new layer's polygons, not the POLS's before it.
             ("a LAYR between", layer(), tags, 0, "2 PTAG entries name polygons past the end of POLS", (1, 0)),
             // With no entries it would fit the new layer's empty column: only the search's stop at
@@ -264,7 +289,10 @@ mod tests {
         // `lightwave_5_objects_are_never_read_ahead`), and a small generated terrain (notched cells,
         // two PTAGs, a seam's VMAD).
         let corpus = crate::fixtures::lwo::lightwave_files_under(&["/usr/share/assimp/models/LWO".into()]);
-        let mut objects: Vec<(String, Vec<u8>)> = corpus.into_iter().filter(|(_, bytes)| bytes.get(8..12).is_some_and(|kind| kind == b"LWO2" || kind == b"LXOB")).collect();
+        let mut objects: Vec<(String, Vec<u8>)> = corpus
+            .into_iter()
+            .filter(|(_, bytes)| bytes.get(8..12).is_some_and(|kind| kind == b"LWO2" || kind == b"LXOB"))
+            .collect();
         objects.push(("terrain".into(), large_object(24, 18)));
         assert!(objects.len() > 30, "{} objects", objects.len());
         let mut next = crate::fixtures::xorshift64(0x5EED_0FDA_3A6E);
@@ -283,7 +311,10 @@ mod tests {
         }
         // Most copies still hold a FORM to read, and their read-aheads are taken as well as refused
         // (3254 copies and 5012 read-aheads taken, POLS and PTAG, when this was written).
-        assert!(compared > 50 * objects.len() && 2 * taken > compared, "{compared} copies compared, {taken} read-aheads taken");
+        assert!(
+            compared > 50 * objects.len() && 2 * taken > compared,
+            "{compared} copies compared, {taken} read-aheads taken"
+        );
     }
 
     #[test]

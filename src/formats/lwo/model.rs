@@ -143,9 +143,7 @@ impl Layer {
     }
 
     pub fn vertex_map(&self, kind: &[u8; 4], name: &str, discontinuous: bool) -> Option<&VertexMap> {
-        self.vertex_maps
-            .iter()
-            .find(|m| m.kind.0 == *kind && m.name == name && m.discontinuous == discontinuous)
+        self.vertex_maps.iter().find(|m| m.kind.0 == *kind && m.name == name && m.discontinuous == discontinuous)
     }
 }
 
@@ -271,11 +269,16 @@ impl NarrowColumn {
     /// [`Self::get`]): a layer's surfaces come in runs of many polygons, read here without a match
     /// per polygon.
     pub fn for_each_run(&self, range: Range<usize>, mut each: impl FnMut(u32, Range<usize>)) {
-        fn runs<T: Copy + PartialEq + Into<u32>>(values: &[T], range: Range<usize>, each: &mut impl FnMut(u32, Range<usize>)) {
+        fn runs<T: Copy + PartialEq + Into<u32>>(
+            values: &[T],
+            range: Range<usize>,
+            each: &mut impl FnMut(u32, Range<usize>),
+        ) {
             let stored = values.get(range.start..range.end.min(values.len())).unwrap_or(&[]);
             let mut start = 0;
             while let Some(&value) = stored.get(start) {
-                let end = stored[start..].iter().position(|&x| x != value).map_or(stored.len(), |length| start + length);
+                let end =
+                    stored[start..].iter().position(|&x| x != value).map_or(stored.len(), |length| start + length);
                 each(value.into(), range.start + start..range.start + end);
                 start = end;
             }
@@ -512,7 +515,15 @@ impl Polygons {
     }
 
     /// Appends a polygon; `record` is where its record sits.
-    pub fn push(&mut self, kind: PolygonKind, flags: u16, vertices: &[u32], surface: u32, detail_of: u32, record: Record) {
+    pub fn push(
+        &mut self,
+        kind: PolygonKind,
+        flags: u16,
+        vertices: &[u32],
+        surface: u32,
+        detail_of: u32,
+        record: Record,
+    ) {
         if self.starts.is_empty() {
             self.starts.push(0);
         }
@@ -536,7 +547,15 @@ impl Polygons {
     /// `usual_length` is the record's length as its chunk's [`RecordLayout`] gives it for these corners.
     /// Always inlined: a reader calls it once per polygon, and as a call it cost a tenth of reading POLS.
     #[inline(always)]
-    pub fn push_appended(&mut self, kind: PolygonKind, flags: u16, surface: u32, detail_of: u32, record: Record, usual_length: u32) {
+    pub fn push_appended(
+        &mut self,
+        kind: PolygonKind,
+        flags: u16,
+        surface: u32,
+        detail_of: u32,
+        record: Record,
+        usual_length: u32,
+    ) {
         let len = self.len();
         self.kind.push(len, kind);
         self.flags.push(len, flags);
@@ -587,7 +606,6 @@ pub enum RecordLayout {
 }
 
 impl RecordLayout {
-
     /// The length of the record of a polygon with corners `vertices`, written the usual way.
     pub fn record_length(self, vertices: &[u32]) -> u32 {
         let corners = vertices.len() as u32;
@@ -636,14 +654,20 @@ impl RecordPlaces {
             let layout = self.layout.unwrap_or(RecordLayout::Lwo2);
             self.anchors.push(Anchor { polygon: polygon as u32, record, layout });
         }
-        self.expected = self.layout.map(|_| Record { offset: record.offset.wrapping_add(usual_length), index_in_chunk: record.index_in_chunk + 1 });
+        self.expected = self.layout.map(|_| Record {
+            offset: record.offset.wrapping_add(usual_length),
+            index_in_chunk: record.index_in_chunk + 1,
+        });
     }
 
     /// [`Self::push`] of `count` polygons from `polygon` on, read from records of `usual_length` bytes
     /// one after the other from `first`: past the first, each is where the last said the next would
     /// be, so only the places every [`Self::SPACING`] polygons are kept.
     fn push_run(&mut self, polygon: usize, first: Record, usual_length: u32, count: usize) {
-        let record_at = |k: usize| Record { offset: first.offset.wrapping_add(usual_length.wrapping_mul(k as u32)), index_in_chunk: first.index_in_chunk + k as u32 };
+        let record_at = |k: usize| Record {
+            offset: first.offset.wrapping_add(usual_length.wrapping_mul(k as u32)),
+            index_in_chunk: first.index_in_chunk + k as u32,
+        };
         let Some(layout) = self.layout else {
             (0..count).for_each(|k| self.push(polygon + k, record_at(k), usual_length));
             return;
@@ -665,7 +689,10 @@ impl RecordPlaces {
         let anchor = self.anchors[..self.anchors.partition_point(|a| a.polygon as usize <= polygon)].last()?;
         let mut record = anchor.record;
         for q in anchor.polygon as usize..polygon {
-            record = Record { offset: record.offset.wrapping_add(anchor.layout.record_length(vertices(q))), index_in_chunk: record.index_in_chunk + 1 };
+            record = Record {
+                offset: record.offset.wrapping_add(anchor.layout.record_length(vertices(q))),
+                index_in_chunk: record.index_in_chunk + 1,
+            };
         }
         Some(record)
     }
@@ -913,7 +940,10 @@ impl Surface {
     pub fn color_map(&self) -> Option<&Block> {
         // `max_by` gives the last of equal maxima: what the last of a stable sort gives, with no list
         // made (asked for each surface several times a load).
-        self.blocks.iter().filter(|b| b.enabled && b.channel.0 == *b"COLR" && b.kind == BlockKind::Image).max_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()))
+        self.blocks
+            .iter()
+            .filter(|b| b.enabled && b.channel.0 == *b"COLR" && b.kind == BlockKind::Image)
+            .max_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()))
     }
 }
 
@@ -1188,10 +1218,15 @@ mod tests {
     #[test]
     fn a_mostly_default_column_reads_as_one_value_per_polygon() {
         let mut polygons = Polygons::default();
-        let push = |polygons: &mut Polygons, detail_of: u32| polygons.push(PolygonKind::Face, 0, &[0, 1, 2], 0, detail_of, Record { offset: 0, index_in_chunk: 0 });
+        let push = |polygons: &mut Polygons, detail_of: u32| {
+            polygons.push(PolygonKind::Face, 0, &[0, 1, 2], 0, detail_of, Record { offset: 0, index_in_chunk: 0 })
+        };
         push(&mut polygons, NONE);
         push(&mut polygons, NONE);
-        assert_eq!((polygons.part[1], polygons.smoothing_group[1], polygons.detail_of[1], polygons.flags[1]), (NONE, 0, NONE, 0));
+        assert_eq!(
+            (polygons.part[1], polygons.smoothing_group[1], polygons.detail_of[1], polygons.flags[1]),
+            (NONE, 0, NONE, 0)
+        );
         // Nothing stored while every value is the default.
         polygons.part.set(0, polygons.len(), NONE);
         assert!(polygons.part.values.is_empty() && polygons.detail_of.values.is_empty());
@@ -1221,7 +1256,10 @@ mod tests {
         let mut straight_to_words = NarrowColumn::default();
         straight_to_words.push(1);
         straight_to_words.push(1 << 20);
-        assert_eq!((matches!(straight_to_words, NarrowColumn::Words(_)), straight_to_words.get(0), straight_to_words.get(1)), (true, 1, 1 << 20));
+        assert_eq!(
+            (matches!(straight_to_words, NarrowColumn::Words(_)), straight_to_words.get(0), straight_to_words.get(1)),
+            (true, 1, 1 << 20)
+        );
     }
 
     /// Runs read from a column are the runs of its values read one by one, in every width, for ranges
@@ -1284,7 +1322,11 @@ mod tests {
         // a second chunk of each layout. Every place must come back as it was pushed.
         let mut places = RecordPlaces::default();
         let (mut pushed, mut corners) = (Vec::new(), Vec::new());
-        for (chunk_number, layout) in [RecordLayout::Lwo2, RecordLayout::Lwo2, RecordLayout::LwobFace, RecordLayout::LwobCurve].into_iter().enumerate() {
+        for (chunk_number, layout) in
+            [RecordLayout::Lwo2, RecordLayout::Lwo2, RecordLayout::LwobFace, RecordLayout::LwobCurve]
+                .into_iter()
+                .enumerate()
+        {
             places.start_chunk(layout);
             let (mut offset, mut index_in_chunk) = (100_000 * chunk_number as u32, 0u32);
             for k in 0..700u32 {
@@ -1315,6 +1357,11 @@ mod tests {
         }
         let found: Vec<_> = (0..pushed.len()).map(|p| places.find(p, |q| &corners[q]).unwrap()).collect();
         assert_eq!(found, pushed);
-        assert!(places.anchors.len() < pushed.len() / 20, "{} places kept for {} records", places.anchors.len(), pushed.len());
+        assert!(
+            places.anchors.len() < pushed.len() / 20,
+            "{} places kept for {} records",
+            places.anchors.len(),
+            pushed.len()
+        );
     }
 }

@@ -144,7 +144,8 @@ impl NodeGraph {
     pub fn describe(&self) -> Vec<String> {
         let mut out = Vec::new();
         for node in &self.nodes {
-            let mut line = if node.kind == node.name { node.name.clone() } else { format!("{} [{}]", node.name, node.kind) };
+            let mut line =
+                if node.kind == node.name { node.name.clone() } else { format!("{} [{}]", node.name, node.kind) };
             if let Some(image) = &node.image {
                 line.push_str(&format!(": image {}", image.file.as_deref().unwrap_or("(none)")));
                 if let Some(uv) = &image.uv_map {

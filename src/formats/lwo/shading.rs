@@ -129,7 +129,9 @@ pub fn shading(surface: &Surface, object: &LwoObject) -> SurfaceShading {
             Some(material) => node_shading(surface, object, graph, material),
             None => {
                 let mut out = basic_shading(surface, object);
-                out.notes.push("the node graph has nothing connected to Surface.Material; the basic parameters are used".into());
+                out.notes.push(
+                    "the node graph has nothing connected to Surface.Material; the basic parameters are used".into(),
+                );
                 out
             }
         },
@@ -159,7 +161,8 @@ pub fn basic_shading(surface: &Surface, object: &LwoObject) -> SurfaceShading {
     out.diffuse_transmission = surface.translucency.clamp(0.0, 1.0);
     if let Some(block) = surface.color_map() {
         let clip = (block.image != 0).then_some(block.image);
-        let file = clip.and_then(|i| object.clip(i)).and_then(|c| c.source.file_name()).or_else(|| block.image_file.clone());
+        let file =
+            clip.and_then(|i| object.clip(i)).and_then(|c| c.source.file_name()).or_else(|| block.image_file.clone());
         out.textures.push(ShadingTexture {
             slot: TextureSlot::BaseColor,
             clip,
@@ -232,10 +235,15 @@ impl<'g> Evaluator<'g> {
         match node.kind.as_str() {
             "Image" => Input::Image(node),
             // Between an Image and a Normal input: the image is the normal map.
-            "NormalMap" | "Normal Map" => match node.inputs.iter().map(|i| i.name.clone()).chain(["Color".to_owned(), "Normal".to_owned()]).find_map(|name| {
-                let c = self.graph.source_of(&node.name, &name)?;
-                self.graph.node(&c.from_node).filter(|n| n.kind == "Image")
-            }) {
+            "NormalMap" | "Normal Map" => match node
+                .inputs
+                .iter()
+                .map(|i| i.name.clone())
+                .chain(["Color".to_owned(), "Normal".to_owned()])
+                .find_map(|name| {
+                    let c = self.graph.source_of(&node.name, &name)?;
+                    self.graph.node(&c.from_node).filter(|n| n.kind == "Image")
+                }) {
                 Some(image) => Input::Image(image),
                 None => Input::Missing,
             },
@@ -282,8 +290,13 @@ fn node_shading<'g>(surface: &Surface, object: &LwoObject, graph: &'g NodeGraph,
     out.base_color = [0.8; 3];
     let mut eval = Evaluator { graph, notes: BTreeSet::new(), steps: 0 };
     let mut inputs = MaterialInputs { eval: &mut eval, material, object };
-    let colour = |inputs: &mut MaterialInputs<'_, 'g>, out: &mut SurfaceShading, input: &str, slot: TextureSlot| inputs.colour(out, input, slot);
-    let scalar = |inputs: &mut MaterialInputs<'_, 'g>, out: &mut SurfaceShading, input: &str, slot: Option<TextureSlot>| inputs.scalar(out, input, slot);
+    let colour = |inputs: &mut MaterialInputs<'_, 'g>, out: &mut SurfaceShading, input: &str, slot: TextureSlot| {
+        inputs.colour(out, input, slot)
+    };
+    let scalar = |inputs: &mut MaterialInputs<'_, 'g>,
+                  out: &mut SurfaceShading,
+                  input: &str,
+                  slot: Option<TextureSlot>| inputs.scalar(out, input, slot);
     let kind = material.kind.as_str();
     let base_input = match kind {
         "Unreal" => "Base Color",
@@ -295,8 +308,8 @@ fn node_shading<'g>(surface: &Surface, object: &LwoObject, graph: &'g NodeGraph,
         None => {}
     }
     match kind {
-        "Principled BSDF" | "Delta" | "Unreal" | "Conductor" | "Dielectric" | "Standard" | "Sigma" | "Sigma2" | "Kappa"
-        | "Kappa2" | "Skin" => {}
+        "Principled BSDF" | "Delta" | "Unreal" | "Conductor" | "Dielectric" | "Standard" | "Sigma" | "Sigma2"
+        | "Kappa" | "Kappa2" | "Skin" => {}
         other => {
             inputs.eval.notes.insert(format!("unknown material node type {other}: its Color input is used"));
         }
@@ -342,7 +355,10 @@ fn node_shading<'g>(surface: &Surface, object: &LwoObject, graph: &'g NodeGraph,
     let (luminous, luminous_colour) = match kind {
         "Standard" => (scalar(&mut inputs, &mut out, "Luminosity", Some(TextureSlot::Emissive)), Some(out.base_color)),
         "Unreal" => (Some(1.0), colour(&mut inputs, &mut out, "Emissive Color", TextureSlot::Emissive)),
-        _ => (scalar(&mut inputs, &mut out, "Luminous", Some(TextureSlot::Emissive)), colour(&mut inputs, &mut out, "Luminous Color", TextureSlot::Emissive)),
+        _ => (
+            scalar(&mut inputs, &mut out, "Luminous", Some(TextureSlot::Emissive)),
+            colour(&mut inputs, &mut out, "Luminous Color", TextureSlot::Emissive),
+        ),
     };
     if let (Some(l), Some(c)) = (luminous, luminous_colour) {
         out.emissive = srgb_to_linear(c).map(|x| x * l.max(0.0));
@@ -370,7 +386,9 @@ fn node_shading<'g>(surface: &Surface, object: &LwoObject, graph: &'g NodeGraph,
             out.transmission = 1.0;
             out.metallic = 0.0;
         }
-        "Sigma" | "Sigma2" | "Kappa" | "Kappa2" | "Skin" => out.diffuse_transmission = out.diffuse_transmission.max(0.5),
+        "Sigma" | "Sigma2" | "Kappa" | "Kappa2" | "Skin" => {
+            out.diffuse_transmission = out.diffuse_transmission.max(0.5)
+        }
         _ => {}
     }
     out.notes.extend(std::mem::take(&mut inputs.eval.notes));
@@ -413,15 +431,24 @@ impl<'g> MaterialInputs<'_, 'g> {
 
 fn image_texture(image: &Node, slot: TextureSlot, object: &LwoObject) -> ShadingTexture {
     let data = image.image.clone().unwrap_or_default();
-    let clip = data.file.as_ref().and_then(|f| object.clips.iter().find(|c| c.source.file_name().as_deref() == Some(f.as_str()))).map(|c| c.index);
-    let wrap = |id: &[u8; 4]| data.setting(id).map_or(Wrap::Repeat, |w| Wrap::from_lwo2(w.min(u32::from(u16::MAX)) as u16));
+    let clip = data
+        .file
+        .as_ref()
+        .and_then(|f| object.clips.iter().find(|c| c.source.file_name().as_deref() == Some(f.as_str())))
+        .map(|c| c.index);
+    let wrap =
+        |id: &[u8; 4]| data.setting(id).map_or(Wrap::Repeat, |w| Wrap::from_lwo2(w.min(u32::from(u16::MAX)) as u16));
     let tiling = |id: &[u8; 4]| data.parameter(id).and_then(|v| v.first().copied()).unwrap_or(1.0);
     ShadingTexture {
         slot,
         clip,
         file: data.file.clone(),
         uv_map: data.uv_map.clone(),
-        projection: data.setting(b"IMAP").and_then(|p| u16::try_from(p).ok()).and_then(Projection::from_code).unwrap_or(Projection::Uv),
+        projection: data
+            .setting(b"IMAP")
+            .and_then(|p| u16::try_from(p).ok())
+            .and_then(Projection::from_code)
+            .unwrap_or(Projection::Uv),
         axis: data.setting(b"IAXS").map_or(0, |a| a.min(2) as u16),
         wrap: [wrap(b"IUTL"), wrap(b"IVTL")],
         tiling: [tiling(b"IUTD"), tiling(b"IVTD")],
@@ -439,8 +466,8 @@ pub fn srgb_to_linear(c: [f32; 3]) -> [f32; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::lwo::nodes::{Connection, NodeInput, NodeValue};
     use crate::formats::lwo::LwoKind;
+    use crate::formats::lwo::nodes::{Connection, NodeInput, NodeValue};
 
     fn node(kind: &str, name: &str, inputs: &[(&str, NodeValue)]) -> Node {
         let inputs = inputs.iter().map(|(n, v)| NodeInput { name: (*n).to_owned(), value: v.clone() }).collect();
@@ -478,11 +505,27 @@ mod tests {
         let graph = NodeGraph {
             nodes: vec![
                 node("Surface", "Surface", &[]),
-                node("Principled BSDF", "P", &[("Roughness", v(0.9)), ("Color", NodeValue::Vector(vec![0.5, 0.5, 0.5]))]),
+                node(
+                    "Principled BSDF",
+                    "P",
+                    &[("Roughness", v(0.9)), ("Color", NodeValue::Vector(vec![0.5, 0.5, 0.5]))],
+                ),
                 node("Multiply", "M", &[("A", v(0.5)), ("B", v(0.5))]),
-                node("Mixer", "X", &[("Bg Color", NodeValue::Vector(vec![0.0, 0.0, 0.0])), ("Fg Color", NodeValue::Vector(vec![1.0, 0.5, 0.0])), ("Opacity", v(0.5))]),
+                node(
+                    "Mixer",
+                    "X",
+                    &[
+                        ("Bg Color", NodeValue::Vector(vec![0.0, 0.0, 0.0])),
+                        ("Fg Color", NodeValue::Vector(vec![1.0, 0.5, 0.0])),
+                        ("Opacity", v(0.5)),
+                    ],
+                ),
             ],
-            connections: vec![connect(("Surface", "Material"), ("P", "Material")), connect(("P", "Roughness"), ("M", "Result")), connect(("P", "Color"), ("X", "Color"))],
+            connections: vec![
+                connect(("Surface", "Material"), ("P", "Material")),
+                connect(("P", "Roughness"), ("M", "Result")),
+                connect(("P", "Color"), ("X", "Color")),
+            ],
         };
         let shading = shading(&surface_with(graph), &object());
         assert_eq!(shading.roughness, 0.25);
@@ -495,7 +538,11 @@ mod tests {
         let graph = NodeGraph {
             nodes: vec![
                 node("Surface", "Surface", &[]),
-                node("Principled BSDF", "P", &[("Metallic", NodeValue::Vector(vec![0.3])), ("Roughness", NodeValue::Vector(vec![0.6]))]),
+                node(
+                    "Principled BSDF",
+                    "P",
+                    &[("Metallic", NodeValue::Vector(vec![0.3])), ("Roughness", NodeValue::Vector(vec![0.6]))],
+                ),
                 node("Gradient", "G", &[]),
             ],
             connections: vec![
@@ -514,7 +561,8 @@ mod tests {
     fn a_graph_that_branches_at_every_step_stays_cheap() {
         // Forty mixers, each feeding both colours of the next: 2^40 paths without the step budget.
         let mut nodes = vec![node("Surface", "Surface", &[]), node("Principled BSDF", "P", &[])];
-        let mut connections = vec![connect(("Surface", "Material"), ("P", "Material")), connect(("P", "Color"), ("X0", "Color"))];
+        let mut connections =
+            vec![connect(("Surface", "Material"), ("P", "Material")), connect(("P", "Color"), ("X0", "Color"))];
         for i in 0..40 {
             nodes.push(node("Mixer", &format!("X{i}"), &[]));
             for input in ["Bg Color", "Fg Color"] {
@@ -530,9 +578,18 @@ mod tests {
     #[test]
     fn an_image_through_a_normal_map_node_is_the_normal_texture() {
         let mut image = node("Image", "Image (2)", &[]);
-        image.image = Some(crate::formats::lwo::nodes::ImageNode { file: Some("Images/bumps.png".into()), uv_map: Some("UV".into()), ..Default::default() });
+        image.image = Some(crate::formats::lwo::nodes::ImageNode {
+            file: Some("Images/bumps.png".into()),
+            uv_map: Some("UV".into()),
+            ..Default::default()
+        });
         let graph = NodeGraph {
-            nodes: vec![node("Surface", "Surface", &[]), node("Principled BSDF", "P", &[]), node("NormalMap", "NormalMap (1)", &[]), image],
+            nodes: vec![
+                node("Surface", "Surface", &[]),
+                node("Principled BSDF", "P", &[]),
+                node("NormalMap", "NormalMap (1)", &[]),
+                image,
+            ],
             connections: vec![
                 connect(("Surface", "Material"), ("P", "Material")),
                 connect(("P", "Normal"), ("NormalMap (1)", "Normal")),
@@ -541,7 +598,10 @@ mod tests {
         };
         let shading = shading(&surface_with(graph), &object());
         let normal = shading.texture(TextureSlot::Normal).expect("a normal map");
-        assert_eq!((normal.file.as_deref(), normal.uv_map.as_deref(), normal.clip), (Some("Images/bumps.png"), Some("UV"), None));
+        assert_eq!(
+            (normal.file.as_deref(), normal.uv_map.as_deref(), normal.clip),
+            (Some("Images/bumps.png"), Some("UV"), None)
+        );
         assert!(shading.texture(TextureSlot::BaseColor).is_none() && shading.notes.is_empty(), "{:?}", shading.notes);
     }
 
@@ -557,8 +617,14 @@ mod tests {
         s.luminosity = 0.5;
         s.sidedness = 3;
         let shading = shading(&s, &object());
-        assert_eq!((shading.source, shading.base_color, shading.diffuse), (ShadingSource::Basic, [0.5, 0.25, 1.0], 0.8));
-        assert_eq!((shading.roughness, shading.reflectance, shading.alpha_mode, shading.double_sided), (0.08, 0.3, AlphaMode::Add, true));
+        assert_eq!(
+            (shading.source, shading.base_color, shading.diffuse),
+            (ShadingSource::Basic, [0.5, 0.25, 1.0], 0.8)
+        );
+        assert_eq!(
+            (shading.roughness, shading.reflectance, shading.alpha_mode, shading.double_sided),
+            (0.08, 0.3, AlphaMode::Add, true)
+        );
         assert!((shading.alpha - 0.6).abs() < 1e-6);
         assert!((shading.emissive[0] - 0.5 * srgb_to_linear([0.5; 3])[0]).abs() < 1e-6);
     }

@@ -6,14 +6,19 @@ use crate::formats::error::{Result, Warning};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
 
-use super::chunks::{IffDialect, ANONYMOUS};
+use super::chunks::{ANONYMOUS, IffDialect};
 use super::model::*;
 use super::{read_leniently, warn};
 
 /// LWOB's "smoothing" flag stands for this angle (89.5°), as every reader of the format agrees.
 const LWOB_SMOOTHING_ANGLE: f32 = 1.56207;
 
-pub(super) fn parse_surface(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, warnings: &mut Vec<Warning>) -> Surface {
+pub(super) fn parse_surface(
+    file: &[u8],
+    node: ChunkRef<'_>,
+    dialect: IffDialect,
+    warnings: &mut Vec<Warning>,
+) -> Surface {
     let mut surface = Surface { chunk: Some(node.chunk), ..Surface::new("") };
     let names = surface_names(file, node, dialect, &mut surface);
     read_leniently(warnings, node, names);
@@ -67,7 +72,9 @@ fn surface_names(file: &[u8], node: ChunkRef<'_>, dialect: IffDialect, surface: 
 
 /// Sub-chunks with a fixed layout whose extra bytes mean the writer and the spec disagree: one warning.
 /// (Chunks ending in strings, plug-in data or optional envelopes are not checked.)
-const FIXED_LAYOUT: &[&[u8; 4]] = &[b"SIDE", b"SMAN", b"RFOP", b"TROP", b"PROJ", b"AXIS", b"WRAP", b"AAST", b"PIXB", b"STCK", b"ENAB", b"NEGA", b"CSYS"];
+const FIXED_LAYOUT: &[&[u8; 4]] = &[
+    b"SIDE", b"SMAN", b"RFOP", b"TROP", b"PROJ", b"AXIS", b"WRAP", b"AAST", b"PIXB", b"STCK", b"ENAB", b"NEGA", b"CSYS",
+];
 
 /// After reading a sub-chunk with `r`: one warning if it was short (`result` failed), else one if a
 /// fixed-layout chunk left bytes over.
@@ -304,55 +311,55 @@ fn read_lwob_parameters(file: &[u8], node: ChunkRef<'_>, s: &mut Surface, warnin
         let mut r = child.reader(file, Endian::Big);
         let fixed = |r: &mut Reader<'_>| -> Result<f32> { Ok(f32::from(r.i16()?) / 256.0) };
         let mut read = || -> Result<()> {
-        match &child.id.0 {
-            b"COLR" => {
-                let [red, green, blue] = [r.u8()?, r.u8()?, r.u8()?].map(|c| f32::from(c) / 255.0);
-                s.color = [red, green, blue];
+            match &child.id.0 {
+                b"COLR" => {
+                    let [red, green, blue] = [r.u8()?, r.u8()?, r.u8()?].map(|c| f32::from(c) / 255.0);
+                    s.color = [red, green, blue];
+                }
+                b"FLAG" => {
+                    let flags = r.u16()?;
+                    if flags & 4 != 0 {
+                        s.max_smoothing_angle = LWOB_SMOOTHING_ANGLE;
+                    }
+                    if flags & 8 != 0 {
+                        s.color_highlights = 1.0;
+                    }
+                    if flags & 16 != 0 {
+                        s.color_filter = 1.0;
+                    }
+                    if flags & 128 != 0 {
+                        s.sharpness = 0.5;
+                    }
+                    if flags & 256 != 0 {
+                        s.sidedness = 3;
+                    }
+                    if flags & 512 != 0 {
+                        s.additive_transparency = 1.0;
+                    }
+                }
+                b"LUMI" => s.luminosity = fixed(&mut r)?,
+                b"DIFF" => s.diffuse = fixed(&mut r)?,
+                b"SPEC" => s.specular = fixed(&mut r)?,
+                b"REFL" => s.reflection = fixed(&mut r)?,
+                b"TRAN" => s.transparency = fixed(&mut r)?,
+                b"VLUM" | b"VDIF" | b"VSPC" | b"VRFL" | b"VTRN" => float_values.push((child.id, r.f32()?)),
+                b"GLOS" => {
+                    let exponent = f32::from(r.u16()?.max(1));
+                    s.glossiness = ((exponent.log2() - 2.0) / 10.0).clamp(0.0, 1.0);
+                }
+                b"SMAN" => s.max_smoothing_angle = r.f32()?,
+                b"RIND" => s.refraction_index = r.f32()?,
+                b"CTEX" | b"DTEX" | b"STEX" | b"RTEX" | b"TTEX" | b"LTEX" | b"BTEX" => {
+                    let name = r.s0()?;
+                    s.blocks.push(lwob_texture_block(child.id, &name));
+                }
+                _ => {
+                    if let Some(block) = s.blocks.last_mut() {
+                        read_lwob_texture_parameter(child.id, &mut r, block)?;
+                    }
+                }
             }
-            b"FLAG" => {
-                let flags = r.u16()?;
-                if flags & 4 != 0 {
-                    s.max_smoothing_angle = LWOB_SMOOTHING_ANGLE;
-                }
-                if flags & 8 != 0 {
-                    s.color_highlights = 1.0;
-                }
-                if flags & 16 != 0 {
-                    s.color_filter = 1.0;
-                }
-                if flags & 128 != 0 {
-                    s.sharpness = 0.5;
-                }
-                if flags & 256 != 0 {
-                    s.sidedness = 3;
-                }
-                if flags & 512 != 0 {
-                    s.additive_transparency = 1.0;
-                }
-            }
-            b"LUMI" => s.luminosity = fixed(&mut r)?,
-            b"DIFF" => s.diffuse = fixed(&mut r)?,
-            b"SPEC" => s.specular = fixed(&mut r)?,
-            b"REFL" => s.reflection = fixed(&mut r)?,
-            b"TRAN" => s.transparency = fixed(&mut r)?,
-            b"VLUM" | b"VDIF" | b"VSPC" | b"VRFL" | b"VTRN" => float_values.push((child.id, r.f32()?)),
-            b"GLOS" => {
-                let exponent = f32::from(r.u16()?.max(1));
-                s.glossiness = ((exponent.log2() - 2.0) / 10.0).clamp(0.0, 1.0);
-            }
-            b"SMAN" => s.max_smoothing_angle = r.f32()?,
-            b"RIND" => s.refraction_index = r.f32()?,
-            b"CTEX" | b"DTEX" | b"STEX" | b"RTEX" | b"TTEX" | b"LTEX" | b"BTEX" => {
-                let name = r.s0()?;
-                s.blocks.push(lwob_texture_block(child.id, &name));
-            }
-            _ => {
-                if let Some(block) = s.blocks.last_mut() {
-                    read_lwob_texture_parameter(child.id, &mut r, block)?;
-                }
-            }
-        }
-        Ok(())
+            Ok(())
         };
         let result = read();
         read_leniently(warnings, child, result);
@@ -396,7 +403,13 @@ fn read_lwob_texture_parameter(id: FourCc, r: &mut Reader<'_>, block: &mut Block
         b"TFLG" => {
             let flags = r.u16()?;
             // Several axis bits: the last test wins, Z over Y over X, as LightWave's own sample reader does.
-            block.axis = if flags & 4 != 0 { 2 } else if flags & 2 != 0 { 1 } else { 0 };
+            block.axis = if flags & 4 != 0 {
+                2
+            } else if flags & 2 != 0 {
+                1
+            } else {
+                0
+            };
             block.world_coordinates = flags & 8 != 0;
             block.negative = flags & 16 != 0;
         }
@@ -408,7 +421,9 @@ fn read_lwob_texture_parameter(id: FourCc, r: &mut Reader<'_>, block: &mut Block
         }
         b"TWRP" => block.wrap = [Wrap::from_lwob(r.u16()?), Wrap::from_lwob(r.u16()?)],
         b"TOPC" => block.opacity = r.f32()?,
-        b"TFP0" if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) => block.wrap_cycles[0] = r.f32()?,
+        b"TFP0" if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) => {
+            block.wrap_cycles[0] = r.f32()?
+        }
         b"TFP1" if block.projection == Projection::Spherical => block.wrap_cycles[1] = r.f32()?,
         _ => {}
     }

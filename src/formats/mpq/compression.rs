@@ -29,7 +29,9 @@ pub enum DecompressError {
     EmptySector,
     #[error("LZMA compression (mask 0x12) is not supported")]
     Lzma,
-    #[error("compression mask 0x{mask:02X} has methods this reader does not support (Huffman, sparse, ADPCM or unknown bits 0x{unsupported:02X})")]
+    #[error(
+        "compression mask 0x{mask:02X} has methods this reader does not support (Huffman, sparse, ADPCM or unknown bits 0x{unsupported:02X})"
+    )]
     UnsupportedMethods { mask: u8, unsupported: u8 },
     #[error("{stored} stored bytes, expected {expected}")]
     ShortStored { stored: usize, expected: usize },
@@ -53,7 +55,8 @@ pub fn decompress_masked(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Res
         return Err(DecompressError::Lzma);
     }
     let unsupported = mask & (MASK_HUFFMAN | MASK_SPARSE | MASK_ADPCM_MONO | MASK_ADPCM_STEREO);
-    let unknown = mask & !(MASK_HUFFMAN | MASK_ZLIB | MASK_PKWARE | MASK_BZIP2 | MASK_SPARSE | MASK_ADPCM_MONO | MASK_ADPCM_STEREO);
+    let unknown = mask
+        & !(MASK_HUFFMAN | MASK_ZLIB | MASK_PKWARE | MASK_BZIP2 | MASK_SPARSE | MASK_ADPCM_MONO | MASK_ADPCM_STEREO);
     if unsupported != 0 || unknown != 0 {
         return Err(DecompressError::UnsupportedMethods { mask, unsupported: unsupported | unknown });
     }
@@ -74,7 +77,11 @@ pub fn decompress_masked(data: &[u8], expected: usize, out: &mut Vec<u8>) -> Res
         // An inner stage's output is the next method's stream: its length is unknown, but StormLib gives
         // every stage the sector's room, so it is bounded by the sector.
         let mut stage = Vec::new();
-        run(method, &input, expected, false, &mut stage).map_err(|error| DecompressError::Stage { stage: index + 1, stages: methods.len(), error: Box::new(error) })?;
+        run(method, &input, expected, false, &mut stage).map_err(|error| DecompressError::Stage {
+            stage: index + 1,
+            stages: methods.len(),
+            error: Box::new(error),
+        })?;
         input = Cow::Owned(stage);
     }
     unreachable!("the last method returns")
@@ -117,7 +124,9 @@ trait StreamDecoder {
 
 impl StreamDecoder for zlib_rs::Inflate {
     fn step(&mut self, input: &[u8], output: &mut [u8]) -> Result<bool, DecompressError> {
-        let status = self.decompress(input, output, zlib_rs::InflateFlush::NoFlush).map_err(|e| DecompressError::Zlib(e.as_str()))?;
+        let status = self
+            .decompress(input, output, zlib_rs::InflateFlush::NoFlush)
+            .map_err(|e| DecompressError::Zlib(e.as_str()))?;
         Ok(status == zlib_rs::Status::StreamEnd)
     }
     fn totals(&self) -> (usize, usize) {
@@ -138,7 +147,12 @@ impl StreamDecoder for bzip2::Decompress {
 /// Decodes at most `expected` bytes onto `out`. The room given grows as the stream fills it, from a
 /// multiple of the input, so that a damaged size field (a single unit claiming gigabytes) costs memory
 /// only for what the stream really holds.
-fn decode_stream(decoder: &mut impl StreamDecoder, input: &[u8], expected: usize, out: &mut Vec<u8>) -> Result<(), DecompressError> {
+fn decode_stream(
+    decoder: &mut impl StreamDecoder,
+    input: &[u8],
+    expected: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), DecompressError> {
     let start = out.len();
     let mut room = expected.min(input.len().saturating_mul(8).max(1 << 16));
     out.resize(start + room, 0);

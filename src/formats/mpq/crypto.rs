@@ -122,7 +122,10 @@ mod tests {
         let mut encrypted = table.clone();
         // Encryption is the same walk with the plain word feeding the seed; emulate it by search.
         encrypt(&mut encrypted, key);
-        let words = [u32::from_le_bytes(encrypted[0..4].try_into().unwrap()), u32::from_le_bytes(encrypted[4..8].try_into().unwrap())];
+        let words = [
+            u32::from_le_bytes(encrypted[0..4].try_into().unwrap()),
+            u32::from_le_bytes(encrypted[4..8].try_into().unwrap()),
+        ];
         assert_eq!(recover_sector_table_key(words, 12, 180), Some(key));
         decrypt(&mut encrypted, key);
         assert_eq!(encrypted, table);

@@ -6,7 +6,9 @@ use super::compression::{decompress_imploded, decompress_masked};
 use super::crypto::{decrypt, recover_sector_table_key};
 use super::error::{FilePart, FileProblem, MpqError, Result};
 use super::storage::Storage;
-use super::tables::{BlockEntry, FLAG_COMPRESS, FLAG_ENCRYPTED, FLAG_IMPLODE, FLAG_PATCH_FILE, FLAG_SECTOR_CRC, FLAG_SINGLE_UNIT};
+use super::tables::{
+    BlockEntry, FLAG_COMPRESS, FLAG_ENCRYPTED, FLAG_IMPLODE, FLAG_PATCH_FILE, FLAG_SECTOR_CRC, FLAG_SINGLE_UNIT,
+};
 
 /// What a read needs to know besides the block: where messages point, and the key if the name is known.
 pub struct FileContext<'a> {
@@ -35,7 +37,14 @@ pub fn read_file_data(storage: &dyn Storage, block: &BlockEntry, context: &FileC
     }
     let stored_length = u64::from(block.compressed_size);
     if block.position.checked_add(stored_length).is_none_or(|end| end > storage.size()) {
-        return Err(context.fail(FilePart::Block, FileProblem::ExtentPastEnd { length: stored_length, position: block.position, archive_size: storage.size() }));
+        return Err(context.fail(
+            FilePart::Block,
+            FileProblem::ExtentPastEnd {
+                length: stored_length,
+                position: block.position,
+                archive_size: storage.size(),
+            },
+        ));
     }
     if block.file_size == 0 {
         return Ok(Vec::new());
@@ -50,7 +59,8 @@ pub fn read_file_data(storage: &dyn Storage, block: &BlockEntry, context: &FileC
         let mut stored = vec![0u8; stored_length as usize];
         storage.read_at(block.position, &mut stored).map_err(read_error)?;
         if stored.len() < file_size {
-            return Err(context.fail(FilePart::Block, FileProblem::ShortUncompressed { stored: stored.len(), expected: file_size }));
+            return Err(context
+                .fail(FilePart::Block, FileProblem::ShortUncompressed { stored: stored.len(), expected: file_size }));
         }
         stored.truncate(file_size);
         if block.has(FLAG_ENCRYPTED) {
@@ -78,7 +88,8 @@ pub fn read_file_data(storage: &dyn Storage, block: &BlockEntry, context: &FileC
                 decrypt(stored, key);
             }
             let mut out = Vec::new();
-            decode_unit(stored, file_size, block.flags, &mut out).map_err(|problem| context.fail(FilePart::SingleUnit, problem))?;
+            decode_unit(stored, file_size, block.flags, &mut out)
+                .map_err(|problem| context.fail(FilePart::SingleUnit, problem))?;
             return Ok(out);
         }
         read_sectors(stored, block, sector_count, context)
@@ -104,14 +115,21 @@ fn read_sectors(stored: &mut [u8], block: &BlockEntry, sector_count: usize, cont
     let mut entries = sector_count + 1 + usize::from(block.has(FLAG_SECTOR_CRC));
     let table_bytes = |entries: usize| entries.checked_mul(4).filter(|&length| length <= stored.len());
     if table_bytes(entries).is_none() {
-        return Err(context.fail(FilePart::SectorOffsetTable, FileProblem::OffsetTableTooLong { entries, sectors: sector_count, stored: stored.len() }));
+        return Err(context.fail(
+            FilePart::SectorOffsetTable,
+            FileProblem::OffsetTableTooLong { entries, sectors: sector_count, stored: stored.len() },
+        ));
     }
     let mut key = context.key;
     if block.has(FLAG_ENCRYPTED) && key.is_none() {
         let first_words = [word(stored, 0), word(stored, 1)];
         let recovered = recover_sector_table_key(first_words, (entries * 4) as u32, block.compressed_size)
             .or_else(|| recover_sector_table_key(first_words, ((sector_count + 1) * 4) as u32, block.compressed_size));
-        key = Some(recovered.ok_or_else(|| context.fail(FilePart::SectorOffsetTable, FileProblem::KeyNotRecovered))?.wrapping_add(1));
+        key = Some(
+            recovered
+                .ok_or_else(|| context.fail(FilePart::SectorOffsetTable, FileProblem::KeyNotRecovered))?
+                .wrapping_add(1),
+        );
     }
     let mut table = stored[..entries * 4].to_vec();
     if let (true, Some(key)) = (block.has(FLAG_ENCRYPTED), key) {
@@ -125,10 +143,14 @@ fn read_sectors(stored: &mut [u8], block: &BlockEntry, sector_count: usize, cont
     let offsets: Vec<usize> = (0..entries).map(|index| word(&table, index) as usize).collect();
     for (index, pair) in offsets.windows(2).enumerate() {
         if pair[0] > pair[1] || pair[1] > stored.len() {
-            return Err(context.fail(FilePart::SectorOffsetTable, FileProblem::SectorOutOfExtent { index, start: pair[0], end: pair[1], stored: stored.len() }));
+            return Err(context.fail(
+                FilePart::SectorOffsetTable,
+                FileProblem::SectorOutOfExtent { index, start: pair[0], end: pair[1], stored: stored.len() },
+            ));
         }
     }
-    let checksums = if entries > sector_count + 1 { read_checksums(stored, &offsets, sector_count) } else { Vec::new() };
+    let checksums =
+        if entries > sector_count + 1 { read_checksums(stored, &offsets, sector_count) } else { Vec::new() };
     let mut out = Vec::with_capacity(file_size.min(stored.len().saturating_mul(8)));
     for sector in 0..sector_count {
         let expected = sector_size.min(file_size - sector * sector_size);
@@ -140,10 +162,14 @@ fn read_sectors(stored: &mut [u8], block: &BlockEntry, sector_count: usize, cont
             // 0 marks a sector written without a checksum.
             let computed = sector_checksum(raw);
             if checksum != 0 && checksum != computed {
-                return Err(context.fail(FilePart::Sector(sector as u32), FileProblem::ChecksumMismatch { computed, stored: checksum }));
+                return Err(context.fail(
+                    FilePart::Sector(sector as u32),
+                    FileProblem::ChecksumMismatch { computed, stored: checksum },
+                ));
             }
         }
-        decode_unit(raw, expected, block.flags, &mut out).map_err(|problem| context.fail(FilePart::Sector(sector as u32), problem))?;
+        decode_unit(raw, expected, block.flags, &mut out)
+            .map_err(|problem| context.fail(FilePart::Sector(sector as u32), problem))?;
     }
     Ok(out)
 }

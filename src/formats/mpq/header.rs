@@ -98,11 +98,16 @@ fn parse_header(head: &[u8], archive_offset: u64, file_len: u64, archive: &str) 
     }
     let absolute = |relative: u64| archive_offset.checked_add(relative).filter(|&p| p <= file_len);
     let place = |table: Table, relative: u64| {
-        absolute(relative).ok_or_else(|| MpqError::Table { archive: archive.to_owned(), table, problem: TableProblem::PositionPastEnd { position: relative, archive_size: file_len } })
+        absolute(relative).ok_or_else(|| MpqError::Table {
+            archive: archive.to_owned(),
+            table,
+            problem: TableProblem::PositionPastEnd { position: relative, archive_size: file_len },
+        })
     };
     let hash_table_position = place(Table::HashTable, hash_table_position)?;
     let block_table_position = place(Table::BlockTable, block_table_position)?;
-    let hi_block_table_position = hi_block_table_position.map(|relative| place(Table::HiBlockTable, relative)).transpose()?;
+    let hi_block_table_position =
+        hi_block_table_position.map(|relative| place(Table::HiBlockTable, relative)).transpose()?;
     Ok(Header {
         archive_offset,
         format_version,

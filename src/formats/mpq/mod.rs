@@ -17,16 +17,19 @@ use std::io::{Read, Seek};
 use std::path::Path;
 use std::sync::Arc;
 
-pub use crypto::{hash_name, HashKind};
 pub use compression::{DecompressError, Method};
+pub use crypto::{HashKind, hash_name};
 pub use error::{FilePart, FileProblem, MpqError, Result, Table, TableProblem};
 pub use header::Header;
 pub use storage::Storage;
-pub use tables::{BlockEntry, HashEntry, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_EXISTS, FLAG_FIX_KEY, FLAG_IMPLODE, FLAG_SECTOR_CRC, FLAG_SINGLE_UNIT};
+pub use tables::{
+    BlockEntry, FLAG_COMPRESS, FLAG_DELETE_MARKER, FLAG_ENCRYPTED, FLAG_EXISTS, FLAG_FIX_KEY, FLAG_IMPLODE,
+    FLAG_SECTOR_CRC, FLAG_SINGLE_UNIT, HashEntry,
+};
 
-use file::{read_file_data, FileContext};
+use file::{FileContext, read_file_data};
 use storage::{BytesStorage, FileStorage, ReaderStorage};
-use tables::{look_up, Lookup};
+use tables::{Lookup, look_up};
 
 pub const LISTFILE: &str = "(listfile)";
 pub const ATTRIBUTES: &str = "(attributes)";
@@ -91,7 +94,12 @@ pub struct Archive {
 
 impl std::fmt::Debug for Archive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Archive").field("name", &self.name).field("header", &self.header).field("blocks", &self.blocks.len()).field("names", &self.names.len()).finish()
+        f.debug_struct("Archive")
+            .field("name", &self.name)
+            .field("header", &self.header)
+            .field("blocks", &self.blocks.len())
+            .field("names", &self.names.len())
+            .finish()
     }
 }
 
@@ -119,7 +127,8 @@ impl Archive {
         let header = header::read_header(storage.as_ref(), &name)?;
         let hash_table = tables::read_hash_table(storage.as_ref(), &name, &header)?;
         let blocks = tables::read_block_table(storage.as_ref(), &name, &header)?;
-        let mut archive = Self { name, storage, header, hash_table, blocks, names: Vec::new(), name_of_block: HashMap::new() };
+        let mut archive =
+            Self { name, storage, header, hash_table, blocks, names: Vec::new(), name_of_block: HashMap::new() };
         archive.load_listfile();
         Ok(archive)
     }
@@ -187,7 +196,11 @@ impl Archive {
         };
         let block = &self.blocks[block_index as usize];
         let key = crypto::file_key(name, block.archive_relative_position, block.file_size, block.has(FLAG_FIX_KEY));
-        read_file_data(self.storage.as_ref(), block, &FileContext { archive: &self.name, label: name, sector_size: self.header.sector_size, key: Some(key) })
+        read_file_data(
+            self.storage.as_ref(),
+            block,
+            &FileContext { archive: &self.name, label: name, sector_size: self.header.sector_size, key: Some(key) },
+        )
     }
 
     /// A file by its block, for entries the listfile does not name (an encrypted one's key is recovered
@@ -197,10 +210,16 @@ impl Archive {
             Some(&at) => return self.read(&self.names[at].0.clone()),
             None => format!("block {block_index}"),
         };
-        let Some(block) = self.blocks.get(block_index as usize).filter(|b| b.has(FLAG_EXISTS) && !b.has(FLAG_DELETE_MARKER)) else {
+        let Some(block) =
+            self.blocks.get(block_index as usize).filter(|b| b.has(FLAG_EXISTS) && !b.has(FLAG_DELETE_MARKER))
+        else {
             return Err(MpqError::NotFound { archive: self.name.clone(), file: label });
         };
-        read_file_data(self.storage.as_ref(), block, &FileContext { archive: &self.name, label: &label, sector_size: self.header.sector_size, key: None })
+        read_file_data(
+            self.storage.as_ref(),
+            block,
+            &FileContext { archive: &self.name, label: &label, sector_size: self.header.sector_size, key: None },
+        )
     }
 
     /// The names the listfile gives that the archive holds (deletion markers included), in its order.
@@ -262,11 +281,13 @@ fn parse_attributes(bytes: &[u8], block_count: usize) -> Attributes {
         attributes.crc32 = take(4).chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
     }
     if flags & ATTRIBUTE_FILE_TIME != 0 {
-        attributes.file_times = take(8).chunks_exact(8).map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])).collect();
+        attributes.file_times = take(8)
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+            .collect();
     }
     if flags & ATTRIBUTE_MD5 != 0 {
         attributes.md5 = take(16).chunks_exact(16).map(|b| b.try_into().unwrap_or([0; 16])).collect();
     }
     attributes
 }
-

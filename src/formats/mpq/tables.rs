@@ -1,7 +1,7 @@
 //! The hash table (name hashes → block index) and the block table (where each file's data is, its sizes
 //! and flags), both encrypted with fixed keys, and the hi-block table's upper position bits.
 
-use super::crypto::{decrypt, hash_name, HashKind};
+use super::crypto::{HashKind, decrypt, hash_name};
 use super::error::{MpqError, Result, Table, TableProblem};
 use super::header::Header;
 use super::storage::Storage;
@@ -55,7 +55,14 @@ impl BlockEntry {
 
 /// Reads `entries` 16-byte entries at `position` and decrypts them with the table's key; the byte count
 /// is checked against the file before anything is allocated.
-fn read_encrypted_table(storage: &dyn Storage, archive: &str, table: Table, position: u64, entries: u32, key_name: &str) -> Result<Vec<u8>> {
+fn read_encrypted_table(
+    storage: &dyn Storage,
+    archive: &str,
+    table: Table,
+    position: u64,
+    entries: u32,
+    key_name: &str,
+) -> Result<Vec<u8>> {
     let length = u64::from(entries) * 16;
     check_extent(storage, archive, table, entries, length, position)?;
     let mut bytes = vec![0u8; length as usize];
@@ -65,7 +72,14 @@ fn read_encrypted_table(storage: &dyn Storage, archive: &str, table: Table, posi
 }
 
 /// A table's `length` bytes at `position` must lie inside the archive before they are allocated.
-fn check_extent(storage: &dyn Storage, archive: &str, table: Table, entries: u32, length: u64, position: u64) -> Result<()> {
+fn check_extent(
+    storage: &dyn Storage,
+    archive: &str,
+    table: Table,
+    entries: u32,
+    length: u64,
+    position: u64,
+) -> Result<()> {
     if position.checked_add(length).is_none_or(|end| end > storage.size()) {
         let problem = TableProblem::EntriesPastEnd { entries, length, position, archive_size: storage.size() };
         return Err(MpqError::Table { archive: archive.to_owned(), table, problem });
@@ -78,7 +92,14 @@ fn word(bytes: &[u8], at: usize) -> u32 {
 }
 
 pub fn read_hash_table(storage: &dyn Storage, archive: &str, header: &Header) -> Result<Vec<HashEntry>> {
-    let bytes = read_encrypted_table(storage, archive, Table::HashTable, header.hash_table_position, header.hash_table_entries, "(hash table)")?;
+    let bytes = read_encrypted_table(
+        storage,
+        archive,
+        Table::HashTable,
+        header.hash_table_position,
+        header.hash_table_entries,
+        "(hash table)",
+    )?;
     Ok(bytes
         .chunks_exact(16)
         .map(|e| HashEntry {
@@ -92,7 +113,14 @@ pub fn read_hash_table(storage: &dyn Storage, archive: &str, header: &Header) ->
 }
 
 pub fn read_block_table(storage: &dyn Storage, archive: &str, header: &Header) -> Result<Vec<BlockEntry>> {
-    let bytes = read_encrypted_table(storage, archive, Table::BlockTable, header.block_table_position, header.block_table_entries, "(block table)")?;
+    let bytes = read_encrypted_table(
+        storage,
+        archive,
+        Table::BlockTable,
+        header.block_table_position,
+        header.block_table_entries,
+        "(block table)",
+    )?;
     let hi_words = match header.hi_block_table_position {
         Some(position) => {
             let length = u64::from(header.block_table_entries) * 2;
@@ -107,7 +135,8 @@ pub fn read_block_table(storage: &dyn Storage, archive: &str, header: &Header) -
         .chunks_exact(16)
         .enumerate()
         .map(|(index, e)| {
-            let high = hi_words.as_ref().map_or(0, |hi| u64::from(u16::from_le_bytes([hi[index * 2], hi[index * 2 + 1]])));
+            let high =
+                hi_words.as_ref().map_or(0, |hi| u64::from(u16::from_le_bytes([hi[index * 2], hi[index * 2 + 1]])));
             let relative = u64::from(word(e, 0)) | (high << 32);
             BlockEntry {
                 position: header.archive_offset.saturating_add(relative),

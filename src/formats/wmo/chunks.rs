@@ -1,7 +1,7 @@
 //! WMO's chunk grammar: little-endian chunks with reversed ids, where only MOGP holds others (after
 //! its fixed header).
 
-use crate::formats::chunk::{read_le_chunks_partial, ChunkTree};
+use crate::formats::chunk::{ChunkTree, read_le_chunks_partial};
 use crate::formats::error::{ParseError, Result};
 use crate::formats::fourcc::FourCc;
 

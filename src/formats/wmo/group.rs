@@ -25,49 +25,60 @@ pub fn triangle_chunk(tree: &ChunkTree) -> Option<ChunkId> {
 
 pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
     let version = check_version(bytes, tree)?;
-    let mogp = group_chunk(tree).ok_or_else(|| ParseError::new(bytes.len(), ErrorKind::MissingChunk(FourCc::new(b"MOGP"))))?;
+    let mogp =
+        group_chunk(tree).ok_or_else(|| ParseError::new(bytes.len(), ErrorKind::MissingChunk(FourCc::new(b"MOGP"))))?;
     let header = read_header(&mut mogp.reader(bytes, Endian::Little)).within("MOGP")?;
     let mut group = WmoGroup::new(version, header);
     for (path, node) in mogp.child_paths("MOGP") {
         let node = node.node();
         match &node.id.0 {
             b"MOPY" => {
-                let pairs = decode_entries(bytes, node, &path, &mut group.warnings, |[flags, material]: [u8; 2]| (flags, material))?;
+                let pairs = decode_entries(bytes, node, &path, &mut group.warnings, |[flags, material]: [u8; 2]| {
+                    (flags, material)
+                })?;
                 (group.triangle_flags, group.triangle_materials) = pairs.into_iter().unzip();
             }
             b"MOVI" => group.indices = read_u16s(bytes, node, &path, &mut group.warnings)?,
             b"MOVT" => group.positions = read_vec3s(bytes, node, &path, &mut group.warnings)?,
             b"MONR" => group.normals = read_vec3s(bytes, node, &path, &mut group.warnings)?,
             b"MOTV" => group.uv_sets.push(read_vec2s(bytes, node, &path, &mut group.warnings)?),
-            b"MOBA" => group.batches = read_entries(bytes, node, &path, 24, &mut group.warnings, |r| {
-                Ok(Batch {
-                    bounding_box: [r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?],
-                    first_index: r.u32()?,
-                    index_count: r.u16()?,
-                    first_vertex: r.u16()?,
-                    last_vertex: r.u16()?,
-                    flags: r.u8()?,
-                    material: r.u8()?,
-                })
-            })?,
+            b"MOBA" => {
+                group.batches = read_entries(bytes, node, &path, 24, &mut group.warnings, |r| {
+                    Ok(Batch {
+                        bounding_box: [r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?, r.i16()?],
+                        first_index: r.u32()?,
+                        index_count: r.u16()?,
+                        first_vertex: r.u16()?,
+                        last_vertex: r.u16()?,
+                        flags: r.u8()?,
+                        material: r.u8()?,
+                    })
+                })?
+            }
             b"MOLR" => group.light_refs = read_u16s(bytes, node, &path, &mut group.warnings)?,
             b"MODR" => group.doodad_refs = read_u16s(bytes, node, &path, &mut group.warnings)?,
-            b"MOBN" => group.bsp_nodes = read_entries(bytes, node, &path, 16, &mut group.warnings, |r| {
-                Ok(BspNode {
-                    flags: r.u16()?,
-                    negative_child: r.i16()?,
-                    positive_child: r.i16()?,
-                    face_count: r.u16()?,
-                    first_face: r.u32()?,
-                    distance: r.f32()?,
-                })
-            })?,
+            b"MOBN" => {
+                group.bsp_nodes = read_entries(bytes, node, &path, 16, &mut group.warnings, |r| {
+                    Ok(BspNode {
+                        flags: r.u16()?,
+                        negative_child: r.i16()?,
+                        positive_child: r.i16()?,
+                        face_count: r.u16()?,
+                        first_face: r.u32()?,
+                        distance: r.f32()?,
+                    })
+                })?
+            }
             b"MOBR" => group.bsp_faces = read_u16s(bytes, node, &path, &mut group.warnings)?,
             b"MOCV" => group.color_sets.push(read_bgras(bytes, node, &path, &mut group.warnings)?),
             // The liquid is an overlay: one that cannot be read is left out, the group still opens.
             b"MLIQ" => match read_liquid(&mut node.reader(bytes, Endian::Little)).within(&path) {
                 Ok(liquid) => group.liquid = Some(liquid),
-                Err(e) => group.warnings.push(Warning::new(path.clone(), e.offset, format!("{}; the liquid is not shown", e.kind))),
+                Err(e) => group.warnings.push(Warning::new(
+                    path.clone(),
+                    e.offset,
+                    format!("{}; the liquid is not shown", e.kind),
+                )),
             },
             b"MORI" => group.triangle_strip_indices = read_u16s(bytes, node, &path, &mut group.warnings)?,
             b"MORB" => group.triangle_strips = read_u16s(bytes, node, &path, &mut group.warnings)?,
@@ -75,7 +86,9 @@ pub(super) fn parse_group(bytes: &[u8], tree: &ChunkTree) -> Result<WmoGroup> {
         }
     }
     // A check names the data of the chunk it is about, or MOGP's when that chunk is absent.
-    let offset_of = |id: &str| mogp.children().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mogp.data_offset(), |n| n.data_offset());
+    let offset_of = |id: &str| {
+        mogp.children().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mogp.data_offset(), |n| n.data_offset())
+    };
     validate(&mut group, &offset_of);
     Ok(group)
 }
@@ -114,7 +127,12 @@ fn read_liquid(r: &mut Reader<'_>) -> Result<Liquid> {
             Some(size) if size <= r.remaining() as u64 => Ok(n as usize),
             _ => Err(ParseError::invalid(
                 r.offset(),
-                format!("{} × {} entries of {entry} bytes do not fit in the {} bytes left", counts[0], counts[1], r.remaining()),
+                format!(
+                    "{} × {} entries of {entry} bytes do not fit in the {} bytes left",
+                    counts[0],
+                    counts[1],
+                    r.remaining()
+                ),
             )),
         }
     };
@@ -143,29 +161,40 @@ fn validate(group: &mut WmoGroup, offset_of: &dyn Fn(&str) -> usize) {
     let vertex_count = group.positions.len();
     let bad = group.indices.iter().filter(|&&i| usize::from(i) >= vertex_count).count();
     if bad > 0 {
-        warn("MOGP/MOVI", format!("{bad} indices point past the {vertex_count} vertices of MOVT; their triangles are dropped"));
-    }
-    if !group.triangle_materials.is_empty() && group.triangle_materials.len() != triangle_count {
         warn(
-            "MOGP/MOPY",
-            format!("MOPY has {} triangles, MOVI {}", group.triangle_materials.len(), triangle_count),
+            "MOGP/MOVI",
+            format!("{bad} indices point past the {vertex_count} vertices of MOVT; their triangles are dropped"),
         );
     }
+    if !group.triangle_materials.is_empty() && group.triangle_materials.len() != triangle_count {
+        warn("MOGP/MOPY", format!("MOPY has {} triangles, MOVI {}", group.triangle_materials.len(), triangle_count));
+    }
     if !group.normals.is_empty() && group.normals.len() != vertex_count {
-        warn("MOGP/MONR", format!("MONR has {} normals for {vertex_count} vertices; normals are computed", group.normals.len()));
+        warn(
+            "MOGP/MONR",
+            format!("MONR has {} normals for {vertex_count} vertices; normals are computed", group.normals.len()),
+        );
     }
     for (i, uvs) in group.uv_sets.iter().enumerate() {
         if uvs.len() != vertex_count {
-            warn("MOGP/MOTV", format!("UV set {i} has {} entries for {vertex_count} vertices; it is ignored", uvs.len()));
+            warn(
+                "MOGP/MOTV",
+                format!("UV set {i} has {} entries for {vertex_count} vertices; it is ignored", uvs.len()),
+            );
         }
     }
     for (i, colors) in group.color_sets.iter().enumerate() {
         if colors.len() != vertex_count {
-            warn("MOGP/MOCV", format!("colour set {i} has {} entries for {vertex_count} vertices; it is ignored", colors.len()));
+            warn(
+                "MOGP/MOCV",
+                format!("colour set {i} has {} entries for {vertex_count} vertices; it is ignored", colors.len()),
+            );
         }
     }
     let h = &group.header;
-    let promised = usize::from(h.transparent_batch_count) + usize::from(h.interior_batch_count) + usize::from(h.exterior_batch_count);
+    let promised = usize::from(h.transparent_batch_count)
+        + usize::from(h.interior_batch_count)
+        + usize::from(h.exterior_batch_count);
     if promised != group.batches.len() {
         warn("MOGP", format!("the header counts {promised} batches, MOBA holds {}", group.batches.len()));
     }

@@ -9,10 +9,10 @@ mod root;
 pub use model::*;
 
 use crate::formats::chunk::{ChunkNode, ChunkTree};
-use chunks::read_wmo_tree;
 use crate::formats::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
 use crate::formats::fourcc::FourCc;
 use crate::formats::reader::{Endian, Reader};
+use chunks::read_wmo_tree;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum WmoFile {
@@ -62,9 +62,13 @@ pub fn parse_group(bytes: &[u8]) -> Result<(ChunkTree, WmoGroup)> {
 
 /// Reads MVER, which must come first, and refuses every version but 17.
 pub(crate) fn check_version(bytes: &[u8], tree: &ChunkTree) -> Result<u32> {
-    let first = tree.root_chunks().next().ok_or_else(|| ParseError::new(0, ErrorKind::MissingChunk(FourCc::new(b"MVER"))))?;
+    let first =
+        tree.root_chunks().next().ok_or_else(|| ParseError::new(0, ErrorKind::MissingChunk(FourCc::new(b"MVER"))))?;
     if first.id.0 != *b"MVER" {
-        return Err(ParseError::new(first.offset, ErrorKind::BadMagic { expected: "MVER as the first chunk", found: first.id.to_string() }));
+        return Err(ParseError::new(
+            first.offset,
+            ErrorKind::BadMagic { expected: "MVER as the first chunk", found: first.id.to_string() },
+        ));
     }
     let version = first.reader(bytes, Endian::Little).u32().within("MVER")?;
     if version != SUPPORTED_VERSION {
@@ -81,7 +85,13 @@ pub(crate) fn check_version(bytes: &[u8], tree: &ChunkTree) -> Result<u32> {
 /// carry chunks that end in padding or in part of an entry: the whole entries are read and the rest is
 /// skipped with one warning naming the chunk and the offset of the skipped bytes. The count comes from
 /// the chunk's checked size, so allocations stay bounded by the file.
-fn whole_entries<'a>(bytes: &'a [u8], node: &ChunkNode, path: &str, entry: usize, warnings: &mut Vec<Warning>) -> (Reader<'a>, usize) {
+fn whole_entries<'a>(
+    bytes: &'a [u8],
+    node: &ChunkNode,
+    path: &str,
+    entry: usize,
+    warnings: &mut Vec<Warning>,
+) -> (Reader<'a>, usize) {
     let r = node.body(bytes, Endian::Little);
     let size = r.remaining();
     let count = size / entry.max(1);
@@ -139,11 +149,21 @@ fn le_f32(b: &[u8], at: usize) -> f32 {
     f32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
-pub(crate) fn read_vec3s(bytes: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> Result<Vec<[f32; 3]>> {
+pub(crate) fn read_vec3s(
+    bytes: &[u8],
+    node: &ChunkNode,
+    path: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<[f32; 3]>> {
     decode_entries(bytes, node, path, warnings, |e: [u8; 12]| [le_f32(&e, 0), le_f32(&e, 4), le_f32(&e, 8)])
 }
 
-pub(crate) fn read_vec2s(bytes: &[u8], node: &ChunkNode, path: &str, warnings: &mut Vec<Warning>) -> Result<Vec<[f32; 2]>> {
+pub(crate) fn read_vec2s(
+    bytes: &[u8],
+    node: &ChunkNode,
+    path: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<[f32; 2]>> {
     decode_entries(bytes, node, path, warnings, |e: [u8; 8]| [le_f32(&e, 0), le_f32(&e, 4)])
 }
 
@@ -157,11 +177,25 @@ pub(crate) fn read_bgras(bytes: &[u8], node: &ChunkNode, path: &str, warnings: &
 
 /// A fixed-size header chunk as far as it goes: a short one is read with the missing fields at 0 and a
 /// long one without its extra bytes, each with one warning.
-pub(crate) fn fixed_header(bytes: &[u8], node: &ChunkNode, path: &str, size: usize, warnings: &mut Vec<Warning>) -> Vec<u8> {
+pub(crate) fn fixed_header(
+    bytes: &[u8],
+    node: &ChunkNode,
+    path: &str,
+    size: usize,
+    warnings: &mut Vec<Warning>,
+) -> Vec<u8> {
     let data = node.data(bytes);
     if data.len() != size {
-        let (what, rest) = if data.len() < size { ("short", "the missing fields read as 0") } else { ("long", "the extra bytes are skipped") };
-        warnings.push(Warning::new(path, node.data_offset() + data.len().min(size), format!("{} bytes where {size} are expected ({what}): {rest}", data.len())));
+        let (what, rest) = if data.len() < size {
+            ("short", "the missing fields read as 0")
+        } else {
+            ("long", "the extra bytes are skipped")
+        };
+        warnings.push(Warning::new(
+            path,
+            node.data_offset() + data.len().min(size),
+            format!("{} bytes where {size} are expected ({what}): {rest}", data.len()),
+        ));
     }
     let mut header = data[..data.len().min(size)].to_vec();
     header.resize(size, 0);

@@ -59,85 +59,106 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
                 seen_header = true;
             }
             b"MOTX" => root.textures = blob(),
-            b"MOMT" => root.materials = read_entries(bytes, node, &path, 64, &mut root.warnings, |r| {
-                Ok(Material {
-                    flags: r.u32()?,
-                    shader: r.u32()?,
-                    blend_mode: r.u32()?,
-                    texture1: r.u32()?,
-                    emissive: read_bgra(r)?,
-                    emissive_runtime: read_bgra(r)?,
-                    texture2: r.u32()?,
-                    diffuse: read_bgra(r)?,
-                    ground_type: r.u32()?,
-                    texture3: r.u32()?,
-                    color2: read_bgra(r)?,
-                    flags2: r.u32()?,
-                    runtime: [r.u32()?, r.u32()?, r.u32()?, r.u32()?],
-                })
-            })?,
+            b"MOMT" => {
+                root.materials = read_entries(bytes, node, &path, 64, &mut root.warnings, |r| {
+                    Ok(Material {
+                        flags: r.u32()?,
+                        shader: r.u32()?,
+                        blend_mode: r.u32()?,
+                        texture1: r.u32()?,
+                        emissive: read_bgra(r)?,
+                        emissive_runtime: read_bgra(r)?,
+                        texture2: r.u32()?,
+                        diffuse: read_bgra(r)?,
+                        ground_type: r.u32()?,
+                        texture3: r.u32()?,
+                        color2: read_bgra(r)?,
+                        flags2: r.u32()?,
+                        runtime: [r.u32()?, r.u32()?, r.u32()?, r.u32()?],
+                    })
+                })?
+            }
             b"MOGN" => root.group_names = blob(),
-            b"MOGI" => root.group_infos = read_entries(bytes, node, &path, 32, &mut root.warnings, |r| {
-                Ok(GroupInfo { flags: r.u32()?, bounding_box: read_box(r)?, name_offset: r.i32()? })
-            })?,
+            b"MOGI" => {
+                root.group_infos = read_entries(bytes, node, &path, 32, &mut root.warnings, |r| {
+                    Ok(GroupInfo { flags: r.u32()?, bounding_box: read_box(r)?, name_offset: r.i32()? })
+                })?
+            }
             b"MOSB" => root.skybox = blob(),
             b"MOPV" => root.portal_vertices = read_vec3s(bytes, node, &path, &mut root.warnings)?,
-            b"MOPT" => root.portals = read_entries(bytes, node, &path, 20, &mut root.warnings, |r| {
-                Ok(Portal { first_vertex: r.u16()?, vertex_count: r.u16()?, plane: r.vec4()? })
-            })?,
-            b"MOPR" => root.portal_refs = read_entries(bytes, node, &path, 8, &mut root.warnings, |r| {
-                Ok(PortalRef { portal: r.u16()?, group: r.u16()?, side: r.i16()?, padding: r.u16()? })
-            })?,
+            b"MOPT" => {
+                root.portals = read_entries(bytes, node, &path, 20, &mut root.warnings, |r| {
+                    Ok(Portal { first_vertex: r.u16()?, vertex_count: r.u16()?, plane: r.vec4()? })
+                })?
+            }
+            b"MOPR" => {
+                root.portal_refs = read_entries(bytes, node, &path, 8, &mut root.warnings, |r| {
+                    Ok(PortalRef { portal: r.u16()?, group: r.u16()?, side: r.i16()?, padding: r.u16()? })
+                })?
+            }
             b"MOVV" => root.visible_block_vertices = read_vec3s(bytes, node, &path, &mut root.warnings)?,
-            b"MOVB" => root.visible_blocks = read_entries(bytes, node, &path, 4, &mut root.warnings, |r| Ok([r.u16()?, r.u16()?]))?,
-            b"MOLT" => root.lights = read_entries(bytes, node, &path, 48, &mut root.warnings, |r| {
-                Ok(Light {
-                    kind: r.u8()?,
-                    use_attenuation: r.u8()?,
-                    padding: r.array::<2>()?,
-                    color: read_bgra(r)?,
-                    position: r.vec3()?,
-                    intensity: r.f32()?,
-                    tail: [r.f32()?, r.f32()?, r.f32()?, r.f32()?, r.f32()?, r.f32()?],
-                })
-            })?,
-            b"MODS" => root.doodad_sets = read_entries(bytes, node, &path, 32, &mut root.warnings, |r| {
-                let name_bytes = r.bytes(20)?;
-                let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(20);
-                Ok(DoodadSet {
-                    name: crate::formats::reader::decode_text(&name_bytes[..end]),
-                    first_doodad: r.u32()?,
-                    doodad_count: r.u32()?,
-                    padding: r.u32()?,
-                })
-            })?,
+            b"MOVB" => {
+                root.visible_blocks =
+                    read_entries(bytes, node, &path, 4, &mut root.warnings, |r| Ok([r.u16()?, r.u16()?]))?
+            }
+            b"MOLT" => {
+                root.lights = read_entries(bytes, node, &path, 48, &mut root.warnings, |r| {
+                    Ok(Light {
+                        kind: r.u8()?,
+                        use_attenuation: r.u8()?,
+                        padding: r.array::<2>()?,
+                        color: read_bgra(r)?,
+                        position: r.vec3()?,
+                        intensity: r.f32()?,
+                        tail: [r.f32()?, r.f32()?, r.f32()?, r.f32()?, r.f32()?, r.f32()?],
+                    })
+                })?
+            }
+            b"MODS" => {
+                root.doodad_sets = read_entries(bytes, node, &path, 32, &mut root.warnings, |r| {
+                    let name_bytes = r.bytes(20)?;
+                    let end = name_bytes.iter().position(|&b| b == 0).unwrap_or(20);
+                    Ok(DoodadSet {
+                        name: crate::formats::reader::decode_text(&name_bytes[..end]),
+                        first_doodad: r.u32()?,
+                        doodad_count: r.u32()?,
+                        padding: r.u32()?,
+                    })
+                })?
+            }
             b"MODN" => root.doodad_names = blob(),
-            b"MODD" => root.doodads = read_entries(bytes, node, &path, 40, &mut root.warnings, |r| {
-                let packed = r.u32()?;
-                Ok(Doodad {
-                    name_offset: packed & 0x00FF_FFFF,
-                    flags: (packed >> 24) as u8,
-                    position: r.vec3()?,
-                    rotation: r.vec4()?,
-                    scale: r.f32()?,
-                    color: read_bgra(r)?,
-                })
-            })?,
-            b"MFOG" => root.fogs = read_entries(bytes, node, &path, 48, &mut root.warnings, |r| {
-                Ok(Fog {
-                    flags: r.u32()?,
-                    position: r.vec3()?,
-                    small_radius: r.f32()?,
-                    large_radius: r.f32()?,
-                    end: r.f32()?,
-                    start_multiplier: r.f32()?,
-                    color: read_bgra(r)?,
-                    underwater_end: r.f32()?,
-                    underwater_multiplier: r.f32()?,
-                    underwater_color: read_bgra(r)?,
-                })
-            })?,
-            b"MCVP" => root.convex_volume_planes = read_entries(bytes, node, &path, 16, &mut root.warnings, |r| r.vec4())?,
+            b"MODD" => {
+                root.doodads = read_entries(bytes, node, &path, 40, &mut root.warnings, |r| {
+                    let packed = r.u32()?;
+                    Ok(Doodad {
+                        name_offset: packed & 0x00FF_FFFF,
+                        flags: (packed >> 24) as u8,
+                        position: r.vec3()?,
+                        rotation: r.vec4()?,
+                        scale: r.f32()?,
+                        color: read_bgra(r)?,
+                    })
+                })?
+            }
+            b"MFOG" => {
+                root.fogs = read_entries(bytes, node, &path, 48, &mut root.warnings, |r| {
+                    Ok(Fog {
+                        flags: r.u32()?,
+                        position: r.vec3()?,
+                        small_radius: r.f32()?,
+                        large_radius: r.f32()?,
+                        end: r.f32()?,
+                        start_multiplier: r.f32()?,
+                        color: read_bgra(r)?,
+                        underwater_end: r.f32()?,
+                        underwater_multiplier: r.f32()?,
+                        underwater_color: read_bgra(r)?,
+                    })
+                })?
+            }
+            b"MCVP" => {
+                root.convex_volume_planes = read_entries(bytes, node, &path, 16, &mut root.warnings, |r| r.vec4())?
+            }
             _ => {}
         }
     }
@@ -146,16 +167,25 @@ pub(super) fn parse_root(bytes: &[u8], tree: &ChunkTree) -> Result<WmoRoot> {
     }
     let present: Vec<FourCc> = tree.root_chunks().map(|n| n.id).collect();
     // Every v17 root the game ships has these, so one missing most likely means a cut-off file.
-    let expected: [&[u8; 4]; 15] = [b"MOTX", b"MOMT", b"MOGN", b"MOGI", b"MOSB", b"MOPV", b"MOPT", b"MOPR", b"MOVV", b"MOVB", b"MOLT", b"MODS", b"MODN", b"MODD", b"MFOG"];
+    let expected: [&[u8; 4]; 15] = [
+        b"MOTX", b"MOMT", b"MOGN", b"MOGI", b"MOSB", b"MOPV", b"MOPT", b"MOPR", b"MOVV", b"MOVB", b"MOLT", b"MODS",
+        b"MODN", b"MODD", b"MFOG",
+    ];
     for id in expected {
         if !present.contains(&FourCc::new(id)) {
             let id = FourCc::new(id);
-            root.warnings.push(Warning::new("", bytes.len(), format!("chunk {id} is missing: the file may be truncated")));
+            root.warnings.push(Warning::new(
+                "",
+                bytes.len(),
+                format!("chunk {id} is missing: the file may be truncated"),
+            ));
         }
     }
     let mohd = tree.root_chunks().find(|n| n.id.0 == *b"MOHD").map_or(0, |n| n.data_offset());
     // A count check names the counted chunk's data, or the MOHD field when the chunk is absent.
-    let offset_of = |id: &str, field: usize| tree.root_chunks().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mohd + field, |n| n.data_offset());
+    let offset_of = |id: &str, field: usize| {
+        tree.root_chunks().find(|n| n.id.0 == id.as_bytes()[..4]).map_or(mohd + field, |n| n.data_offset())
+    };
     validate(&mut root, &offset_of);
     Ok(root)
 }
@@ -175,7 +205,11 @@ fn validate(root: &mut WmoRoot, offset_of: &dyn Fn(&str, usize) -> usize) {
     ];
     for (chunk, what, field, promised, found) in checks {
         if promised != found {
-            root.warnings.push(Warning::new(chunk, offset_of(chunk, field), format!("MOHD promises {promised} {what}, {chunk} holds {found}")));
+            root.warnings.push(Warning::new(
+                chunk,
+                offset_of(chunk, field),
+                format!("MOHD promises {promised} {what}, {chunk} holds {found}"),
+            ));
         }
     }
     let portals_at = offset_of("MOPT", 8);
@@ -186,7 +220,10 @@ fn validate(root: &mut WmoRoot, offset_of: &dyn Fn(&str, usize) -> usize) {
             root.warnings.push(Warning::new(
                 "MOPT",
                 portals_at + 20 * i,
-                format!("portal {i} uses vertices up to {end}, MOPV holds {}; it is not drawn", root.portal_vertices.len()),
+                format!(
+                    "portal {i} uses vertices up to {end}, MOPV holds {}; it is not drawn",
+                    root.portal_vertices.len()
+                ),
             ));
         }
     }
