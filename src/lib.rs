@@ -1,25 +1,27 @@
-//! lwo-wmo-viewer: a viewer and inspector for LightWave objects and World of Warcraft WMO files.
+//! lwo-wmo-viewer: a viewer and inspector for LightWave objects and World of Warcraft WMO and M2 files.
 //!
 //! The modules follow the pipeline: [`source`] (where files come from) → [`formats`] (bytes → typed
 //! model and chunk tree) → [`mesh`] (triangulation, normals, axes) → [`scene`] (the neutral description
-//! every consumer reads: nodes, meshes with their source records, materials, textures) → [`plugin`]
-//! (its translation into Bevy assets) → [`viewer`] (the application). [`export`] writes a scene out as glTF; [`fixtures`]
-//! writes files back out, for samples, tests and benchmarks.
+//! every consumer reads: nodes, meshes with their source records, materials, textures) → `plugin` (its
+//! translation into Bevy assets; the `plugin` feature) → `viewer` (the application; the `viewer`
+//! feature). [`export`] writes a scene out as glTF. With the `fixtures` feature, `fixtures` writes files
+//! back out, for samples, tests and benchmarks.
 
 #![forbid(unsafe_code)]
 
 pub mod export;
+#[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 pub mod formats;
-pub mod memory;
 pub mod mesh;
 pub mod parallel;
-#[cfg(feature = "viewer")]
-pub mod plugin;
 pub mod scene;
 pub mod source;
+
+#[cfg(feature = "plugin")]
+pub mod plugin;
 #[cfg(feature = "viewer")]
 pub mod viewer;
 
-#[cfg(feature = "viewer")]
+#[cfg(feature = "plugin")]
 pub use plugin::LwoWmoPlugin;

@@ -123,7 +123,6 @@ pub fn parallel_collect<T: Send + Default + Clone>(
     }
     // Zeroed, for the common zero-valued default, comes from the kernel as it is: nothing is written twice.
     let mut out = vec![T::default(); len];
-    crate::memory::offer_huge_pages(&out, len);
     let run = run_per_core(len, 0);
     parallel_each(out.chunks_mut(run).enumerate().collect(), |(k, part)| {
         part.iter_mut().enumerate().for_each(|(i, slot)| *slot = make(k * run + i))

@@ -149,58 +149,10 @@ impl ChunkNode {
 /// the walkers meet them, so iterating the arena is the depth-first walk of the file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChunkTree {
-    nodes: NodeColumn,
+    nodes: Vec<ChunkNode>,
     roots: Vec<ChunkId>,
     pub warnings: Vec<Warning>,
     numbers: SiblingNumbers,
-}
-
-thread_local! {
-    /// The emptied node column of the last large tree this thread dropped, for its next one. A column
-    /// past the allocator's mmap threshold (128 KiB, `memory::map_large_blocks`: about 1100 nodes, an
-    /// LWO3 file's node graphs have thousands) is mapped afresh for each tree and faulted in page by
-    /// page, 57 faults a load of Cube04-MultipleStandard.lwo at 2.85 µs each on this project's VM, and
-    /// copied as it grows: reading files one after another (batch thumbnails, `--watch`, an app's many
-    /// models) keeps one instead. At most [`SPARE_NODES_KEPT`] bytes are kept.
-    static SPARE_NODES: std::cell::Cell<Vec<ChunkNode>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// The largest node column [`SPARE_NODES`] keeps, in bytes (some 35 000 nodes).
-const SPARE_NODES_KEPT: usize = 4 << 20;
-
-/// A tree's nodes, a parent before its children; dropped, a large column is kept for the thread's
-/// next tree ([`SPARE_NODES`]).
-#[derive(Debug, Clone, Default, PartialEq)]
-struct NodeColumn(Vec<ChunkNode>);
-
-impl Deref for NodeColumn {
-    type Target = Vec<ChunkNode>;
-
-    fn deref(&self) -> &Vec<ChunkNode> {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for NodeColumn {
-    fn deref_mut(&mut self) -> &mut Vec<ChunkNode> {
-        &mut self.0
-    }
-}
-
-impl Drop for NodeColumn {
-    fn drop(&mut self) {
-        let bytes = self.0.capacity() * std::mem::size_of::<ChunkNode>();
-        if (128 << 10..=SPARE_NODES_KEPT).contains(&bytes) {
-            let mut nodes = std::mem::take(&mut self.0);
-            nodes.clear();
-            // Keep the larger of this column and the one kept before (a thread that has ended
-            // keeps none: its destructor has run).
-            let _ = SPARE_NODES.try_with(|spare| {
-                let kept = spare.take();
-                spare.set(if kept.capacity() > nodes.capacity() { kept } else { nodes });
-            });
-        }
-    }
 }
 
 /// Per parent (`None`: the top level), each child's number among the earlier siblings of its segment,
@@ -231,13 +183,10 @@ impl PartialEq for SiblingNumbers {
 impl ChunkTree {
     /// An empty tree with room for the nodes a file of `bytes` bytes usually has: a chunk of a small file
     /// is a few dozen bytes, and growing the node column from empty copied it five times in a 1 KB
-    /// file's load. Large files hold large chunks, so the room stops at a few hundred nodes. A column
-    /// a tree of this thread left ([`SPARE_NODES`]) serves instead where it has more room.
+    /// file's load. Large files hold large chunks, so the room stops at a few hundred nodes.
     pub fn for_file_of(bytes: usize) -> Self {
         let room = (bytes / 32).clamp(8, 512);
-        let spare = SPARE_NODES.with(|spare| spare.take());
-        let nodes = if spare.capacity() > room { spare } else { Vec::with_capacity(room) };
-        Self { nodes: NodeColumn(nodes), ..Self::default() }
+        Self { nodes: Vec::with_capacity(room), ..Self::default() }
     }
 
     /// The top-level chunks: `MVER`, `MOHD`, … for WMO, the one `FORM` for IFF.
@@ -368,10 +317,15 @@ impl ChunkTree {
         self.ids().rev().find(|&id| self.node(id).data_range().contains(&offset))
     }
 
-    /// The chunks nested as the file nests them, for serialising (`--info --json`): each node with its
-    /// decoded fields (read from `file`, the bytes the tree was read from) and its `children` inline.
-    pub fn nested<'t>(&'t self, file: &'t [u8]) -> NestedChunks<'t> {
-        NestedChunks { tree: self, file, first: self.roots.first().copied() }
+    /// The chunks nested as the file nests them, for serialising (`--info --json`): each node with the
+    /// fields `fields` decodes for it (from `file`, the bytes the tree was read from; see
+    /// `Document::chunk_fields`) and its `children` inline.
+    pub fn nested<'t, F: Fn(ChunkId) -> Vec<(String, String)> + Copy>(
+        &'t self,
+        file: &'t [u8],
+        fields: F,
+    ) -> NestedChunks<'t, F> {
+        NestedChunks { tree: self, file, first: self.roots.first().copied(), fields }
     }
 
     /// `ids` with their paths under `parent_path`, numbered among themselves.
@@ -492,16 +446,19 @@ impl Deref for ChunkRef<'_> {
 }
 
 /// The serialised form of a list of chunks: each one's fields, then its `children` the same way.
-pub struct NestedChunks<'t> {
+pub struct NestedChunks<'t, F> {
     tree: &'t ChunkTree,
     file: &'t [u8],
     /// The first chunk of the level; the others follow it.
     first: Option<ChunkId>,
+    /// Each chunk's decoded fields.
+    fields: F,
 }
 
 /// One chunk as `--info --json` shows it; the field names and omissions are that output's.
 #[derive(serde::Serialize)]
-struct NestedChunk<'t> {
+#[serde(bound = "")]
+struct NestedChunk<'t, F: Fn(ChunkId) -> Vec<(String, String)> + Copy> {
     id: FourCc,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     form_type: Option<FourCc>,
@@ -510,18 +467,18 @@ struct NestedChunk<'t> {
     #[serde(skip_serializing_if = "Option::is_none")]
     display: Option<&'t str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    fields: Vec<Field>,
+    fields: Vec<(String, String)>,
     #[serde(skip_serializing_if = "NestedChunks::is_empty")]
-    children: NestedChunks<'t>,
+    children: NestedChunks<'t, F>,
 }
 
-impl NestedChunks<'_> {
+impl<F> NestedChunks<'_, F> {
     fn is_empty(&self) -> bool {
         self.first.is_none()
     }
 }
 
-impl serde::Serialize for NestedChunks<'_> {
+impl<F: Fn(ChunkId) -> Vec<(String, String)> + Copy> serde::Serialize for NestedChunks<'_, F> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         let level = std::iter::successors(self.first, |&id| self.tree.node(id).next_sibling);
         serializer.collect_seq(level.map(|id| {
@@ -532,8 +489,8 @@ impl serde::Serialize for NestedChunks<'_> {
                 offset: node.offset,
                 length: node.length,
                 display: node.display.as_deref(),
-                fields: super::chunk_fields(self.tree, id, self.file),
-                children: NestedChunks { tree: self.tree, file: self.file, first: node.first_child },
+                fields: (self.fields)(id),
+                children: NestedChunks { tree: self.tree, file: self.file, first: node.first_child, fields: self.fields },
             }
         }))
     }
@@ -956,36 +913,6 @@ mod tests {
         read_iff_tree(&two_surfaces_file()).unwrap()
     }
 
-    /// A tree of thousands of chunks leaves its node column to the next tree its thread reads, which
-    /// then neither maps nor grows one; a small tree's column is not kept.
-    #[test]
-    fn a_large_trees_node_column_serves_the_next_tree_of_its_thread() {
-        let body: Vec<u8> = (0..3000).flat_map(|_| chunk(b"TAGS", b"ab")).collect();
-        let file = form(b"LWO2", &body);
-        let tree = read_iff_tree(&file).unwrap();
-        assert_eq!(tree.len(), 3001);
-        let room = tree.nodes.capacity();
-        assert!(room * std::mem::size_of::<ChunkNode>() >= 128 << 10, "{room} nodes");
-        drop(tree);
-        let next = read_iff_tree(&file).unwrap();
-        assert_eq!(
-            (next.nodes.capacity(), next.len()),
-            (room, 3001),
-            "the column kept, and only this tree's nodes in it"
-        );
-        drop(next);
-        let small = two_surfaces();
-        assert!(small.nodes.capacity() >= room, "a small file's tree takes the kept column too");
-        drop(small);
-        // That small tree gave the column back; a tree made apart from the walk is not a large one.
-        let alone = ChunkTree::for_file_of(64);
-        assert_eq!(alone.nodes.capacity(), room);
-        drop(alone);
-        let fresh = ChunkTree::default();
-        drop(fresh);
-        assert_eq!(ChunkTree::for_file_of(64).nodes.capacity(), room, "an empty column is not kept in its place");
-    }
-
     #[test]
     fn ids_paths_and_parents_agree() {
         let tree = two_surfaces();
@@ -1011,7 +938,8 @@ mod tests {
     fn the_serialised_tree_nests_children_and_leaves_out_what_is_empty() {
         let file = two_surfaces_file();
         let tree = read_iff_tree(&file).unwrap();
-        let json = serde_json::to_value(tree.nested(&file)).unwrap();
+        let fields = |id| super::super::chunk_fields(&tree, id, &file).into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        let json = serde_json::to_value(tree.nested(&file, fields)).unwrap();
         let surf = &json[0]["children"][2];
         assert_eq!(json[0]["type"], "LWO2");
         assert_eq!((&surf["id"], &surf["offset"], &surf["length"]), (&"SURF".into(), &52.into(), &12.into()));

@@ -2,7 +2,6 @@
 //! offset where reading stopped, because a format researcher needs both to find the fault in a hex editor.
 
 use std::fmt;
-use std::path::PathBuf;
 
 use super::fourcc::FourCc;
 
@@ -103,28 +102,5 @@ impl fmt::Display for Warning {
         } else {
             write!(f, "{} at byte {} (0x{:X}): {}", self.path, self.offset, self.offset, self.message)
         }
-    }
-}
-
-/// A failure to open a file, naming the file.
-#[derive(Debug, thiserror::Error)]
-pub enum FileError {
-    #[error("{}: {source}", file.display())]
-    Io { file: PathBuf, source: std::io::Error },
-    #[error("{}: {error}", file.display())]
-    Parse { file: PathBuf, error: ParseError },
-    #[error("{}: {message}", file.display())]
-    Unsupported { file: PathBuf, message: String },
-    /// The user stopped the load (Esc in the viewer).
-    #[error("{}: loading was cancelled", file.display())]
-    Cancelled { file: PathBuf },
-    /// The source could not hand out the file (not there, unreadable, a damaged archive).
-    #[error("{error}")]
-    Source { file: PathBuf, error: crate::source::SourceError },
-}
-
-impl FileError {
-    pub fn parse(file: impl Into<PathBuf>, error: ParseError) -> Self {
-        Self::Parse { file: file.into(), error }
     }
 }

@@ -12,10 +12,8 @@ pub mod wmo;
 
 use std::path::Path;
 
-use crate::source::{FileSource, LooseFolder};
-
 pub use chunk::{ChunkId, ChunkNode, ChunkRef, ChunkTree, Field};
-pub use error::{ErrorKind, FileError, ParseError, Warning};
+pub use error::{ErrorKind, ParseError, Warning};
 pub use fourcc::FourCc;
 
 /// What a file turned out to be.
@@ -56,6 +54,28 @@ pub struct Document {
 }
 
 impl Document {
+    /// The values of chunk `id` decoded for people: what its own bytes say where its format decodes
+    /// them (an LWO3 anonymous chunk's, by the form it leads), then what the model item it made holds
+    /// (a layer's number and counts, a surface's parameters, a WMO header's counts and flags). `file`
+    /// is the bytes the document was read from. The inspector panel and `--info --json` both show these.
+    pub fn chunk_fields(&self, id: ChunkId, file: &[u8]) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> =
+            chunk_fields(&self.tree, id, file).into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        let kind = self.tree.node(id).kind().to_string();
+        match &self.model {
+            Model::Lwo(object) => lwo::fields::model_fields(object, &kind, id, &mut out),
+            Model::WmoRoot(root) => wmo::fields::root_fields(root, &kind, &mut out),
+            Model::WmoGroup(group) => wmo::fields::group_fields(group, &kind, &mut out),
+            Model::M2(_) => {}
+        }
+        out
+    }
+
+    /// The chunk tree as `--info --json` nests it, each chunk with its [`Document::chunk_fields`].
+    pub fn nested_chunks<'d>(&'d self, file: &'d [u8]) -> chunk::NestedChunks<'d, impl Fn(ChunkId) -> Vec<(String, String)> + Copy + 'd> {
+        self.tree.nested(file, move |id| self.chunk_fields(id, file))
+    }
+
     pub fn warnings(&self) -> &[Warning] {
         match &self.model {
             Model::Lwo(o) => &o.warnings,
@@ -144,15 +164,4 @@ pub fn parse_chunk_tree(bytes: &[u8]) -> (ChunkTree, Option<ParseError>) {
         Some(b"MD20" | b"MD21") => (ChunkTree::default(), None),
         _ => wmo::chunks::read_wmo_tree_partial(bytes),
     }
-}
-
-/// Reads a file on disk through the loose-folder source, as every other file the pipeline touches.
-pub fn read_file(path: &Path) -> Result<std::sync::Arc<[u8]>, FileError> {
-    let (source, relative) = LooseFolder::containing(path);
-    source.read(&relative).map_err(|error| FileError::Source { file: path.to_owned(), error })
-}
-
-pub fn read_document(path: &Path) -> Result<Document, FileError> {
-    let bytes = read_file(path)?;
-    parse_document(&bytes).map_err(|e| FileError::parse(path, e))
 }

@@ -87,8 +87,6 @@ pub fn work_items(object: &LwoObject) -> usize {
 /// [`build`], calling `piece_done` (from any of the threads) as each of [`work_items`] is done, so a
 /// large object's load can show how far it is.
 pub fn build_reporting(object: &LwoObject, options: BuildOptions, piece_done: &(dyn Fn() + Sync)) -> LwoMeshes {
-    // A large object's meshes, and the pieces its threads build them from, are blocks of megabytes.
-    crate::memory::map_large_blocks();
     let mut layers = Vec::with_capacity(object.layers.len());
     let mut triangle_count = 0;
     let mut rendered_triangles = 0;
@@ -658,12 +656,9 @@ impl RangeMeshes {
     /// order the layer first meets them, each range's vertices after the previous ones'. A point whose
     /// corners fall in two ranges has a vertex in each. Meshes copied here are emptied into `spare`.
     /// A mesh the layer meets here first has its index and triangle-record columns sized for the whole
-    /// layer (`layer_sizes`, n − 2 triangles a polygon): nearly always written to their end, so they
-    /// take huge pages, one page fault per 2 MiB instead of one per 4 KiB, for no more memory. (Where
-    /// degenerate polygons give fewer triangles, the last huge page can hold up to 2 MiB unwritten;
-    /// where crossing outlines give more, the columns grow.) The vertex columns' final lengths are not
-    /// known before the ranges are built, and a huge page at a column's end would be resident beyond
-    /// it, so they grow as they are appended to.
+    /// layer (`layer_sizes`, n − 2 triangles a polygon), so later ranges append without copying them
+    /// (where crossing outlines give more triangles, the columns grow). The vertex columns' final
+    /// lengths are not known before the ranges are built, so they grow as they are appended to.
     fn append(&mut self, next: RangeMeshes, spare: &mut Vec<MeshData>, layer_sizes: &MeshSizes) {
         for mut surface in next.surfaces {
             match self.surfaces.iter_mut().find(|s| (s.surface, s.detail) == (surface.surface, surface.detail)) {
@@ -676,9 +671,7 @@ impl RangeMeshes {
                     if let Some(&(_, triangles)) = layer_sizes.get(&(surface.surface, surface.detail)) {
                         let mesh = &mut surface.mesh;
                         mesh.indices.reserve_exact((3 * triangles).saturating_sub(mesh.indices.len()));
-                        crate::memory::offer_huge_pages(&mesh.indices, 3 * triangles);
                         mesh.triangle_records.reserve_exact(triangles.saturating_sub(mesh.triangle_records.len()));
-                        crate::memory::offer_huge_pages(&mesh.triangle_records, triangles);
                     }
                     self.surfaces.push(surface);
                 }
@@ -894,12 +887,6 @@ fn build_range<const BY_POINT: bool, const PLAIN: bool>(
                         }
                         mesh.indices.reserve_exact(3 * triangles);
                         mesh.triangle_records.reserve_exact(triangles);
-                        // These two are written to their end (n − 2 triangles a polygon) but where a
-                        // polygon is degenerate: their pages put in place in one call each, at most
-                        // 16 bytes a missing triangle unwritten, the bound `RangeMeshes::append`
-                        // accepts for the layer's. The vertex columns' room is an upper bound.
-                        crate::memory::populate_room(&mut mesh.indices, 3 * triangles);
-                        crate::memory::populate_room(&mut mesh.triangle_records, triangles);
                     }
                     out.surfaces.push(SurfaceMesh { surface: surface_index, detail, mesh });
                     out.surfaces.len() - 1
@@ -1885,7 +1872,7 @@ mod tests {
         let corpus = crate::fixtures::lwo::lightwave_files_under(&["/usr/share/assimp/models/LWO".into()]);
         let lightwave_2018 =
             crate::fixtures::lwo::lightwave_files_under(&[
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018")
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lightwave-2018")
             ]);
         let parsed = |(name, bytes): &(String, Vec<u8>)| {
             let object = crate::formats::lwo::parse(bytes).unwrap_or_else(|e| panic!("{name}: {e}")).1;

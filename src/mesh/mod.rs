@@ -131,15 +131,7 @@ impl MeshData {
     /// The two share a layout (the same UV sets, colours and morph targets).
     pub fn append(&mut self, piece: &MeshData) {
         let offset = self.positions.len() as u32;
-        /// Room for `more` elements, their pages put in place in one call before they are written
-        /// (where a column is not on huge pages, each page took a fault as it was written).
-        fn room_for<T>(column: &mut Vec<T>, more: usize) {
-            column.reserve(more);
-            let upto = column.len() + more;
-            crate::memory::populate_room(column, upto);
-        }
         fn extend<T: Copy>(column: &mut Vec<T>, more: &[T]) {
-            room_for(column, more.len());
             column.extend_from_slice(more);
         }
         extend(&mut self.positions, &piece.positions);
@@ -154,7 +146,7 @@ impl MeshData {
             extend(&mut target.positions, &more.positions);
             extend(&mut target.normals, &more.normals);
         }
-        room_for(&mut self.indices, piece.indices.len());
+        self.indices.reserve(piece.indices.len());
         // Wrapping: `offset` is the vertex count cast to u32, so past 4 G vertices the indices are
         // wrong either way, and without an overflow test per index the loop runs four at a time.
         self.indices.extend(piece.indices.iter().map(|&i| i.wrapping_add(offset)));

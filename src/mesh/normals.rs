@@ -229,7 +229,6 @@ impl<'a> CornerNormals<'a> {
         let polys = &self.layer.polygons;
         let point_count = self.layer.points.len();
         let mut first = vec![0u32; point_count + 1];
-        crate::memory::offer_huge_pages(&first, point_count + 1);
         // A counting sort in place: each point's count, then the running sums (where each point's
         // polygons end), then the polygons placed from the last back, each point's end stepping
         // down to its start, so the table is filled without a copy of it (5 MB on the benchmark
@@ -509,8 +508,6 @@ impl PointNormals {
         let point_count = normals.layer.points.len();
         let mut sums = vec![[0.0f32; 3]; point_count];
         let mut marks = vec![[0u32; 2]; point_count];
-        crate::memory::offer_huge_pages(&sums, point_count);
-        crate::memory::offer_huge_pages(&marks, point_count);
         // Each thread takes every polygon and a run of the points: each point's sum in file order.
         let run = crate::parallel::run_per_core(point_count, 1 << 16);
         let runs: Vec<_> = sums
@@ -521,12 +518,6 @@ impl PointNormals {
             .collect();
         let (unsettled, shared) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0));
         crate::parallel::parallel_each(runs, |(start, sums, marks)| {
-            // Every sum is written, and the marks of every point a polygon uses (an unused point's are
-            // put in place unwritten, 8 bytes): their pages put in place in one call. The huge pages
-            // offered above cover only the whole 2 MiB ranges inside each table; the rest took a
-            // fault a page.
-            crate::memory::populate_elements(sums);
-            crate::memory::populate_elements(marks);
             for p in 0..polys.len() {
                 let (normal, tag) = (face_normals[p], p as u32 + 1);
                 for &v in polys.vertices(p) {
@@ -760,9 +751,9 @@ mod tests {
             corpus("LXOB_Modo/CrazyEngine.lxo"),
         ];
         let lightwave_2018 =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018/Objects");
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lightwave-2018/Objects");
         for entry in
-            std::fs::read_dir(&lightwave_2018).expect("../shared/data/lightwave-2018 is beside the checkout").flatten()
+            std::fs::read_dir(&lightwave_2018).expect("tests/data/lightwave-2018 is in the repository").flatten()
         {
             objects.push(object(&std::fs::read(entry.path()).expect("readable")));
         }

@@ -93,10 +93,6 @@ fn fix_one(color: Bgra, ambient: [u8; 4], in_transparent_batch: bool, exterior_a
 }
 
 pub fn build_group(group: &WmoGroup, root: Option<&WmoRoot>) -> GroupMeshes {
-    // Groups are built one after another on each worker thread, each one's temporary blocks freed before
-    // the next: kept at the top of the thread's heap (`memory::KEPT_AT_HEAP_TOP`), not handed back and
-    // faulted in again.
-    crate::memory::map_large_blocks();
     let vertex_count = group.positions.len();
     // The group's own columns, in its frame: each vertex a batch takes is turned into Bevy's as the batch
     // gathers it. A turned copy of the group's columns, made first for the batches to read, cost as much
@@ -181,9 +177,7 @@ fn batch_mesh(
     // The batch's vertices first, each group vertex once in the order its first corner names it, then
     // each attribute gathered in a loop of its own into a column made to its size: pushed vertex by
     // vertex into five growing columns, the loop held up on every column's length and room, and the
-    // columns were copied again as they grew. (This leans on `memory::KEPT_AT_HEAP_TOP`: with less kept
-    // at a heap's top, glibc handed the freed blocks back at each group's end and the next group faulted
-    // them in again, 83–170 k page faults a zone load; session 17 dropped the change for those faults.)
+    // columns were copied again as they grew.
     let mut mesh = MeshData::new(Topology::Triangles);
     let index_count = usize::from(batch.index_count);
     let mut batch_vertices: Vec<u32> = Vec::with_capacity(index_count.min(positions.len()));

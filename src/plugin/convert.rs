@@ -114,6 +114,7 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
                 entity.insert((weights, bevy::camera::visibility::NoFrustumCulling));
             }
             // A click may hit the back of a two-sided surface; a one-sided one is seen only from the front.
+            #[cfg(feature = "picking")]
             if description.materials[draw.material].double_sided {
                 entity.insert(bevy::picking::mesh_picking::ray_cast::RayCastBackfaces);
             }

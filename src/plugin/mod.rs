@@ -13,7 +13,8 @@ use std::sync::Arc;
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
 
-use crate::formats::{FORMATS, FileError, parse_document};
+use crate::formats::{FORMATS, parse_document};
+use crate::scene::FileError;
 use crate::scene::{self, LoadOptions, Scene, SceneFile};
 use crate::source::{FileSource, LooseFolder};
 use dependencies::{AssetPlace, DependencyReads};
@@ -153,11 +154,9 @@ pub struct ModelLoader {
 }
 
 /// The whole file from Bevy's reader, into the buffer the scene keeps. Where the reader can seek (Bevy's
-/// file reader can), the file's size first and the bytes read into a buffer of that size, its pages in
-/// place first ([`crate::source::zeroed_file_buffer`], as [`crate::source::read_file`] has them, which
-/// also reads a large file in parts); otherwise read to its end and copied into one. `read_to_end`
-/// grows a `Vec` as it goes, and sharing that was one more copy: the viewer's first frame with the 63 MB
-/// benchmark file (`--output` at 640×360, four alternations) came after 1.98–2.29 s instead of 2.09–2.62 s.
+/// file reader can), the file's size first and the bytes read into a buffer of that size
+/// ([`crate::source::zeroed_file_buffer`], as [`crate::source::read_file`] reads); otherwise read to its
+/// end and copied into one. (`read_to_end` grows a `Vec` as it goes, and sharing that is one more copy.)
 async fn read_whole(reader: &mut dyn bevy::asset::io::Reader) -> std::io::Result<Arc<[u8]>> {
     use bevy::asset::{AsyncReadExt, AsyncSeekExt};
     use std::io::SeekFrom;
@@ -273,7 +272,7 @@ impl bevy::asset::AssetLoader for ModelLoader {
 #[derive(Debug, thiserror::Error)]
 pub enum ModelLoadError {
     #[error(transparent)]
-    File(#[from] crate::formats::FileError),
+    File(#[from] crate::scene::FileError),
     /// `ModelLoaderSettings::data_source` names no source registered with [`FileSourcePlugin`].
     #[error("the data source {0:?} is not a registered file source")]
     UnknownDataSource(String),

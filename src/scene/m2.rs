@@ -2,7 +2,8 @@
 //! materials are built once; every node that places it draws the same ones.
 
 use crate::formats::m2::{M2Model, Material as M2Material, Skin, parse_skin, skin_file_name};
-use crate::formats::{FileError, Model};
+use crate::formats::Model;
+use crate::scene::FileError;
 use crate::mesh::Bounds;
 use crate::mesh::m2::{Geosets, build as build_meshes};
 use crate::source::FileSource;

@@ -6,6 +6,7 @@
 
 mod describe;
 pub mod diagnostics;
+mod error;
 pub mod label;
 mod lwo;
 mod m2;
@@ -18,11 +19,12 @@ mod wmo;
 
 use std::sync::Arc;
 
-use crate::formats::{Document, FileError, Format, Model, parse_document};
+use crate::formats::{Document, Format, Model, parse_document};
 use crate::mesh::{Bounds, MeshData};
 use crate::source::{FileSource, LooseFolder};
 
 pub use diagnostics::{Diagnostic, DiagnosticKind};
+pub use error::FileError;
 pub use label::ModelLabel;
 pub use m2::read_skin_beside;
 pub use material::{AlphaMode, GamePass, Material, PassBlend, TextureRef};

@@ -1,6 +1,6 @@
 //! How far a load has come, read from another thread (the viewer's menu bar shows "group files
 //! 120 / 300"), and a flag that stops it: the builders check it between items and the load ends as
-//! [`FileError::Cancelled`](crate::formats::FileError::Cancelled).
+//! [`FileError::Cancelled`](crate::scene::FileError::Cancelled).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

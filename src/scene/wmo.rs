@@ -4,7 +4,8 @@
 
 use crate::formats::m2::model_file_name;
 use crate::formats::wmo::{Material as WmoMaterialRecord, WmoGroup, WmoRoot, group_file_name, root_of_group_file};
-use crate::formats::{FileError, Model};
+use crate::formats::Model;
+use crate::scene::FileError;
 use crate::mesh::wmo::{GroupMeshes, build_group, doodad_placement, portal_meshes};
 use crate::mesh::{Bounds, MeshData, Topology};
 use crate::source::FileSource;

@@ -56,18 +56,16 @@ impl LooseFolder {
 }
 
 /// A file's whole contents, read straight into the shared buffer the sources hand out (an `Arc<[u8]>`
-/// made from a `Vec` is a second copy), its pages in place before they are read into, a large file in
-/// one part per core. A file whose size is not known (`/proc`'s), or that shrinks while it is read,
-/// is read to its end instead. One that grows while it is read is read as far as its size when opened
-/// (`std::fs::read` read on to the end, at the price of one more system call for every file): a writer
-/// still at work is followed by `--watch`'s next reload.
+/// made from a `Vec` is a second copy). A file whose size is not known (`/proc`'s), or that shrinks
+/// while it is read, is read to its end instead. One that grows while it is read is read as far as its
+/// size when opened: a writer still at work is followed by `--watch`'s next reload.
 pub fn read_file(path: &Path) -> io::Result<Arc<[u8]>> {
     let mut file = File::open(path)?;
     let size =
         file.metadata().ok().filter(|m| m.is_file()).and_then(|m| usize::try_from(m.len()).ok()).filter(|&n| n > 0);
     if let Some(size) = size {
-        let mut bytes = zeros(size)?;
-        match read_from_start(&mut file, Arc::get_mut(&mut bytes).expect("made here, not shared yet")) {
+        let mut bytes = zeroed_file_buffer(size)?;
+        match file.read_exact(Arc::get_mut(&mut bytes).expect("made here, not shared yet")) {
             Ok(()) => return Ok(bytes),
             Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => file.rewind()?,
             Err(error) => return Err(error),
@@ -78,84 +76,14 @@ pub fn read_file(path: &Path) -> io::Result<Arc<[u8]>> {
     Ok(Arc::from(bytes))
 }
 
-/// Files from this size on are read in parts, one per core ([`read_from_start`]).
-const READ_IN_PARTS_FROM: usize = 1 << 20;
-
-/// Reads `buffer` in full from `file`, just opened (so at its start). A large one in one part per core
-/// ([`read_in_parts`]), elsewhere than Unix in one.
-fn read_from_start(file: &mut File, buffer: &mut [u8]) -> io::Result<()> {
-    #[cfg(unix)]
-    if buffer.len() >= READ_IN_PARTS_FROM {
-        return read_in_parts(file, buffer, crate::parallel::cores());
-    }
-    file.read_exact(buffer)
-}
-
-/// Reads `buffer` in full from the file's start (with `pread`, whatever its position), in about `count`
-/// parts ([`parts_at_huge_page_edges`]), each on its own thread: the part's pages put in place in one
-/// call ([`populate_elements`]), then read into. The kernel's copy out of its page cache is slow when it
-/// also faults in the pages it copies to: on this project's VM the 63 MB benchmark file took 33–35 ms
-/// into a fresh `Vec` (`std::fs::read`), 18–20 ms into memory zeroed by a pass over it first (8 ms of
-/// that the zeroing, on pages the kernel had just zeroed), and 11–13 ms in two parts on two cores,
-/// each part's pages put in place by the kernel alone (four alternations of five reads). A file
-/// shorter than the buffer is an `UnexpectedEof`, as `read_exact` makes it.
-///
-/// [`populate_elements`]: crate::memory::populate_elements
-#[cfg(unix)]
-fn read_in_parts(file: &File, buffer: &mut [u8], count: usize) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let failed = std::sync::Mutex::new(None);
-    crate::parallel::parallel_each(parts_at_huge_page_edges(buffer, count), |(offset, part)| {
-        crate::memory::populate_elements(part);
-        if let Err(error) = file.read_exact_at(part, offset as u64) {
-            failed.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
-        }
-    });
-    failed.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
-}
-
-/// `buffer` cut into at most `count` parts, each (with its offset in `buffer`) at least a `count`-th of
-/// it but the last, each edge between two on a 2 MiB boundary of the address space: a huge page is then
-/// put in place and written by one thread, not two.
-#[cfg(unix)]
-fn parts_at_huge_page_edges(buffer: &mut [u8], count: usize) -> Vec<(usize, &mut [u8])> {
-    const HUGE_PAGE: usize = 2 << 20;
-    let (base, share) = (buffer.as_ptr() as usize, buffer.len().div_ceil(count.max(1)));
-    let (mut parts, mut rest, mut offset) = (Vec::new(), buffer, 0);
-    while !rest.is_empty() {
-        let len = ((base + offset + share).next_multiple_of(HUGE_PAGE) - (base + offset)).min(rest.len());
-        let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
-        parts.push((offset, part));
-        (rest, offset) = (tail, offset + len);
-    }
-    parts
-}
-
-/// `size` zeros for a file's bytes to be read into. A large buffer is the allocator's zeroed memory,
-/// whose pages the kernel supplies zeroed when they are first touched (where the allocator maps it; from
-/// a heap's kept top, `calloc` writes the zeros); a small one is written with
-/// zeros, in memory the process mostly has already. A size the system will not give memory for is an
-/// error, as `std::fs::read` makes it, not an abort: asked first of a `Vec`, which can fail (an `Arc`
-/// cannot); below a megabyte the process could not go on anyway.
-fn zeros(size: usize) -> io::Result<Arc<[u8]>> {
-    if size < READ_IN_PARTS_FROM {
-        return Ok(std::iter::repeat_n(0u8, size).collect());
-    }
+/// A buffer of `size` zeros for a file's bytes to be read into ([`read_file`], and Bevy's reader in the
+/// plugin). A size the system will not give memory for is an error, as `std::fs::read` makes it, not an
+/// abort: asked first of a `Vec`, which can fail (an `Arc` cannot).
+pub fn zeroed_file_buffer(size: usize) -> io::Result<Arc<[u8]>> {
     Vec::<u8>::new()
         .try_reserve_exact(size)
         .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, format!("no memory for a file of {size} bytes")))?;
-    Ok(malloc_tuning::zeroed_shared_bytes(size))
-}
-
-/// A buffer of `size` zeros for a file's bytes to be read into (Bevy's reader, in the plugin), a large
-/// one with its pages in place in one call (`memory::populate_elements`), as each part of one that
-/// [`read_file`] reads has them.
-pub fn zeroed_file_buffer(size: usize) -> io::Result<Arc<[u8]>> {
-    let mut bytes = zeros(size)?;
-    if size >= READ_IN_PARTS_FROM {
-        crate::memory::populate_elements(Arc::get_mut(&mut bytes).expect("made here, not shared yet"));
-    }
-    Ok(bytes)
+    Ok(std::iter::repeat_n(0u8, size).collect())
 }
 
 /// Finds `name` directly inside `dir` ignoring ASCII case.
@@ -265,66 +193,23 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
     }
 
-    /// A file is read in parts to the byte, each part at its place: files of sizes that end inside a
-    /// part, on a part's edge and past it, in one, two and three parts whatever the machine's cores; a
-    /// file shorter than the buffer is an error (`read_file` then reads it to its end); and the
-    /// buffer the plugin reads into is zeros.
-    #[cfg(unix)]
+    /// Large files are read to the byte, each byte at its place, and the buffer the plugin reads into
+    /// is zeros.
     #[test]
-    fn a_large_file_read_in_parts_is_every_byte_in_its_place() {
-        let root = std::env::temp_dir().join(format!("lwo-wmo-viewer-parts-{}", std::process::id()));
+    fn a_large_file_is_every_byte_in_its_place() {
+        let root = std::env::temp_dir().join(format!("lwo-wmo-viewer-large-{}", std::process::id()));
         std::fs::create_dir_all(&root).unwrap();
         let path = root.join("large.lwo");
-        for size in [READ_IN_PARTS_FROM, (5 << 20) + 123, 4 << 20, (4 << 20) + 1] {
-            // The top byte of a 64-bit product: every bit of the offset counts, so no shift of a part
-            // reads as the same bytes.
+        for size in [1 << 20, (5 << 20) + 123, 4 << 20, (4 << 20) + 1] {
+            // The top byte of a 64-bit product: every bit of the offset counts, so no shifted run of
+            // bytes reads as the same bytes.
             let contents: Vec<u8> =
                 (0..size as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8).collect();
             std::fs::write(&path, &contents).unwrap();
-            for count in 1..=3 {
-                let mut buffer = vec![0u8; size];
-                read_in_parts(&File::open(&path).unwrap(), &mut buffer, count).unwrap();
-                assert!(buffer == contents, "{size} bytes in {count} parts");
-            }
-            let mut longer = vec![0u8; size + 1];
-            assert_eq!(
-                read_in_parts(&File::open(&path).unwrap(), &mut longer, 2).unwrap_err().kind(),
-                io::ErrorKind::UnexpectedEof
-            );
             assert!(*read_file(&path).unwrap() == contents[..], "{size} bytes");
         }
         let zeros = zeroed_file_buffer((3 << 20) + 5).unwrap();
         assert!(zeros.len() == (3 << 20) + 5 && zeros.iter().all(|&b| b == 0));
         std::fs::remove_dir_all(&root).unwrap();
-    }
-
-    /// Parts cover the buffer in order, at most as many as asked, each but the last at least its
-    /// share, every edge between two on a 2 MiB boundary of the address space.
-    #[cfg(unix)]
-    #[test]
-    fn parts_end_on_huge_page_edges() {
-        let mut buffer = vec![0u8; (9 << 20) + 77];
-        let base = buffer.as_ptr() as usize;
-        for offset in [0, 1, 4096, 12345] {
-            let len = buffer.len() - offset;
-            for count in 1..=5 {
-                let parts = parts_at_huge_page_edges(&mut buffer[offset..], count);
-                assert!(parts.len() <= count && !parts.is_empty());
-                let mut next = 0;
-                for (k, (at, part)) in parts.iter().enumerate() {
-                    assert_eq!(*at, next);
-                    next += part.len();
-                    if k + 1 < parts.len() {
-                        assert!(part.len() >= len.div_ceil(count));
-                        assert_eq!(
-                            (base + offset + next) % (2 << 20),
-                            0,
-                            "{count} parts from {offset}: an edge off a huge page"
-                        );
-                    }
-                }
-                assert_eq!(next, len);
-            }
-        }
     }
 }

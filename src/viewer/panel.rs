@@ -13,8 +13,6 @@ use super::morphs::MorphControls;
 use super::overlays::ViewOptions;
 use super::scene::{ViewToggles, Viewer};
 use super::window::{FileDialog, save_recent};
-use crate::formats::lwo::LwoObject;
-use crate::formats::wmo::{WmoGroup, WmoRoot, group_flag_names};
 use crate::formats::{ChunkId, ChunkRef, ChunkTree, Document, Model};
 use crate::plugin::ModelAsset;
 
@@ -66,7 +64,7 @@ pub struct RejectedFile {
 
 impl RejectedFile {
     pub fn read(path: &Path) -> Option<Self> {
-        let bytes = crate::formats::read_file(path).ok()?;
+        let bytes = crate::source::read_file(path).ok()?;
         let (tree, error) = crate::formats::parse_chunk_tree(&bytes);
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
         Some(Self { name, tree, error })
@@ -858,151 +856,13 @@ pub fn hex_dump(bytes: &[u8], base: usize) -> String {
         .join("\n")
 }
 
-/// Decoded fields of the chunks the parsers know, found through the model and in `bytes` (the file's).
+/// The chunk's place in the file, then its fields decoded for people (as `--info --json` shows them).
 pub fn chunk_fields(document: &Document, chunk: ChunkId, bytes: &[u8]) -> Vec<(String, String)> {
     let node = document.tree.node(chunk);
     let mut out = vec![
         ("offset".to_owned(), format!("0x{:X} ({})", node.offset, node.offset)),
         ("length".to_owned(), node.length.to_string()),
     ];
-    out.extend(crate::formats::chunk_fields(&document.tree, chunk, bytes).into_iter().map(|(k, v)| (k.to_owned(), v)));
-    // The model item a chunk made is the one that names the chunk's id.
-    let kind = node.kind().to_string();
-    match &document.model {
-        Model::Lwo(object) => lwo_fields(object, &kind, chunk, &mut out),
-        Model::WmoRoot(root) => wmo_root_fields(root, &kind, &mut out),
-        Model::WmoGroup(group) => wmo_group_fields(group, &kind, &mut out),
-        Model::M2(_) => {}
-    }
+    out.extend(document.chunk_fields(chunk, bytes));
     out
-}
-
-fn lwo_fields(object: &LwoObject, id: &str, chunk: ChunkId, out: &mut Vec<(String, String)>) {
-    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
-    match id {
-        "LAYR" => {
-            if let Some(l) = object.layers.iter().find(|l| l.chunk == Some(chunk)) {
-                push("number", l.number.to_string());
-                push("name", l.name.clone());
-                push("flags", format!("0x{:X}{}", l.flags, if l.hidden() { " (hidden)" } else { "" }));
-                push("pivot", format!("{:?}", l.pivot));
-                push("parent", l.parent.map_or("none".into(), |p| p.to_string()));
-                push("points", l.points.len().to_string());
-                push("polygons", l.polygons.len().to_string());
-            }
-        }
-        "SURF" => {
-            if let Some(s) = object.surfaces.iter().find(|s| s.chunk == Some(chunk)) {
-                push("name", s.name.clone());
-                push("colour", format!("{:.3?}", s.color));
-                push("diffuse", format!("{:.3}", s.diffuse));
-                push("specular", format!("{:.3}", s.specular));
-                push("glossiness", format!("{:.3}", s.glossiness));
-                push("transparency", format!("{:.3}", s.transparency));
-                push("sides", s.sidedness.to_string());
-                push("smoothing angle", format!("{:.1}°", s.max_smoothing_angle.to_degrees()));
-                push("blocks", s.blocks.len().to_string());
-            }
-        }
-        "TAGS" | "SRFS" => push("names", object.tags.join(", ")),
-        "PNTS" => push("points (all layers)", object.point_count().to_string()),
-        "POLS" => push("polygons (all layers)", object.polygon_count().to_string()),
-        _ => {}
-    }
-}
-
-fn wmo_root_fields(root: &WmoRoot, id: &str, out: &mut Vec<(String, String)>) {
-    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
-    let h = &root.header;
-    match id {
-        "MVER" => push("version", root.version.to_string()),
-        "MOHD" => {
-            push("materials", h.material_count.to_string());
-            push("groups", h.group_count.to_string());
-            push("portals", h.portal_count.to_string());
-            push("lights", h.light_count.to_string());
-            push("doodad names", h.doodad_name_count.to_string());
-            push("doodads", h.doodad_count.to_string());
-            push("doodad sets", h.doodad_set_count.to_string());
-            push("ambient (RGBA)", format!("{:?}", h.ambient.rgba()));
-            push("WMO id", h.wmo_id.to_string());
-            push("bounding box", format!("{:?}", h.bounding_box));
-            push("flags", format!("0x{:X} {}", h.flags, h.flag_names().join(", ")));
-        }
-        "MOMT" => {
-            for (i, m) in root.materials.iter().enumerate() {
-                let texture = root.textures.get(m.texture1).unwrap_or_default();
-                push(
-                    &format!("material {i}"),
-                    format!(
-                        "blend {} ({}), flags 0x{:X} [{}], shader {}, {texture}",
-                        m.blend_mode,
-                        m.blend().name(),
-                        m.flags,
-                        m.flag_names().join(", "),
-                        m.shader
-                    ),
-                );
-            }
-        }
-        "MOTX" => push(
-            "textures",
-            root.textures.entries().into_iter().map(|(o, n)| format!("{o}: {n}")).collect::<Vec<_>>().join("; "),
-        ),
-        "MOGN" => push(
-            "names",
-            root.group_names.entries().into_iter().map(|(o, n)| format!("{o}: {n}")).collect::<Vec<_>>().join("; "),
-        ),
-        "MOGI" => {
-            for (i, g) in root.group_infos.iter().enumerate() {
-                push(
-                    &format!("group {i}"),
-                    format!("flags 0x{:X} [{}]", g.flags, group_flag_names(g.flags).join(", ")),
-                );
-            }
-        }
-        "MODS" => {
-            for (i, s) in root.doodad_sets.iter().enumerate() {
-                push(
-                    &format!("set {i}"),
-                    format!("{}: doodads {}..{}", s.name, s.first_doodad, s.first_doodad + s.doodad_count),
-                );
-            }
-        }
-        "MODD" => push("doodads", root.doodads.len().to_string()),
-        "MOPT" => push("portals", root.portals.len().to_string()),
-        "MOPR" => push("portal references", root.portal_refs.len().to_string()),
-        "MOLT" => push("lights", root.lights.len().to_string()),
-        _ => {}
-    }
-}
-
-fn wmo_group_fields(group: &WmoGroup, id: &str, out: &mut Vec<(String, String)>) {
-    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
-    let h = &group.header;
-    match id {
-        "MVER" => push("version", group.version.to_string()),
-        "MOGP" => {
-            push("flags", format!("0x{:X} [{}]", h.flags, h.flag_names().join(", ")));
-            push("bounding box", format!("{:?}", h.bounding_box));
-            push("portal refs", format!("{} from {}", h.portal_count, h.portal_start));
-            push(
-                "batches (trans, int, ext)",
-                format!("{}, {}, {}", h.transparent_batch_count, h.interior_batch_count, h.exterior_batch_count),
-            );
-            push("liquid type", h.liquid_type.to_string());
-            push("group id", h.group_id.to_string());
-        }
-        "MOVT" => push("vertices", group.positions.len().to_string()),
-        "MOVI" => push("triangles", group.triangle_count().to_string()),
-        "MOBA" => push("batches", group.batches.len().to_string()),
-        "MLIQ" => {
-            if let Some(l) = &group.liquid {
-                push("vertices", format!("{} × {}", l.vertex_counts[0], l.vertex_counts[1]));
-                push("tiles", format!("{} × {}", l.tile_counts[0], l.tile_counts[1]));
-                push("material", l.material.to_string());
-            }
-        }
-        _ => {}
-    }
 }

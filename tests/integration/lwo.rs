@@ -625,54 +625,6 @@ fn lightwave5_layers_flagged_foreground_are_shown() {
     assert!(built.layers.iter().all(|l| !l.hidden));
 }
 
-/// A LightWave file's cost stays linear in its size: the same generated terrain at 1×, 4× and 16× the
-/// polygons, parsed and meshed, costs at most 1.6 times as much per byte at 16× (and at 4×) as at 1×.
-/// The tests share the machine, and a run that hands work between threads waits longer when every core
-/// is taken: each size's best of nine runs is taken, and the sizes take turns run by run (each timed
-/// run after an untimed one of its own size), so that a busy moment slows all three rather than one.
-/// A busy stretch can still outlast the nine rounds (seen once in a CI run: the 4× file, built on two
-/// threads, took three times its time alone while the 1× file, on one, took 1.5 times), so the whole
-/// measurement is made up to three times, and one that meets the bound is enough; a cost that is not
-/// linear misses it every time.
-#[test]
-fn parse_and_mesh_time_grows_linearly_with_the_file() {
-    use lwo_wmo_viewer::{fixtures, formats, mesh};
-    let time = |bytes: &[u8]| {
-        let started = std::time::Instant::now();
-        let document = formats::parse_document(bytes).unwrap();
-        let triangles =
-            mesh::StandaloneMeshes::build(&document.model, mesh::lwo::BuildOptions::default()).rendered_triangles();
-        assert!(triangles > 0);
-        started.elapsed().as_secs_f64()
-    };
-    let files: Vec<Vec<u8>> = [150u32, 300, 600].iter().map(|&side| fixtures::lwo::large_object(side, side)).collect();
-    assert!((files[2].len() as f64 / files[0].len() as f64) > 14.0, "the largest is about 16× the smallest");
-    let mut reports = Vec::new();
-    for _attempt in 0..3 {
-        let mut best = vec![f64::INFINITY; files.len()];
-        for _ in 0..9 {
-            for (best, bytes) in best.iter_mut().zip(&files) {
-                // An untimed run first, so that the timed one finds the caches and the allocator as a run
-                // of its own size leaves them, not as the larger or smaller file before it did.
-                time(bytes);
-                *best = best.min(time(bytes));
-            }
-        }
-        let sizes: Vec<(usize, f64)> = files.iter().map(Vec::len).zip(best).collect();
-        let per_byte: Vec<f64> = sizes.iter().map(|(len, seconds)| seconds / *len as f64).collect();
-        if per_byte[2] <= per_byte[0] * 1.6 && per_byte[1] <= per_byte[0] * 1.6 {
-            return;
-        }
-        reports.push(
-            sizes
-                .iter()
-                .map(|(len, s)| format!("{:.1} MB in {:.1} ms", *len as f64 / 1e6, s * 1e3))
-                .collect::<Vec<_>>(),
-        );
-    }
-    panic!("cost per byte grows with size, in each of three measurements: {reports:?}");
-}
-
 /// The normal a point's corners share, found once per point by the build, is the per-corner smoothing
 /// rule's: on every corner of smoothed real and generated objects it agrees with
 /// [`CornerNormals::at`], it is found on most points of a smooth surface, and never where the rule

@@ -1,5 +1,5 @@
 //! LightWave 2018 objects (LWO3) as LightWave writes them: the real files in
-//! `../shared/data/lightwave-2018` (next to the repository, as CI lays it out), the LWO3 fixture writer
+//! `tests/data/lightwave-2018` (CC BY 4.0, committed with their licence), the LWO3 fixture writer
 //! read back, and lenient reading of optional sub-chunks that are shorter or longer than the spec says.
 
 use std::path::{Path, PathBuf};
@@ -10,12 +10,8 @@ use lwo_wmo_viewer::formats::lwo::{self, ClipSource, LwoObject, MorphKind, Proje
 use lwo_wmo_viewer::mesh::lwo::{BuildOptions, build};
 
 pub fn content_root() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/lightwave-2018");
-    assert!(
-        root.join("Objects").is_dir(),
-        "{}: the real LightWave 2018 objects are missing (the tests expect a copy of shared/ next to the repository)",
-        root.display()
-    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lightwave-2018");
+    assert!(root.join("Objects").is_dir(), "{}: the real LightWave 2018 objects are missing", root.display());
     root
 }
 

@@ -208,7 +208,7 @@ pub fn barrel_parts() -> lwo_wmo_viewer::fixtures::m2::ModelParts {
     sample_doodads().into_iter().find(|(n, _)| n.ends_with("Barrel.m2")).unwrap().1
 }
 
-fn load_scene(path: &std::path::Path) -> Result<lwo_wmo_viewer::scene::Scene, lwo_wmo_viewer::formats::FileError> {
+fn load_scene(path: &std::path::Path) -> Result<lwo_wmo_viewer::scene::Scene, lwo_wmo_viewer::scene::FileError> {
     let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(path);
     lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default())
 }

@@ -525,16 +525,16 @@ impl XServer {
         Self { child, display: format!(":{}", line.trim()) }
     }
 
-    /// Drops `files` on the viewer's window as a file manager does (`../shared/tools/xdnd-drop`).
+    /// Drops `files` on the viewer's window as a file manager does (`tests/tools/xdnd_drop.py`).
     fn drop_files(&self, files: &[&Path]) {
-        let tool = crate::support::repo().join("../shared/tools/xdnd-drop");
+        let tool = crate::support::repo().join("tests/tools/xdnd_drop.py");
         let out = Command::new("/usr/bin/python3")
             .arg(&tool)
             .args(files)
             .env("DISPLAY", &self.display)
             .output()
-            .expect("Debian's python3 runs xdnd-drop");
-        assert!(out.status.success(), "xdnd-drop {files:?}: {}", String::from_utf8_lossy(&out.stderr));
+            .expect("Debian's python3 runs xdnd_drop.py");
+        assert!(out.status.success(), "xdnd_drop.py {files:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
 

@@ -26,8 +26,6 @@ pub(super) struct ObjectBuilder {
     pending_map_parameters: Option<[i32; 2]>,
     /// A POLS chunk read ahead on a helper thread, handed over just before the chunk is reached.
     pub read_ahead: Option<PolygonsReadAhead>,
-    /// The PTAG SURF after that POLS, read while the helper finished it.
-    pub tags_read_ahead: Option<TagsReadAhead>,
     /// The root's path segment: `FORM`, or `FORM LWO3`.
     pub warnings: Vec<Warning>,
 }
@@ -45,7 +43,6 @@ impl ObjectBuilder {
             icon: None,
             pending_map_parameters: None,
             read_ahead: None,
-            tags_read_ahead: None,
             warnings: Vec::new(),
         }
     }
@@ -157,7 +154,6 @@ impl ObjectBuilder {
         }
         let be_f32 = |b: &[u8], at: usize| f32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
         points.reserve_exact(count);
-        crate::memory::offer_huge_pages(points, count);
         points.extend(r.bytes(count * 12)?.chunks_exact(12).map(|p| [be_f32(p, 0), be_f32(p, 4), be_f32(p, 8)]));
         Ok(())
     }
@@ -303,30 +299,6 @@ impl ObjectBuilder {
         let polygons = &mut self.layers[layer].polygons;
         let surface_refs = &mut self.surface_refs[layer];
         let pols_start = self.pols_start;
-        // Left for its own chunk when an earlier PTAG (of parts, say) comes first.
-        let ahead = if self.tags_read_ahead.as_ref().is_some_and(|ahead| ahead.chunk == at.chunk) {
-            self.tags_read_ahead.take()
-        } else {
-            None
-        };
-        if let Some(ahead) = ahead {
-            // Read ahead into a column of its own, the chunk's tags are what setting them here makes
-            // where the layer's only polygons are its first POLS's and none has a tag yet (a byte
-            // column of zeros, as that POLS left it) and every entry names one of them (no warning).
-            // The chunk is the first PTAG SURF after that POLS (`TagsReadAhead::candidate`), so the
-            // column is always untagged here; it is checked all the same (a pass over a byte a
-            // polygon), as the whole column is replaced.
-            let untagged = matches!(surface_refs, NarrowColumn::Bytes(refs) if refs.len() == polygon_count && refs.iter().all(|&r| r == 0));
-            if pols_start == 0 && untagged && ahead.surfaces.len() <= polygon_count {
-                #[cfg(test)]
-                TAGS_READ_AHEAD_TAKEN.with(|taken| taken.set(taken.get() + 1));
-                let mut surfaces = ahead.surfaces;
-                surfaces.push_many(0, polygon_count - surfaces.len());
-                *surface_refs = surfaces;
-                r.skip(r.remaining())?;
-                return Ok(());
-            }
-        }
         // The entry's polygon in the layer, or `None` (counted) past its end.
         let mut in_layer = |index: u32| {
             let polygon = pols_start + index as usize;
@@ -387,10 +359,6 @@ impl ObjectBuilder {
         let entry_bytes = 2 * (1 + usize::from(discontinuous)) + 4 * usize::from(dimension);
         let most_entries = r.remaining() / entry_bytes;
         map.values.reserve(most_entries * usize::from(dimension));
-        // As many as the chunk holds in entries of long indices, the fewest it can hold, are put in
-        // place at once (fewer only where entries are dropped, at most the chunk's size).
-        let longest_entry = 4 * (1 + usize::from(discontinuous)) + 4 * usize::from(dimension);
-        crate::memory::populate_room(&mut map.values, r.remaining() / longest_entry * usize::from(dimension));
         if discontinuous {
             map.polygons.reserve(most_entries);
         }
@@ -892,59 +860,6 @@ thread_local! {
     /// How many read-aheads the builders on this thread have taken, so tests can tell taking one from
     /// reading the chunk again.
     pub(super) static READ_AHEADS_TAKEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    /// The same for [`TagsReadAhead`].
-    pub(super) static TAGS_READ_AHEAD_TAKEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// The PTAG SURF chunk after a POLS that is being read ahead, read by the thread that walks the chunks
-/// while it waits for that POLS (the terrain's surfaces took it 6 ms more after the POLS, on one
-/// core): each entry's tag, by the polygon it names. The builder takes it only where setting the
-/// tags in turn would give the same column, and otherwise reads the chunk itself.
-pub(super) struct TagsReadAhead {
-    chunk: ChunkId,
-    /// Each polygon's tag, by its number in the POLS, up to the last one an entry names (0 where
-    /// none does, as the POLS leaves it).
-    surfaces: NarrowColumn,
-}
-
-impl TagsReadAhead {
-    /// The form's first PTAG SURF after the POLS `pols` and before the next chunk that starts a layer,
-    /// its points or its polygons: the one whose entries number that POLS's polygons from 0.
-    pub fn candidate<'t>(file: &[u8], form: ChunkRef<'t>, pols: ChunkId) -> Option<ChunkRef<'t>> {
-        let kind = |node: ChunkRef<'_>| node.reader(file, Endian::Big).fourcc().ok();
-        form.children()
-            .skip_while(|node| node.chunk != pols)
-            .skip(1)
-            .take_while(|node| !matches!(&node.id.0, b"LAYR" | b"PNTS" | b"POLS" | b"CRVS"))
-            .find(|&node| node.id.0 == *b"PTAG" && kind(node).is_some_and(|kind| kind.0 == *b"SURF"))
-    }
-
-    /// The tags of `node`, a PTAG SURF, if it reads to its end and each entry names a polygon below
-    /// `most_polygons` (what its POLS can hold: the column is never longer); else `None`, and the
-    /// chunk is read in turn, with its warnings and errors.
-    pub fn read(file: &[u8], node: ChunkRef<'_>, most_polygons: usize) -> Option<Self> {
-        let mut r = node.reader(file, Endian::Big);
-        if r.fourcc().ok()?.0 != *b"SURF" {
-            return None;
-        }
-        let mut surfaces = NarrowColumn::default();
-        // An entry is at least four bytes.
-        surfaces.reserve((r.remaining() / 4).min(most_polygons));
-        let mut beyond = false;
-        read_tag_entries(&mut r, true, |index, tag| {
-            let (index, tag) = (index as usize, u32::from(tag));
-            if index >= most_polygons {
-                beyond = true;
-            } else if index < surfaces.len() {
-                surfaces.set(index, tag);
-            } else {
-                surfaces.push_many(0, index - surfaces.len());
-                surfaces.push(tag);
-            }
-        })
-        .ok()?;
-        (!beyond).then_some(Self { chunk: node.chunk, surfaces })
-    }
 }
 
 /// A POLS chunk (LWO2, LWO3) read apart from the object, into columns of its own, against the point

@@ -3,6 +3,7 @@
 
 pub mod chunks;
 mod clip;
+pub(crate) mod fields;
 mod geometry;
 pub mod model;
 pub mod nodes;
@@ -65,12 +66,6 @@ fn parse_tree_reading_ahead<'t>(
         });
         for node in form.children() {
             if helper.as_ref().is_some_and(|(chunk, _)| *chunk == node.chunk) {
-                // While the helper finishes the POLS, the surface tags after it are read here. Its
-                // records are at least two bytes, so it holds at most half its length in polygons: an
-                // entry past that is dropped in turn, and leaves the chunk to be read in turn.
-                let ptag = geometry::TagsReadAhead::candidate(bytes, form, node.chunk);
-                builder.tags_read_ahead =
-                    ptag.and_then(|ptag| geometry::TagsReadAhead::read(bytes, ptag, node.length / 2));
                 // A helper that panicked leaves the chunk to be read here.
                 builder.read_ahead = helper.take().and_then(|(_, thread)| thread.join().ok());
             }
@@ -117,9 +112,8 @@ mod tests {
 
     /// The object (or error) read in turn, read ahead (its `nth` POLS) against its layer's point count,
     /// and read ahead against one point fewer (which the builder must refuse and read again; for a
-    /// layer without points, the same count); how many of the two POLS read-aheads the builder took,
-    /// and how many PTAG read-aheads.
-    fn three_ways(bytes: &[u8], nth: usize) -> ([String; 3], usize, usize) {
+    /// layer without points, the same count); and how many of the two POLS read-aheads the builder took.
+    fn three_ways(bytes: &[u8], nth: usize) -> ([String; 3], usize) {
         let tree = read_iff_tree(bytes).expect("a chunk tree");
         fn pols(form: ChunkRef<'_>, nth: usize) -> Option<ChunkRef<'_>> {
             form.children().filter(|n| n.id.0 == *b"POLS").nth(nth)
@@ -135,7 +129,6 @@ mod tests {
             })
         };
         let taken_before = geometry::READ_AHEADS_TAKEN.with(|taken| taken.get());
-        let tags_taken_before = geometry::TAGS_READ_AHEAD_TAKEN.with(|taken| taken.get());
         let reads = [
             parse_tree_reading_ahead(bytes, &tree, |_| None),
             parse_tree_reading_ahead(bytes, &tree, |form| pols(form, nth).map(|node| (node, points(form)))),
@@ -144,8 +137,7 @@ mod tests {
             }),
         ]
         .map(|read| format!("{read:?}"));
-        let tags_taken = geometry::TAGS_READ_AHEAD_TAKEN.with(|taken| taken.get()) - tags_taken_before;
-        (reads, geometry::READ_AHEADS_TAKEN.with(|taken| taken.get()) - taken_before, tags_taken)
+        (reads, geometry::READ_AHEADS_TAKEN.with(|taken| taken.get()) - taken_before)
     }
 
     /// That the three reads of [`three_ways`] are one, and that the one in turn is `in_turn_is`:
@@ -178,7 +170,7 @@ mod tests {
         let cut_short = object(&[b"FACE".as_slice(), &quad, &triangle[..5]].concat());
         let terrain = large_object(120, 90);
         for (name, bytes) in [("dropped record", kept), ("cut short", cut_short), ("terrain", terrain)] {
-            let (reads, taken, tags_taken) = three_ways(&bytes, 0);
+            let (reads, taken) = three_ways(&bytes, 0);
             let in_turn_is = match name {
                 "dropped record" => "1 polygons refer to points past the end of PNTS",
                 "cut short" => "Err",
@@ -187,8 +179,6 @@ mod tests {
             assert_read_alike(name, &reads, in_turn_is);
             // Taken against the right count only (one point fewer would drop the quad above).
             assert_eq!(taken, 1, "{name}");
-            // The surface tags, read while either helper read, are taken but where the POLS fails.
-            assert_eq!(tags_taken, if name == "cut short" { 0 } else { 2 }, "{name}");
         }
     }
 
@@ -204,7 +194,7 @@ mod tests {
     }
 
     #[test]
-    fn surface_tags_read_while_the_pols_is_read_ahead_give_the_object_read_in_turn() {
+    fn surface_tags_after_a_pols_read_ahead_give_the_object_read_in_turn() {
         let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
         let triangle = [&[0, 3][..], &vx(2), &vx(3), &vx(0)].concat();
         let pols = [quad.clone(), triangle, quad].concat();
@@ -214,26 +204,25 @@ mod tests {
         };
         let long_index = [b"SURF".to_vec(), vec![0xFF, 0, 0, 2], 7u16.to_be_bytes().to_vec()].concat();
         let cut_short = [ptag(b"SURF", &[(0, 1), (1, 2)]), vec![0, 2, 0]].concat();
-        // Each: the PTAG chunks, and whether the SURF one is taken from the read-ahead.
-        let cases: [(&str, Vec<Vec<u8>>, usize); 8] = [
-            ("in order", vec![ptag(b"SURF", &[(0, 1), (1, 0), (2, 1)])], 1),
-            ("out of order, named twice, one not named", vec![ptag(b"SURF", &[(2, 1), (0, 3), (2, 2)])], 1),
-            ("a tag past a byte", vec![ptag(b"SURF", &[(0, 1), (1, 300)])], 1),
-            ("an index written long", vec![long_index], 1),
-            ("parts first", vec![ptag(b"PART", &[(0, 1)]), ptag(b"SURF", &[(1, 2)])], 1),
-            ("a second SURF, read in turn", vec![ptag(b"SURF", &[(0, 1)]), ptag(b"SURF", &[(0, 2), (1, 3)])], 1),
-            ("a polygon past the POLS", vec![ptag(b"SURF", &[(0, 1), (3, 2)])], 0),
-            ("cut short", vec![cut_short], 0),
+        // Each: the PTAG chunks.
+        let cases: [(&str, Vec<Vec<u8>>); 8] = [
+            ("in order", vec![ptag(b"SURF", &[(0, 1), (1, 0), (2, 1)])]),
+            ("out of order, named twice, one not named", vec![ptag(b"SURF", &[(2, 1), (0, 3), (2, 2)])]),
+            ("a tag past a byte", vec![ptag(b"SURF", &[(0, 1), (1, 300)])]),
+            ("an index written long", vec![long_index]),
+            ("parts first", vec![ptag(b"PART", &[(0, 1)]), ptag(b"SURF", &[(1, 2)])]),
+            ("a second SURF", vec![ptag(b"SURF", &[(0, 1)]), ptag(b"SURF", &[(0, 2), (1, 3)])]),
+            ("a polygon past the POLS", vec![ptag(b"SURF", &[(0, 1), (3, 2)])]),
+            ("cut short", vec![cut_short]),
         ];
-        for (name, ptags, expected) in cases {
-            let (reads, _, tags_taken) = three_ways(&object_with_tags(&pols, &ptags), 0);
+        for (name, ptags) in cases {
+            let (reads, _) = three_ways(&object_with_tags(&pols, &ptags), 0);
             let in_turn_is = match name {
                 "a polygon past the POLS" => "1 PTAG entries name polygons past the end of POLS",
                 "cut short" => "Err",
                 _ => "Ok",
             };
             assert_read_alike(name, &reads, in_turn_is);
-            assert_eq!(tags_taken, 2 * expected, "{name}");
         }
         // The tags in turn are the ones the file gives.
         let ([in_turn, ..], ..) = three_ways(&object_with_tags(&pols, &[ptag(b"SURF", &[(2, 1), (0, 3), (2, 2)])]), 0);
@@ -248,12 +237,12 @@ mod tests {
     }
 
     #[test]
-    fn a_second_pols_in_a_layer_and_the_tags_of_another_layer_are_not_taken_from_read_aheads() {
+    fn a_second_pols_in_a_layer_is_not_taken_from_a_read_ahead() {
         let quad = [&[0, 4][..], &vx(0), &vx(1), &vx(2), &vx(3)].concat();
         let tags = [b"SURF".as_slice(), &vx(0), &5u16.to_be_bytes(), &vx(1), &6u16.to_be_bytes()].concat();
         let layer = crate::fixtures::lwo::second_layer;
         // Each: the chunk put before the PTAG, the PTAG's body, the POLS read ahead, what the object
-        // read in turn is, and how many POLS and PTAG read-aheads are taken.
+        // read in turn is, and how many POLS read-aheads are taken.
         let cases = [
             // Its polygons follow the first POLS's: columns read on their own would number them from
             // 0, and so would its tags.
@@ -263,19 +252,17 @@ mod tests {
                 tags.clone(),
                 1,
                 "Ok",
-                (0, 0),
+                0,
             ),
             // A PTAG after a LAYR names the new layer's polygons, not the POLS's before it.
-            ("a LAYR between", layer(), tags, 0, "2 PTAG entries name polygons past the end of POLS", (1, 0)),
-            // With no entries it would fit the new layer's empty column: only the search's stop at
-            // the LAYR leaves it unread ahead.
-            ("a LAYR before tags without entries", layer(), b"SURF".to_vec(), 0, "Ok", (1, 0)),
+            ("a LAYR between", layer(), tags, 0, "2 PTAG entries name polygons past the end of POLS", 1),
+            ("a LAYR before tags without entries", layer(), b"SURF".to_vec(), 0, "Ok", 1),
         ];
         for (name, inserted, tags, nth, in_turn_is, taken) in cases {
             let bytes = inserted_before_the_ptag(object_with_tags(&quad, &[tags]), inserted);
-            let (reads, pols_taken, tags_taken) = three_ways(&bytes, nth);
+            let (reads, pols_taken) = three_ways(&bytes, nth);
             assert_read_alike(name, &reads, in_turn_is);
-            assert_eq!((pols_taken, tags_taken), taken, "{name}");
+            assert_eq!(pols_taken, taken, "{name}");
         }
     }
 
@@ -303,14 +290,13 @@ mod tests {
                 if read_iff_tree(&copy).is_err() {
                     continue;
                 }
-                let (reads, pols_taken, tags_taken) = three_ways(&copy, usize::from(next() % 4 == 0));
+                let (reads, pols_taken) = three_ways(&copy, usize::from(next() % 4 == 0));
                 assert_read_alike(&format!("{name}, damaged copy {case}"), &reads, "");
                 compared += 1;
-                taken += pols_taken + tags_taken;
+                taken += pols_taken;
             }
         }
-        // Most copies still hold a FORM to read, and their read-aheads are taken as well as refused
-        // (3254 copies and 5012 read-aheads taken, POLS and PTAG, when this was written).
+        // Most copies still hold a FORM to read, and their read-aheads are taken as well as refused.
         assert!(
             compared > 50 * objects.len() && 2 * taken > compared,
             "{compared} copies compared, {taken} read-aheads taken"

@@ -71,42 +71,20 @@ pub fn read_file_data(storage: &dyn Storage, block: &BlockEntry, context: &FileC
         }
         return Ok(stored);
     }
-    // Otherwise the stored bytes are only decoded from: into one buffer per thread, kept from file to
-    // file, so the pages the archive is read into are not new (faulted in and zeroed) for every file.
-    // That took a tenth of the time of reading every file of a 20,000-file archive. A file larger than
-    // the kept buffer may grow to gets a buffer of its own, so a thread holds at most that much.
-    const KEPT_AT_MOST: usize = 16 << 20;
-    thread_local! {
-        static STORED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let length = stored_length as usize;
-    let decode = |stored: &mut [u8]| -> Result<Vec<u8>> {
-        storage.read_at(block.position, stored).map_err(read_error)?;
-        if block.has(FLAG_SINGLE_UNIT) {
-            if block.has(FLAG_ENCRYPTED) {
-                let key = context.key.ok_or_else(|| context.fail(FilePart::SingleUnit, FileProblem::KeyUnknown))?;
-                decrypt(stored, key);
-            }
-            let mut out = Vec::new();
-            decode_unit(stored, file_size, block.flags, &mut out)
-                .map_err(|problem| context.fail(FilePart::SingleUnit, problem))?;
-            return Ok(out);
+    // Otherwise the stored bytes are only decoded from.
+    let mut stored = vec![0u8; stored_length as usize];
+    storage.read_at(block.position, &mut stored).map_err(read_error)?;
+    if block.has(FLAG_SINGLE_UNIT) {
+        if block.has(FLAG_ENCRYPTED) {
+            let key = context.key.ok_or_else(|| context.fail(FilePart::SingleUnit, FileProblem::KeyUnknown))?;
+            decrypt(&mut stored, key);
         }
-        read_sectors(stored, block, sector_count, context)
-    };
-    if length > KEPT_AT_MOST {
-        return decode(&mut vec![0u8; length]);
+        let mut out = Vec::new();
+        decode_unit(&stored, file_size, block.flags, &mut out)
+            .map_err(|problem| context.fail(FilePart::SingleUnit, problem))?;
+        return Ok(out);
     }
-    STORED.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut kept) => {
-            if kept.len() < length {
-                kept.resize(length, 0);
-            }
-            decode(&mut kept[..length])
-        }
-        // A storage that itself reads from an archive on this thread: a buffer of its own.
-        Err(_) => decode(&mut vec![0u8; length]),
-    })
+    read_sectors(&mut stored, block, sector_count, context)
 }
 
 fn read_sectors(stored: &mut [u8], block: &BlockEntry, sector_count: usize, context: &FileContext) -> Result<Vec<u8>> {

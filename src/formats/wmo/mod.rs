@@ -2,6 +2,7 @@
 //! Bytes → [`WmoRoot`] / [`WmoGroup`]; no engine types.
 
 pub mod chunks;
+pub(crate) mod fields;
 pub mod group;
 pub mod model;
 mod root;
