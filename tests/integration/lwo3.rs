@@ -63,11 +63,14 @@ fn every_lightwave_2018_object_opens_with_independently_counted_geometry() {
         ("Cube00-Basic.lwo", 8, 6),
         ("Cube04-MultipleStandard.lwo", 8, 6),
         ("Cube06-UVTextureMapStandard.lwo", 8, 6),
+        ("Cube09-UVTextureMapPhong-Repeat.lwo", 8, 6),
         ("Cube10-Morphs.lwo", 8, 6),
         ("DoubleSidedMaterials.lwo", 8, 2),
         ("Line-Basic.lwo", 12, 11),
+        ("PhongMaterials01-Basic.lwo", 16995, 17757),
         ("Points-Basic.lwo", 48, 48),
         ("SmoothingSphere.lwo", 266, 288),
+        ("multipleUVs.lwo", 8, 6),
     ];
     let mut found: Vec<String> = std::fs::read_dir(content_root().join("Objects"))
         .unwrap()
