@@ -7,6 +7,7 @@ mod cli;
 mod culling;
 mod export;
 mod fuzz_regressions;
+mod game_files;
 mod lwo;
 mod lwo3;
 mod m2;
