@@ -1,11 +1,11 @@
 //! M2 models into the scene, opened on their own or placed as WMO doodads. A model's meshes and
 //! materials are built once; every node that places it draws the same ones.
 
-use crate::formats::m2::{M2Model, Material as M2Material, Skin, parse_skin, skin_file_name};
 use crate::formats::Model;
-use crate::scene::FileError;
+use crate::formats::m2::{M2Model, Material as M2Material, Skin, parse_skin, skin_file_name};
 use crate::mesh::Bounds;
 use crate::mesh::m2::{Geosets, build as build_meshes};
+use crate::scene::FileError;
 use crate::source::FileSource;
 
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};

@@ -2,12 +2,12 @@
 //! in parallel), its materials with their BLP textures, portals and doodads; a group file opened alone
 //! shows that group with the root's materials when the root is beside it.
 
+use crate::formats::Model;
 use crate::formats::m2::model_file_name;
 use crate::formats::wmo::{Material as WmoMaterialRecord, WmoGroup, WmoRoot, group_file_name, root_of_group_file};
-use crate::formats::Model;
-use crate::scene::FileError;
 use crate::mesh::wmo::{GroupMeshes, build_group, doodad_placement, portal_meshes};
 use crate::mesh::{Bounds, MeshData, Topology};
+use crate::scene::FileError;
 use crate::source::FileSource;
 
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};

@@ -10,8 +10,8 @@ use crate::formats::lwo::LwoObject;
 use crate::formats::m2::{self, M2Model};
 use crate::formats::wmo::{WmoGroup, WmoRoot};
 use crate::formats::{ChunkRef, Document, Model};
-use crate::scene::FileError;
 use crate::mesh;
+use crate::scene::FileError;
 use crate::source::FileSource;
 
 /// Everything `--info` reports about one file.
@@ -227,7 +227,8 @@ pub fn to_json(path: &Path, info: &Info) -> Value {
     let mut object = Map::new();
     object.insert("file".into(), json!(path.display().to_string()));
     object.insert("format".into(), json!(info.document.format.name()));
-    object.insert("chunks".into(), serde_json::to_value(info.document.nested_chunks(&info.bytes)).unwrap_or(Value::Null));
+    object
+        .insert("chunks".into(), serde_json::to_value(info.document.nested_chunks(&info.bytes)).unwrap_or(Value::Null));
     object.insert("warnings".into(), json!(info.warnings));
     for (k, v) in &info.summary {
         object.insert(k.clone(), v.clone());
