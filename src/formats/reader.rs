@@ -261,14 +261,6 @@ impl<'a> Reader<'a> {
         self.pos += padded.min(rest.len());
         Ok(text_of(text))
     }
-
-    /// A zero-terminated string without padding (WMO name blobs).
-    pub fn cstr(&mut self) -> Result<String> {
-        let rest = &self.data[self.pos..];
-        let end = rest.iter().position(|&b| b == 0).ok_or_else(|| self.truncated(rest.len() + 1))?;
-        self.pos += end + 1;
-        Ok(decode_text(&rest[..end]))
-    }
 }
 
 /// File names and surface names are ASCII in practice, Latin-1 in old European files.

@@ -25,11 +25,6 @@ pub fn wmo_quat_to_bevy(q: [f32; 4]) -> [f32; 4] {
     [q[0], q[2], -q[1], q[3]]
 }
 
-/// A WMO plane `(a, b, c, d)` with `n·p + d = 0`.
-pub fn wmo_plane_to_bevy(p: [f32; 4]) -> [f32; 4] {
-    [p[0], p[2], -p[1], p[3]]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -179,10 +179,6 @@ impl PassBlend {
         Self::ALL.get(code as usize).copied().unwrap_or(Self::Opaque)
     }
 
-    pub fn is_blended(self) -> bool {
-        !matches!(self, Self::Opaque | Self::AlphaKey)
-    }
-
     /// The render phase the pass belongs to.
     pub fn alpha_mode(self) -> AlphaMode {
         match self {

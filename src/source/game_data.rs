@@ -155,11 +155,6 @@ impl GameData {
         })
     }
 
-    /// Archives already opened, lowest priority first, with loose files under `loose_root` if given.
-    pub fn from_archives(root: PathBuf, loose_root: Option<PathBuf>, archives: Vec<Arc<MpqArchive>>) -> Self {
-        Self { root, loose: loose_root.map(LooseFolder::new), archives, locale: None, warnings: Vec::new() }
-    }
-
     pub fn root(&self) -> &Path {
         &self.root
     }
