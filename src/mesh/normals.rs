@@ -87,7 +87,7 @@ impl<'a> CornerNormals<'a> {
 
     /// The corner normals of a layer and, when `share` (a layer without morphs), the normal each point's
     /// corners share. Where every polygon is smoothed with one angle in one group, the shared normals
-    /// are summed polygon by polygon ([`PointNormals::gathered`]) and only the points that test cannot
+    /// are summed polygon by polygon (`PointNormals::gathered`) and only the points that test cannot
     /// settle have their polygons listed; otherwise every point's are, and each point is tested on them.
     pub fn with_shared(layer: &'a Layer, surfaces: &[Surface], smooth: bool, share: bool) -> (Self, PointNormals) {
         let mut normals = Self::unindexed(layer, surfaces, smooth);

@@ -6,7 +6,7 @@ const PAGE: usize = 1024;
 /// Up to this many points, a table is one flat page (256 KB of four-byte entries, 512 KB of eight-byte ones).
 const FLAT_POINTS: usize = 1 << 16;
 
-/// Values by point, for the points one range touches. A page of [`PAGE`] points is made when the
+/// Values by point, for the points one range touches. A page of `PAGE` points is made when the
 /// range first touches one of them, so a thread's table costs the pages of its range's points, not an
 /// entry for every point of the layer: a range of a grid touches a band of rows and the points added
 /// at the end of the layer, a few hundred KB, where a full table cost 4 MB a million points on every

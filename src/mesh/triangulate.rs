@@ -166,7 +166,7 @@ impl Triangulator {
     ///
     /// Always inlined: a quad that the quick test fans, and a triangle, are decided in the caller's
     /// loop, without a call into the triangulator's large frame; every other polygon takes
-    /// [`Self::triangulate_rest`], which tests a quad's finiteness again (a cost only there).
+    /// `Self::triangulate_rest`, which tests a quad's finiteness again (a cost only there).
     #[inline(always)]
     pub fn triangulate_pretested(
         &mut self,
