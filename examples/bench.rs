@@ -276,7 +276,7 @@ fn generated_archive(dir: &Path, files: usize) -> Result<PathBuf, String> {
         let size = 1024 + (next() % (71 * 1024)) as usize;
         let mut bytes = Vec::with_capacity(size);
         while bytes.len() < size {
-            if next() % 4 == 0 {
+            if next().is_multiple_of(4) {
                 bytes.extend_from_slice(
                     format!("vertex {} {} {}\n", next() % 1000, next() % 1000, next() % 1000).as_bytes(),
                 );
@@ -350,14 +350,14 @@ fn compare_mpq(archive: &Path, runs: usize) {
             working_mb(&ours),
             working_mb(&storm),
         );
-        if label == "1 thread" {
-            if let (Some(x), Some(y)) = (seconds(&ours), seconds(&storm)) {
-                println!(
-                    "- MPQ every file read, one thread, vs StormLib {:.2}× (target: ahead, > 1×): {}",
-                    y / x,
-                    verdict(y / x > 1.0)
-                );
-            }
+        if label == "1 thread"
+            && let (Some(x), Some(y)) = (seconds(&ours), seconds(&storm))
+        {
+            println!(
+                "- MPQ every file read, one thread, vs StormLib {:.2}× (target: ahead, > 1×): {}",
+                y / x,
+                verdict(y / x > 1.0)
+            );
         }
     }
 }
@@ -431,14 +431,13 @@ fn measure(kind: &str, path: &Path, runs: usize) -> Value {
 
 fn input_bytes(path: &Path) -> u64 {
     let mut total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    if path.extension().is_some_and(|e| e == "wmo") {
-        if let Ok((_, root)) = std::fs::read(path)
+    if path.extension().is_some_and(|e| e == "wmo")
+        && let Ok((_, root)) = std::fs::read(path)
             .map_err(|e| e.to_string())
             .and_then(|b| formats::wmo::parse_root(&b).map_err(|e| e.to_string()))
-        {
-            for group in group_files(path, root.group_infos.len()).into_iter().flatten() {
-                total += std::fs::metadata(group).map(|m| m.len()).unwrap_or(0);
-            }
+    {
+        for group in group_files(path, root.group_infos.len()).into_iter().flatten() {
+            total += std::fs::metadata(group).map(|m| m.len()).unwrap_or(0);
         }
     }
     total

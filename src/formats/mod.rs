@@ -72,7 +72,10 @@ impl Document {
     }
 
     /// The chunk tree as `--info --json` nests it, each chunk with its [`Document::chunk_fields`].
-    pub fn nested_chunks<'d>(&'d self, file: &'d [u8]) -> chunk::NestedChunks<'d, impl Fn(ChunkId) -> Vec<(String, String)> + Copy + 'd> {
+    pub fn nested_chunks<'d>(
+        &'d self,
+        file: &'d [u8],
+    ) -> chunk::NestedChunks<'d, impl Fn(ChunkId) -> Vec<(String, String)> + Copy + 'd> {
         self.tree.nested(file, move |id| self.chunk_fields(id, file))
     }
 

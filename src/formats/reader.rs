@@ -278,7 +278,7 @@ pub fn text_of(bytes: &[u8]) -> Cow<'_, str> {
 
 /// How many `entry`-byte records a chunk of `size` bytes holds, refusing a remainder.
 pub fn entry_count(size: usize, entry: usize, offset: usize) -> Result<usize> {
-    if entry == 0 || size % entry != 0 {
+    if entry == 0 || !size.is_multiple_of(entry) {
         return Err(ParseError::new(offset, ErrorKind::BadEntrySize { size, entry }));
     }
     Ok(size / entry)

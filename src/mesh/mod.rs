@@ -15,6 +15,8 @@ pub mod wmo;
 /// What one file builds on its own (a WMO group without its root): the work the benchmark times and the
 /// fuzz target and mutation test run on every parsed input.
 #[derive(Clone, Debug, PartialEq)]
+// One per file, never in a collection: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum StandaloneMeshes {
     Lwo(lwo::LwoMeshes),
     WmoRoot {
@@ -244,7 +246,10 @@ impl Bounds {
             for ((v, (l, h)), z) in four.iter().zip(low.iter_mut().zip(high.iter_mut())).zip(poison.iter_mut()) {
                 *l = std::array::from_fn(|j| if v[j] < l[j] { v[j] } else { l[j] });
                 *h = std::array::from_fn(|j| if v[j] > h[j] { v[j] } else { h[j] });
-                *z = std::array::from_fn(|j| z[j] + (v[j] - v[j]));
+                // A coordinate less itself: 0 when finite, NaN when infinite or NaN.
+                #[allow(clippy::eq_op)]
+                let poisoned: [f32; 4] = std::array::from_fn(|j| v[j] - v[j]);
+                *z = std::array::from_fn(|j| z[j] + poisoned[j]);
             }
         }
         let rest = &points[4 * fours.len()..];

@@ -382,6 +382,8 @@ impl<'a> CornerNormals<'a> {
     /// [`Self::shared_at`] when every polygon is smoothed with `cos_limit` in one group: the same
     /// tests on each pair (the larger of two equal limits is that limit, and the groups always agree)
     /// and the same sum, in the same order, without looking up surfaces or groups.
+    // NaN must fail the smoothing test, so the comparisons read "not at least".
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     fn shared_at_uniform(&self, incident: &[u32], cos_limit: f32) -> Option<[f32; 3]> {
         let limit = cos_limit - 1e-6;
         let normal = |q: u32| self.face_normals[q as usize];
@@ -498,6 +500,8 @@ impl PointNormals {
     /// that test: a crease, a polygon that uses the point twice, or polygons spread wider than half the
     /// angle. (A point no polygon uses, or whose one polygon has no normal, is NaN too, as in the full
     /// test, and not counted.)
+    // NaN must fail the smoothing test, so the comparisons read "not at least".
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     fn gathered(normals: &CornerNormals<'_>, cos_limit: f32) -> Gathered {
         // Per point: its sum, then its normal (made in place, NaN where it is left to the full test);
         // its first and latest polygons (each its index + 1; 0 none yet), `first` UNSETTLED once the
@@ -750,8 +754,7 @@ mod tests {
             corpus("LWO2/UglyVertexColors.lwo"),
             corpus("LXOB_Modo/CrazyEngine.lxo"),
         ];
-        let lightwave_2018 =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lightwave-2018/Objects");
+        let lightwave_2018 = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lightwave-2018/Objects");
         for entry in
             std::fs::read_dir(&lightwave_2018).expect("tests/data/lightwave-2018 is in the repository").flatten()
         {

@@ -351,10 +351,10 @@ fn subdivide_once(cage: &Cage, rows: &Rows) -> (Cage, Rows) {
         }
         let center = (point_count + f) as u32;
         let n = face.len();
-        for k in 0..n {
+        for (k, &corner) in face.iter().enumerate() {
             let prev = links.edge_after_corner[start + if k == 0 { n - 1 } else { k - 1 }];
             let next = links.edge_after_corner[start + k];
-            out.push_face([face[k], next, center, prev]);
+            out.push_face([corner, next, center, prev]);
         }
     }
     (out, Rows { width: rows.width, blocks, values })

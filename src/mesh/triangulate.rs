@@ -66,7 +66,7 @@ const MAX_CHECKED_CORNERS: usize = 512;
 
 fn is_simple(outline: &[[f64; 2]]) -> bool {
     let n = outline.len();
-    if n < 4 || n > MAX_CHECKED_CORNERS {
+    if !(4..=MAX_CHECKED_CORNERS).contains(&n) {
         return true;
     }
     for i in 0..n {
@@ -106,6 +106,7 @@ fn by_axis(quad: &[[f32; 3]; 4]) -> [[f32; 4]; 3] {
 /// [`all_finite`] for a quad: a coordinate less itself is 0 when it is finite and NaN when it is
 /// infinite or NaN, summed in four lanes of three.
 #[inline(always)]
+#[allow(clippy::eq_op)]
 fn quad_finite([x, y, z]: &[[f32; 4]; 3]) -> bool {
     let lanes: [f32; 4] = std::array::from_fn(|k| (x[k] - x[k]) + (y[k] - y[k]) + (z[k] - z[k]));
     (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) == 0.0
@@ -981,7 +982,7 @@ mod tests {
                 [0.0, 0.0, 0.0],
                 [5.447824e-21, 3.137049e-21, 2.184915e-21],
                 [1.7586621e-9, 1.7270133e-9, -1.7101265e-9],
-                [-2.6436021e-7, 9.4861525e-7, -1.5583176e-8],
+                [-2.643_602e-7, 9.4861525e-7, -1.5583176e-8],
             ],
         ];
         assert_eq!(full_test(&quads[0]), Some(1));

@@ -171,7 +171,7 @@ fn batch_mesh(
     let GroupVertices { positions, normals, uv_sets, colors } = *vertices;
     let first = batch.first_index as usize;
     let end = first + usize::from(batch.index_count);
-    if end > group.indices.len() || first % 3 != 0 {
+    if end > group.indices.len() || !first.is_multiple_of(3) {
         return None;
     }
     // The batch's vertices first, each group vertex once in the order its first corner names it, then

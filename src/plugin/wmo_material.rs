@@ -84,11 +84,11 @@ impl MaterialExtension for WmoExtension {
     ) -> Result<(), SpecializedMeshPipelineError> {
         let flags = key.bind_group_data.depth_flags;
         let blend = blend_state(PassBlend::from_code(key.bind_group_data.blend));
-        if let Some(blend) = blend {
-            if let Some(fragment) = descriptor.fragment.as_mut() {
-                for target in fragment.targets.iter_mut().flatten() {
-                    target.blend = Some(blend);
-                }
+        if let Some(blend) = blend
+            && let Some(fragment) = descriptor.fragment.as_mut()
+        {
+            for target in fragment.targets.iter_mut().flatten() {
+                target.blend = Some(blend);
             }
         }
         if let Some(depth) = descriptor.depth_stencil.as_mut() {

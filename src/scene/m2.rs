@@ -201,18 +201,18 @@ pub(super) fn build_model(
                     parameters: material_parameters(state),
                     texture: texture.as_ref().map(|(_, _, name, found)| (name.clone(), *found)),
                 });
-                if let Some((t, _, _, true)) = &texture {
-                    if FOLDER_SKIN_TYPES.contains(&model.textures[*t].kind) {
-                        offer_folder_skins(
-                            scene,
-                            textures,
-                            source,
-                            (index, *t, model.textures[*t].kind),
-                            &owner,
-                            &folder_skins,
-                            material,
-                        );
-                    }
+                if let Some((t, _, _, true)) = &texture
+                    && FOLDER_SKIN_TYPES.contains(&model.textures[*t].kind)
+                {
+                    offer_folder_skins(
+                        scene,
+                        textures,
+                        source,
+                        (index, *t, model.textures[*t].kind),
+                        &owner,
+                        &folder_skins,
+                        material,
+                    );
                 }
                 made.push((key, material));
                 material

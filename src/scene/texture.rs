@@ -104,10 +104,8 @@ impl TextureSet {
         warnings: &mut Vec<Diagnostic>,
     ) -> (TextureRef, bool) {
         if let Some(&(texture, found)) = self.by_key.get(key) {
-            if !found {
-                if let Some(message) = self.failures.get(key) {
-                    warnings.push(Diagnostic::new(message.0, owner, message.1.clone()).used_by(user));
-                }
+            if !found && let Some(message) = self.failures.get(key) {
+                warnings.push(Diagnostic::new(message.0, owner, message.1.clone()).used_by(user));
             }
             return (TextureRef { texture }, found);
         }

@@ -188,10 +188,10 @@ pub fn open_recent(
         viewer.open(asset_server, entry);
         return;
     };
-    if let Some(switch) = switch {
-        if switch.0.get().is_none_or(|now| now.describe() != root) {
-            switch.0.set(crate::source::open_data_root(std::path::Path::new(root)));
-        }
+    if let Some(switch) = switch
+        && switch.0.get().is_none_or(|now| now.describe() != root)
+    {
+        switch.0.set(crate::source::open_data_root(std::path::Path::new(root)));
     }
     viewer.open(asset_server, &in_game_data(inside));
 }
@@ -342,12 +342,11 @@ pub fn draw_browser(
             }
         });
     browser.open = open;
-    if let (Some(row), Some(switch)) = (clicked, switch) {
-        if let Some(source) = switch.0.get() {
-            if let Err(e) = open_row(browser, row, source.as_ref(), &mut viewer, &asset_server, &mut images) {
-                viewer.notice = Some(e);
-            }
-        }
+    if let (Some(row), Some(switch)) = (clicked, switch)
+        && let Some(source) = switch.0.get()
+        && let Err(e) = open_row(browser, row, source.as_ref(), &mut viewer, &asset_server, &mut images)
+    {
+        viewer.notice = Some(e);
     }
     Ok(())
 }

@@ -221,12 +221,10 @@ pub fn poll_control(
             "browser-open" => {
                 let source = switch.as_ref().and_then(|s| s.0.get());
                 if let (Some(browser), Some(source), Ok(row)) = (browser.as_mut(), source, arg.trim().parse::<usize>())
-                {
-                    if let Err(e) =
+                    && let Err(e) =
                         super::browser::open_row(browser, row, source.as_ref(), &mut viewer, &asset_server, &mut images)
-                    {
-                        viewer.notice = Some(e);
-                    }
+                {
+                    viewer.notice = Some(e);
                 }
             }
             "open-recent" => {
@@ -297,7 +295,7 @@ pub fn poll_control(
         }),
     });
     // Written when something changed, and every 30 frames so a reader sees the app is alive.
-    if state != channel.last_state || frames.0 % 30 == 0 {
+    if state != channel.last_state || frames.0.is_multiple_of(30) {
         let mut status = state.clone();
         status["frame"] = frames.0.into();
         let tmp = channel.dir.join("status.json.tmp");

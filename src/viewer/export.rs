@@ -147,12 +147,12 @@ impl WindowExport {
 
     /// Advances the dialog and the running export; `open` says what to export when a path was chosen.
     pub fn poll(&mut self, open: Option<ExportRequest>) {
-        if let Some(task) = self.dialog.as_mut() {
-            if let Some(chosen) = bevy::tasks::block_on(bevy::tasks::poll_once(task)) {
-                self.dialog = None;
-                if let (Some(out), Some(shown)) = (chosen, open) {
-                    self.start(shown, out);
-                }
+        if let Some(task) = self.dialog.as_mut()
+            && let Some(chosen) = bevy::tasks::block_on(bevy::tasks::poll_once(task))
+        {
+            self.dialog = None;
+            if let (Some(out), Some(shown)) = (chosen, open) {
+                self.start(shown, out);
             }
         }
         if let Some(running) = self.running.as_mut() {

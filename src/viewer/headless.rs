@@ -62,19 +62,19 @@ fn render_span_start(spans: Res<SharedRenderSpans>) {
 }
 
 fn render_span_prepared(spans: Res<SharedRenderSpans>) {
-    if let Ok(mut spans) = spans.0.lock() {
-        if let Some(started) = spans.started.take() {
-            spans.prepare.push(started.elapsed().as_secs_f64() * 1e3);
-            spans.prepared = Some(Instant::now());
-        }
+    if let Ok(mut spans) = spans.0.lock()
+        && let Some(started) = spans.started.take()
+    {
+        spans.prepare.push(started.elapsed().as_secs_f64() * 1e3);
+        spans.prepared = Some(Instant::now());
     }
 }
 
 fn render_span_end(spans: Res<SharedRenderSpans>) {
-    if let Ok(mut spans) = spans.0.lock() {
-        if let Some(prepared) = spans.prepared.take() {
-            spans.graph.push(prepared.elapsed().as_secs_f64() * 1e3);
-        }
+    if let Ok(mut spans) = spans.0.lock()
+        && let Some(prepared) = spans.prepared.take()
+    {
+        spans.graph.push(prepared.elapsed().as_secs_f64() * 1e3);
     }
 }
 

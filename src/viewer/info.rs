@@ -55,7 +55,7 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
                 let read = found
                     .map_err(|missing| format!("group {i}: {} is missing", missing.name))
                     .and_then(|p| crate::scene::read_file(source, &p).map_err(|e| e.to_string()));
-                match read.map(|f| f.document.map(|d| Arc::unwrap_or_clone(d))) {
+                match read.map(|f| f.document.map(Arc::unwrap_or_clone)) {
                     Ok(Some(Document { model: Model::WmoGroup(g), .. })) => {
                         warnings.extend(g.warnings.iter().map(|w| format!("group {i}: {w}")));
                         groups.push(g);

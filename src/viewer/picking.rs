@@ -83,12 +83,11 @@ fn clicks_to_requests(
     if buttons.just_pressed(MouseButton::Left) {
         pressed.0 = cursor.filter(|_| !over_panel);
     }
-    if buttons.just_released(MouseButton::Left) {
-        if let (Some(start), Some(end)) = (pressed.0.take(), cursor) {
-            if start.distance(end) <= CLICK_SLOP {
-                requests.write(PickRequest(end));
-            }
-        }
+    if buttons.just_released(MouseButton::Left)
+        && let (Some(start), Some(end)) = (pressed.0.take(), cursor)
+        && start.distance(end) <= CLICK_SLOP
+    {
+        requests.write(PickRequest(end));
     }
 }
 
@@ -154,13 +153,13 @@ fn pick(
         },
     });
     // The chunk tree opens at the record's chunk with its bytes highlighted.
-    if let Some(picked) = &panel.picked {
-        if !picked.chunk_path.is_empty() {
-            let selection =
-                picked.chunk.map_or_else(|| ChunkSelection::Array(picked.chunk_path.clone()), ChunkSelection::Chunk);
-            let (file, data, focus) = (picked.file, picked.chunk_data.clone(), picked.bytes.start);
-            panel.show_chunk(&model.description, file, selection, data, Some(focus), true);
-        }
+    if let Some(picked) = &panel.picked
+        && !picked.chunk_path.is_empty()
+    {
+        let selection =
+            picked.chunk.map_or_else(|| ChunkSelection::Array(picked.chunk_path.clone()), ChunkSelection::Chunk);
+        let (file, data, focus) = (picked.file, picked.chunk_data.clone(), picked.bytes.start);
+        panel.show_chunk(&model.description, file, selection, data, Some(focus), true);
     }
 }
 

@@ -357,10 +357,10 @@ pub fn choose_texture(
         return false;
     };
     for &m in &offered.materials {
-        if let Some(crate::plugin::ModelMaterial::Game(handle)) = model.materials.get(m) {
-            if let Some(mut material) = materials.get_mut(handle) {
-                material.base.base_color_texture = Some(image.clone());
-            }
+        if let Some(crate::plugin::ModelMaterial::Game(handle)) = model.materials.get(m)
+            && let Some(mut material) = materials.get_mut(handle)
+        {
+            material.base.base_color_texture = Some(image.clone());
         }
     }
     panel.texture_choices.resize(description.replaceable_textures.len(), 0);

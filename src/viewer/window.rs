@@ -232,10 +232,10 @@ fn place_camera(
     mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: Query<&Window>,
 ) {
-    if viewer.current.is_some() {
-        if let Some(placement) = request.0.take() {
-            frame_all(&viewer, &models, &mut cameras, &windows, Aim::Placed(placement));
-        }
+    if viewer.current.is_some()
+        && let Some(placement) = request.0.take()
+    {
+        frame_all(&viewer, &models, &mut cameras, &windows, Aim::Placed(placement));
     }
 }
 
@@ -383,10 +383,10 @@ fn handle_keys(
         viewer.reload(&asset_server);
     }
     for (key, step) in [(KeyCode::PageDown, 1isize), (KeyCode::PageUp, -1)] {
-        if keys.just_pressed(key) {
-            if let Some(next) = viewer.current_path.as_deref().and_then(|p| neighbour_file(p, step)) {
-                viewer.open(&asset_server, &next);
-            }
+        if keys.just_pressed(key)
+            && let Some(next) = viewer.current_path.as_deref().and_then(|p| neighbour_file(p, step))
+        {
+            viewer.open(&asset_server, &next);
         }
     }
     let views = [

@@ -28,10 +28,10 @@ fn entry_point(target: &str) -> fn(&[u8]) {
         },
         "m2_parse" => |b| {
             drop(formats::m2::parse_skin(b));
-            if let Ok(model) = formats::m2::parse(b) {
-                if let Some(view) = model.view(None) {
-                    drop(mesh::m2::build(&model, view, mesh::m2::Geosets::DefaultVariants));
-                }
+            if let Ok(model) = formats::m2::parse(b)
+                && let Some(view) = model.view(None)
+            {
+                drop(mesh::m2::build(&model, view, mesh::m2::Geosets::DefaultVariants));
             }
         },
         other => panic!("no fuzz target named {other}"),

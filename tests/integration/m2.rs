@@ -239,7 +239,7 @@ fn a_model_without_its_00_skin_opens_from_the_lowest_skin_present() {
 #[test]
 fn triangles_count_the_skin_once_and_draw_passes_count_the_units() {
     let mut parts = barrel_parts();
-    let mut second_pass = parts.texture_units[0].clone();
+    let mut second_pass = parts.texture_units[0];
     second_pass.material = 2;
     parts.texture_units.push(second_pass);
     let folder = barrel_folder("m2-two-passes", &parts, &["Barrel00.skin"], &[]);

@@ -246,14 +246,7 @@ mod tests {
         let cases = [
             // Its polygons follow the first POLS's: columns read on their own would number them from
             // 0, and so would its tags.
-            (
-                "a second POLS",
-                chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat()),
-                tags.clone(),
-                1,
-                "Ok",
-                0,
-            ),
+            ("a second POLS", chunk(b"POLS", &[b"FACE".as_slice(), &quad, &quad].concat()), tags.clone(), 1, "Ok", 0),
             // A PTAG after a LAYR names the new layer's polygons, not the POLS's before it.
             ("a LAYR between", layer(), tags, 0, "2 PTAG entries name polygons past the end of POLS", 1),
             ("a LAYR before tags without entries", layer(), b"SURF".to_vec(), 0, "Ok", 1),
@@ -290,7 +283,7 @@ mod tests {
                 if read_iff_tree(&copy).is_err() {
                     continue;
                 }
-                let (reads, pols_taken) = three_ways(&copy, usize::from(next() % 4 == 0));
+                let (reads, pols_taken) = three_ways(&copy, usize::from(next().is_multiple_of(4)));
                 assert_read_alike(&format!("{name}, damaged copy {case}"), &reads, "");
                 compared += 1;
                 taken += pols_taken;

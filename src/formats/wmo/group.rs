@@ -155,7 +155,7 @@ fn validate(group: &mut WmoGroup, offset_of: &dyn Fn(&str) -> usize) {
         let chunk = path.rsplit('/').next().unwrap_or(path);
         found.push(Warning::new(path, offset_of(chunk), message));
     };
-    if group.indices.len() % 3 != 0 {
+    if !group.indices.len().is_multiple_of(3) {
         warn("MOGP/MOVI", format!("{} indices are not a whole number of triangles", group.indices.len()));
     }
     let vertex_count = group.positions.len();

@@ -272,7 +272,7 @@ impl RecordPlaces {
     /// Polygon `polygon` (the next one) was read from `record`, whose usual length is `usual_length`.
     #[inline]
     fn push(&mut self, polygon: usize, record: Record, usual_length: u32) {
-        if self.expected != Some(record) || polygon % Self::SPACING == 0 {
+        if self.expected != Some(record) || polygon.is_multiple_of(Self::SPACING) {
             // A polygon pushed outside a chunk has no layout to follow: each is its own anchor.
             let layout = self.layout.unwrap_or(RecordLayout::Lwo2);
             self.anchors.push(Anchor { polygon: polygon as u32, record, layout });
