@@ -107,13 +107,28 @@ pub(super) struct PlainRun<'r, 'a> {
 }
 
 impl PlainRun<'_, '_> {
+    /// [`Self::build`] for a range loop compiled with `BY_POINT` and `PLAIN`: compiled with colours and
+    /// second UVs (`EXTRAS`) for a surface that has either, which no surface of a `PLAIN` loop's layer has.
+    #[inline(always)]
+    pub(super) fn build_compiled_for<const BY_POINT: bool, const PLAIN: bool>(
+        self,
+        mesh: &mut MeshData,
+        from: usize,
+        end: usize,
+    ) -> usize {
+        match !PLAIN && (self.maps.color.is_some() || self.maps.second_uv.is_some()) {
+            true => self.build::<BY_POINT, true>(mesh, from, end),
+            false => self.build::<BY_POINT, false>(mesh, from, end),
+        }
+    }
+
     /// Builds polygons `from..end` into `mesh` while they are of its surface and detail, faces (or
     /// patches, when not subdividing) of three or four corners that the triangulator's quick cases
     /// decide; returns the first it leaves.
     /// `EXTRAS`: the surface has a colour map or a second UV set (compiled apart, so that the other
     /// surfaces' loop does not test for them at every corner).
     #[inline(never)]
-    pub(super) fn build<const BY_POINT: bool, const EXTRAS: bool>(
+    fn build<const BY_POINT: bool, const EXTRAS: bool>(
         mut self,
         mesh: &mut MeshData,
         from: usize,
