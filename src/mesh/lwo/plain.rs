@@ -80,6 +80,9 @@ pub(super) fn keep_uv(slot: &mut [u32; 2], uv: [f32; 2]) {
     *slot = uv.map(|c| c.to_bits() ^ UNKNOWN_UV);
 }
 
+/// A surface's projecting block, if any, with its table of the points' projected UVs.
+pub(super) type KeptProjection<'a, 't> = Option<(&'a Block, &'t mut PagedPointTable<[u32; 2]>)>;
+
 /// A run of plain triangles and quads of one mesh (see [`build_range`] for the layers and surfaces): faces
 /// (and patches, when they are not subdivided) of three or four corners, decided by the triangulator's
 /// quick cases, their UVs projected through a kept table, read from the surface's map or none, and
@@ -98,7 +101,7 @@ pub(super) struct PlainRun<'r, 'a> {
     pub(super) inputs: &'r LayerInputs<'a>,
     pub(super) maps: &'r CornerMaps<'a>,
     /// The surface's projecting block, with its table of the points' projected UVs.
-    pub(super) projection: Option<(&'a Block, &'r mut PagedPointTable<[u32; 2]>)>,
+    pub(super) projection: KeptProjection<'a, 'r>,
     pub(super) key: (u32, bool),
     pub(super) slot_tag: u32,
     pub(super) last_vertex_of_point: &'r mut PagedPointTable<[u32; 2]>,

@@ -13,7 +13,7 @@ use crate::mesh::{MeshData, Topology, append_triangles, point_at, point_ref, sub
 
 use super::maps::{CornerMaps, MapLookup, PointValues};
 use super::morphs::{LayerMorphs, push_crossing, push_plain_vertex};
-use super::plain::{PlainRun, PolygonCorners, QuickQuads, keep_uv, polygon_corners, projected_uv};
+use super::plain::{KeptProjection, PlainRun, PolygonCorners, QuickQuads, keep_uv, polygon_corners, projected_uv};
 use super::sizes::MeshSizes;
 use super::{BuildOptions, HashMap, SurfaceMesh};
 
@@ -520,12 +520,12 @@ fn projection_table(
 /// A polygon's triangles (`tris`, by its corners) into `mesh`: in the mesh's vertices (`corner_vertex`)
 /// and winding, each recorded as `polygon`'s.
 #[inline(always)]
-fn append_polygon_triangles(mesh: &mut MeshData, tris: &mut [[u32; 3]], corner_vertex: &[u32], polygon: u32) {
+fn append_polygon_triangles(mesh: &mut MeshData, tris: &mut Vec<[u32; 3]>, corner_vertex: &[u32], polygon: u32) {
     let in_mesh = |t: [u32; 3]| lwo_triangle_to_bevy(t.map(|i| corner_vertex[i as usize]));
     // A triangle's or a quad's indices written in place (`append_triangles`) and records copied at a
     // known length, a few moves where a copy of any length was a call to `memcpy` per polygon (3 % of a
     // small file's load); other polygons' rewritten in place, then copied in one go.
-    match &*tris {
+    match tris.as_slice() {
         &[t] => {
             append_triangles(&mut mesh.indices, [in_mesh(t)].into_iter());
             mesh.triangle_records.push(polygon);
@@ -551,7 +551,7 @@ fn append_polygon_triangles(mesh: &mut MeshData, tris: &mut [[u32; 3]], corner_v
 fn kept_projection<'a, 't>(
     block: Option<&'a Block>,
     projected_points: &'t mut [(*const Block, PagedPointTable<[u32; 2]>)],
-) -> Option<Option<(&'a Block, &'t mut PagedPointTable<[u32; 2]>)>> {
+) -> Option<KeptProjection<'a, 't>> {
     match block {
         Some(block) => match projected_points.iter_mut().find(|(b, _)| std::ptr::eq(*b, block)) {
             Some((_, known)) if block.projection != Projection::Cubic => Some(Some((block, known))),
