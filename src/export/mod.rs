@@ -1,5 +1,5 @@
 //! Writing a [`Scene`](crate::scene::Scene) out for other programs. It owns the translation of the
-//! neutral scene description into interchange formats — today glTF 2.0 (`gltf.rs`: `.glb`, or `.gltf`
+//! neutral scene description into interchange formats — today glTF 2.0 (`gltf/`: `.glb`, or `.gltf`
 //! with its buffer beside it) — and nothing of Bevy: what it writes is what the viewer shows, read from
 //! the same description the Bevy plugin translates.
 
