@@ -866,6 +866,8 @@ mod tests {
                 4 => (0.05, 0.5),
                 _ => (0.1, 0.01),
             };
+            // Any angle in about a turn: the cases the test was written with, not τ to the last digit.
+            #[allow(clippy::approx_constant)]
             let angle = random() * 6.283;
             let (s, c) = angle.sin_cos();
             let mut quad = [[0.0f32; 3]; 4];

@@ -230,8 +230,8 @@ fn each_polygon_knows_the_bytes_of_its_record() {
     let records: Vec<_> = (0..polygons.len()).map(|p| polygons.record(p).unwrap()).collect();
     assert_eq!(records.iter().map(|r| r.index_in_chunk).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
     assert_eq!(records[0].offset as usize, pols.data_offset() + 4, "after the FACE type");
-    for p in 0..polygons.len() {
-        let at = records[p].offset as usize;
+    for (p, record) in records.iter().enumerate() {
+        let at = record.offset as usize;
         let count = u16::from_be_bytes([bytes[at], bytes[at + 1]]) & 0x3FF;
         assert_eq!(usize::from(count), polygons.vertices(p).len());
         let first = u16::from_be_bytes([bytes[at + 2], bytes[at + 3]]);

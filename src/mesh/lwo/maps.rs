@@ -123,9 +123,11 @@ impl VmadEntries {
             if scanned > scan_budget {
                 return None;
             }
-            for at in start as usize..end as usize {
-                if polys.indices.get(at) == Some(&point) {
-                    entry_of_corner[at] = entry as u32;
+            let end = (end as usize).min(polys.indices.len());
+            let start = (start as usize).min(end);
+            for (slot, &at_point) in entry_of_corner[start..end].iter_mut().zip(&polys.indices[start..end]) {
+                if at_point == point {
+                    *slot = entry as u32;
                 }
             }
         }
@@ -233,10 +235,10 @@ impl<'a> MapLookup<'a> {
     #[inline(always)]
     fn entry(&self, corner: Corner) -> Option<(&'a VertexMap, usize)> {
         // The VMAD is asked only when there is one: most maps have none.
-        if let Some((vmad, entries)) = &self.vmad {
-            if let Some(entry) = entries.at(corner) {
-                return Some((vmad, entry));
-            }
+        if let Some((vmad, entries)) = &self.vmad
+            && let Some(entry) = entries.at(corner)
+        {
+            return Some((vmad, entry));
         }
         self.point_entry(corner.point)
     }

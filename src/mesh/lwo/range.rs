@@ -525,12 +525,12 @@ fn append_polygon_triangles(mesh: &mut MeshData, tris: &mut Vec<[u32; 3]>, corne
     // A triangle's or a quad's indices written in place (`append_triangles`) and records copied at a
     // known length, a few moves where a copy of any length was a call to `memcpy` per polygon (3 % of a
     // small file's load); other polygons' rewritten in place, then copied in one go.
-    match tris.as_slice() {
-        &[t] => {
+    match *tris.as_slice() {
+        [t] => {
             append_triangles(&mut mesh.indices, [in_mesh(t)].into_iter());
             mesh.triangle_records.push(polygon);
         }
-        &[t, u] => {
+        [t, u] => {
             append_triangles(&mut mesh.indices, [in_mesh(t), in_mesh(u)].into_iter());
             mesh.triangle_records.extend_from_slice(&[polygon, polygon]);
         }
