@@ -160,7 +160,7 @@ impl<'a> CornerNormals<'a> {
                 .first()
                 .copied()
                 .flatten()
-                .filter(|_| polys.surface.max().is_some_and(|last| (last as usize) < limits.len()));
+                .filter(|_| polys.surface().max().is_some_and(|last| (last as usize) < limits.len()));
             (limits, one_angle)
         } else {
             let used = polys.surfaces_used();
@@ -189,7 +189,7 @@ impl<'a> CornerNormals<'a> {
             Vec::new()
         };
         // One angle for every surface the polygons use, and one smoothing group.
-        let uniform_cos_limit = one_angle.filter(|_| polys.smoothing_group.is_all_default());
+        let uniform_cos_limit = one_angle.filter(|_| polys.smoothing_group().is_all_default());
         let kept = (!tabled).then(Vec::new);
         Self {
             layer,
@@ -234,7 +234,7 @@ impl<'a> CornerNormals<'a> {
         // down to its start, so the table is filled without a copy of it (5 MB on the benchmark
         // terrain). Each point's polygons come out in file order.
         let ends = &mut first[..point_count];
-        for &v in &polys.indices {
+        for &v in polys.indices() {
             if let Some(c) = ends.get_mut(v as usize).filter(|_| keep(v)) {
                 *c += 1;
             }
@@ -357,12 +357,12 @@ impl<'a> CornerNormals<'a> {
             }
         };
         for (slot, &q) in around.iter_mut().zip(incident) {
-            let cos_limit = self.cos_limit.get(polys.surface.get(q as usize) as usize).copied().flatten()?;
+            let cos_limit = self.cos_limit.get(polys.surface().get(q as usize) as usize).copied().flatten()?;
             *slot = Around {
                 polygon: q,
                 normal: self.face_normals[q as usize],
                 cos_limit,
-                group: polys.smoothing_group[q as usize],
+                group: polys.smoothing_group()[q as usize],
             };
         }
         let mut sum = [0.0f32; 3];
@@ -431,7 +431,7 @@ impl<'a> CornerNormals<'a> {
     /// The cosine of polygon `p`'s surface's smoothing angle; `None` when it is shaded flat.
     #[inline]
     fn cos_limit_of(&self, p: usize) -> Option<f32> {
-        self.cos_limit.get(self.layer.polygons.surface.get(p) as usize).copied().flatten()
+        self.cos_limit.get(self.layer.polygons.surface().get(p) as usize).copied().flatten()
     }
 
     /// Polygon `p`'s normal `own` plus those of the polygons `around` it (each with its normal) that
@@ -448,7 +448,7 @@ impl<'a> CornerNormals<'a> {
         let mut sum = own;
         for (q, other) in around {
             let q = q as usize;
-            if q == p || polys.smoothing_group[q] != polys.smoothing_group[p] {
+            if q == p || polys.smoothing_group()[q] != polys.smoothing_group()[p] {
                 continue;
             }
             if dot(own, other) >= cos_limit - 1e-6 {
@@ -769,7 +769,7 @@ mod tests {
                 // takes the full test).
                 let mut grouped = layer.clone();
                 let count = grouped.polygons.len();
-                grouped.polygons.smoothing_group.set(3.min(count), count, 7);
+                grouped.polygons.set_smoothing_group(3.min(count), 7);
                 let mut surfaces = object.surfaces.clone();
                 if let Some(second) = surfaces.get_mut(1) {
                     second.max_smoothing_angle *= 0.5;
@@ -842,7 +842,7 @@ mod tests {
             for p in 0..layer.polygons.len() {
                 let own = polygon_normal(&layer.points, layer.polygons.vertices(p)).map(f32::to_bits);
                 assert_eq!(
-                    normals.flat_normal(p, layer.polygons.surface.get(p)).map(|n| n.map(f32::to_bits)),
+                    normals.flat_normal(p, layer.polygons.surface().get(p)).map(|n| n.map(f32::to_bits)),
                     Some(own),
                     "polygon {p}"
                 );
@@ -920,8 +920,7 @@ mod tests {
         surfaces[1].max_smoothing_angle *= 0.5;
         assert_eq!(CornerNormals::new(layer, &surfaces, true).uniform_cos_limit, None);
         let mut grouped = layer.clone();
-        let count = grouped.polygons.len();
-        grouped.polygons.smoothing_group.set(3, count, 7);
+        grouped.polygons.set_smoothing_group(3, 7);
         assert_eq!(CornerNormals::new(&grouped, &terrain.surfaces, true).uniform_cos_limit, None);
         assert_eq!(CornerNormals::new(layer, &terrain.surfaces, false).uniform_cos_limit, None);
     }

@@ -192,11 +192,11 @@ impl Scene {
             "polygon",
             format!("{} in {} (bytes {}..{})", origin.record, origin.chunk_path, origin.bytes.start, origin.bytes.end),
         );
-        field("type", format!("{:?}, flags 0x{:X}", polygons.kind[polygon], polygons.flags[polygon]));
-        let surface = polygons.surface.get(polygon);
+        field("type", format!("{:?}, flags 0x{:X}", polygons.kind()[polygon], polygons.flags()[polygon]));
+        let surface = polygons.surface().get(polygon);
         let surface_name = object.surfaces.get(surface as usize).map_or("(none)", |s| s.name.as_str());
         field("surface", format!("{surface_name} (PTAG SURF tag {surface})"));
-        field("smoothing group", polygons.smoothing_group[polygon].to_string());
+        field("smoothing group", polygons.smoothing_group()[polygon].to_string());
         for (k, &v) in polygons.vertices(polygon).iter().enumerate() {
             let mut value = format!("point {v}");
             if let Some(position) = layer.points.get(v as usize) {

@@ -44,12 +44,12 @@ fn seed_lwob_polygon_and_detail() {
     let polys = &layer.polygons;
     assert_eq!(polys.len(), 2);
     assert_eq!(polys.vertices(0), [1, 0, 2, 3]);
-    assert_eq!(polys.kind[0], PolygonKind::Face);
-    assert_eq!(object.surfaces[polys.surface.get(0) as usize].name, "Square");
-    assert_eq!(polys.detail_of[0], NONE);
+    assert_eq!(polys.kind()[0], PolygonKind::Face);
+    assert_eq!(object.surfaces[polys.surface().get(0) as usize].name, "Square");
+    assert_eq!(polys.detail_of()[0], NONE);
     assert_eq!(polys.vertices(1), [5, 4, 6]);
-    assert_eq!(object.surfaces[polys.surface.get(1) as usize].name, "Triangle");
-    assert_eq!(polys.detail_of[1], 0);
+    assert_eq!(object.surfaces[polys.surface().get(1) as usize].name, "Triangle");
+    assert_eq!(polys.detail_of()[1], 0);
     let square = &object.surfaces[0];
     assert_eq!(square.name, "Square");
     assert!((square.diffuse - 0.9).abs() < 1e-6, "VDIF wins over DIFF");

@@ -282,7 +282,7 @@ fn polygons_of_two_pols_chunks_know_each_their_chunk() {
     let (first, second) = (tree.find_path("FORM/POLS").unwrap(), tree.find_path("FORM/POLS[1]").unwrap());
     assert_eq!((0..3).map(|p| polygons.chunk_of(p)).collect::<Vec<_>>(), [Some(first), Some(first), Some(second)]);
     assert_eq!((0..3).map(|p| polygons.record(p).unwrap().index_in_chunk).collect::<Vec<_>>(), [0, 1, 0]);
-    assert_eq!(polygons.chunks.len(), 2, "one entry per chunk");
+    assert_eq!(polygons.chunks().len(), 2, "one entry per chunk");
 }
 
 #[test]
@@ -296,7 +296,7 @@ fn lwo3_nested_forms_read_through_the_same_path() {
     assert_eq!(form.children().nth(5).unwrap().first_child().unwrap().id.to_string(), "COLR");
     assert_eq!((object.layers.len(), object.point_count(), object.polygon_count()), (1, 4, 1));
     assert_eq!(object.layers[0].name, "Base");
-    let surface = &object.surfaces[object.layers[0].polygons.surface.get(0) as usize];
+    let surface = &object.surfaces[object.layers[0].polygons.surface().get(0) as usize];
     assert_eq!(surface.name, "Skin");
     assert_eq!(object.layers[0].chunk, form.children().nth(1).map(|c| c.chunk), "the layer knows its LAYR");
     assert_eq!(surface.chunk, form.children().nth(5).map(|c| c.chunk), "the surface knows its FORM SURF");
@@ -489,11 +489,11 @@ fn every_known_sub_chunk_reads_into_the_model() {
     assert_eq!(layer.bounding_box, Some([[0.0; 3], [3.0, 1.0, 0.0]]));
     let p = &layer.polygons;
     assert_eq!(
-        (0..p.len()).map(|i| p.kind[i]).collect::<Vec<_>>(),
+        (0..p.len()).map(|i| p.kind()[i]).collect::<Vec<_>>(),
         [PolygonKind::Face, PolygonKind::Face, PolygonKind::Bone]
     );
-    assert_eq!((p.part[0], p.smoothing_group[0]), (1, 5));
-    assert_eq!(p.part[2], 2);
+    assert_eq!((p.part()[0], p.smoothing_group()[0]), (1, 5));
+    assert_eq!(p.part()[2], 2);
     let uv = layer.vertex_map(b"TXUV", "uv", false).unwrap();
     assert_eq!((uv.points.iter().collect::<Vec<_>>(), uv.parameters), (vec![0, 2], Some([1, 7])));
     let vmad = layer.vertex_map(b"TXUV", "uv", true).unwrap();

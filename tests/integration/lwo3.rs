@@ -109,7 +109,7 @@ fn cube04_faces_take_their_colours_from_their_principled_nodes() {
     let polygons = &object.layers[0].polygons;
     let mut seen = Vec::new();
     for p in 0..polygons.len() {
-        let surface = &object.surfaces[polygons.surface.get(p) as usize];
+        let surface = &object.surfaces[polygons.surface().get(p) as usize];
         let shading = lwo::shading(surface, &object);
         assert_eq!(shading.source, ShadingSource::Nodes, "{}", surface.name);
         let (_, colour) = expected

@@ -325,7 +325,7 @@ fn a_lightwave_pick_names_its_pols_record_and_surface() {
                     == Some(lwo_wmo_viewer::formats::lwo::Record { offset: start, index_in_chunk: index })
             })
             .unwrap_or_else(|| panic!("no POLS record {index} at {start}: {hit}"));
-        let surface = &object.surfaces[polygons.surface.get(p) as usize].name;
+        let surface = &object.surfaces[polygons.surface().get(p) as usize].name;
         assert!(hit["fields"]["surface"].as_str().unwrap().starts_with(surface.as_str()), "{hit}");
     }
     // The seed's square is POLS record 0 on "Square", and it fills most of the view.

@@ -92,7 +92,7 @@ pub(super) enum VmadEntries {
 impl VmadEntries {
     pub(super) fn new(layer: &Layer, vmad: &VertexMap) -> Self {
         // Four bytes a corner against twelve an entry: the table is the smaller from a third on.
-        let corners = layer.polygons.indices.len();
+        let corners = layer.polygons.indices().len();
         if 3 * vmad.len() >= corners {
             // Each entry looks for its point among its polygon's corners: a few for real polygons,
             // but a crafted file can name one polygon of thousands of corners over and over.
@@ -107,13 +107,13 @@ impl VmadEntries {
     pub(super) fn by_corner(layer: &Layer, vmad: &VertexMap, scan_budget: usize) -> Option<Self> {
         let polys = &layer.polygons;
         let point_count = layer.points.len();
-        let mut entry_of_corner = vec![NONE; polys.indices.len()];
+        let mut entry_of_corner = vec![NONE; polys.indices().len()];
         let mut scanned = 0usize;
         // A later entry for the same corner wins, as the file's order says. An entry names each corner
         // of its polygon at its point (a point a polygon lists twice has two); an entry for a point
         // past the layer's (a second PNTS left fewer) names none, as the VMAP's do not.
         for (entry, (point, &polygon)) in vmad.points.iter().zip(&vmad.polygons).enumerate() {
-            let Some(&[start, end]) = polys.starts.get(polygon as usize..).and_then(|s| s.first_chunk::<2>()) else {
+            let Some(&[start, end]) = polys.starts().get(polygon as usize..).and_then(|s| s.first_chunk::<2>()) else {
                 continue;
             };
             if point as usize >= point_count {
@@ -123,9 +123,9 @@ impl VmadEntries {
             if scanned > scan_budget {
                 return None;
             }
-            let end = (end as usize).min(polys.indices.len());
+            let end = (end as usize).min(polys.indices().len());
             let start = (start as usize).min(end);
-            for (slot, &at_point) in entry_of_corner[start..end].iter_mut().zip(&polys.indices[start..end]) {
+            for (slot, &at_point) in entry_of_corner[start..end].iter_mut().zip(&polys.indices()[start..end]) {
                 if at_point == point {
                     *slot = entry as u32;
                 }
@@ -226,7 +226,7 @@ impl<'a> MapLookup<'a> {
             && self.vmap.is_some_and(directions)
             && self.vmad.as_ref().is_none_or(|(vmad, _)| directions(vmad))
             // The largest index, not a test of each: a loop without an exit, which the compiler vectorizes.
-            && layer.polygons.indices.iter().copied().max().is_none_or(|v| (v as usize) < point_count)
+            && layer.polygons.indices().iter().copied().max().is_none_or(|v| (v as usize) < point_count)
     }
 
     /// The map and entry that give a corner its value: the VMAD's for the corner, else the VMAP's for

@@ -270,7 +270,7 @@ pub fn triangle_count(object: &LwoObject) -> usize {
     for layer in &object.layers {
         let polys = &layer.polygons;
         for p in 0..polys.len() {
-            if !polys.kind[p].is_surface() {
+            if !polys.kind()[p].is_surface() {
                 continue;
             }
             corners.clear();

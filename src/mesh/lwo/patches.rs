@@ -18,7 +18,7 @@ pub(super) fn patch_cages(layer: &Layer, patches: &[u32]) -> Vec<(u32, Cage, Has
     let polys = &layer.polygons;
     let mut cages: Vec<(u32, Cage, HashMap<u32, u32>)> = Vec::new();
     for &p in patches {
-        let surface_index = polys.surface.get(p as usize);
+        let surface_index = polys.surface().get(p as usize);
         let slot = match cages.iter().position(|(s, _, _)| *s == surface_index) {
             Some(i) => i,
             None => {

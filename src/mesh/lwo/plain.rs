@@ -141,15 +141,15 @@ impl PlainRun<'_, '_> {
         let subdividing = self.inputs.options.subdivision_level > 0;
         let mut p = from;
         while p < end {
-            let (Some(&a), Some(&b)) = (polys.starts.get(p), polys.starts.get(p + 1)) else { break };
-            let kind = polys.kind[p];
+            let (Some(&a), Some(&b)) = (polys.starts().get(p), polys.starts().get(p + 1)) else { break };
+            let kind = polys.kind()[p];
             if !(kind == PolygonKind::Face || (kind == PolygonKind::Patch && !subdividing))
-                || polys.surface.get(p) != self.key.0
-                || (polys.detail_of[p] != NONE) != self.key.1
+                || polys.surface().get(p) != self.key.0
+                || (polys.detail_of()[p] != NONE) != self.key.1
             {
                 break;
             }
-            let made = match polys.indices.get(a as usize..b as usize) {
+            let made = match polys.indices().get(a as usize..b as usize) {
                 Some(&[v0, v1, v2]) => self.polygon::<BY_POINT, EXTRAS, 3>(mesh, p, [v0, v1, v2], a as usize),
                 Some(&[v0, v1, v2, v3]) => self.polygon::<BY_POINT, EXTRAS, 4>(mesh, p, [v0, v1, v2, v3], a as usize),
                 _ => false,

@@ -216,8 +216,8 @@ pub(super) fn build_range<const BY_POINT: bool, const PLAIN: bool>(
         let p = next;
         next += 1;
         let vertices = polys.vertices(p);
-        let kind = polys.kind[p];
-        let surface_index = polys.surface.get(p);
+        let kind = polys.kind()[p];
+        let surface_index = polys.surface().get(p);
         let n = vertices.len();
         if !kind.is_surface() || n < 3 {
             push_points_or_lines(inputs, &mut out, kind, vertices);
@@ -237,7 +237,7 @@ pub(super) fn build_range<const BY_POINT: bool, const PLAIN: bool>(
             out.patches.push(p as u32);
             continue;
         }
-        let key = (surface_index, polys.detail_of[p] != NONE);
+        let key = (surface_index, polys.detail_of()[p] != NONE);
         let Some((slot, maps)) = meshes.slot(key, inputs, &mut out, spare_meshes, expected) else { continue };
         let mesh = &mut out.surfaces[slot].mesh;
         // How a point's table entry names this mesh (0 is "no vertex yet").
@@ -251,7 +251,7 @@ pub(super) fn build_range<const BY_POINT: bool, const PLAIN: bool>(
         // A flat-shaded polygon's corners all have its normal: looked up once, not per corner.
         let flat = normals.flat_normal(p, surface_index).map(lwo_to_bevy);
         // The polygon's first corner in the layer's index column, where per-corner tables are read.
-        let first_corner = polys.starts.get(p).map_or(0, |&s| s as usize);
+        let first_corner = polys.starts().get(p).map_or(0, |&s| s as usize);
         let values_by_point = BY_POINT && !at_the_seam && !matches!(maps.point_values, PointValues::PerCorner);
         polygon_corners::<BY_POINT, PLAIN>(
             inputs,

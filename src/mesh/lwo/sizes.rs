@@ -17,11 +17,11 @@ pub(super) fn expected_sizes(layer: &Layer, options: BuildOptions, range: Range<
     let mut sizes = MeshSizes::default();
     // Where every polygon is a face on no other (nearly every layer), each run of a surface is summed
     // from the start column alone.
-    if polys.kind.uniform() == Some(PolygonKind::Face) && polys.detail_of.uniform() == Some(NONE) {
-        let index_count = polys.indices.len();
-        polys.surface.for_each_run(range.start..range.end.min(polys.len()), |surface, run| {
+    if polys.kind().uniform() == Some(PolygonKind::Face) && polys.detail_of().uniform() == Some(NONE) {
+        let index_count = polys.indices().len();
+        polys.surface().for_each_run(range.start..range.end.min(polys.len()), |surface, run| {
             let (mut corners, mut triangles) = (0, 0);
-            let starts = polys.starts.get(run.start..=run.end).unwrap_or(&[]);
+            let starts = polys.starts().get(run.start..=run.end).unwrap_or(&[]);
             // Each polygon's corners from its start and the next, summed without a branch: a choice of
             // values per polygon, which the compiler does four at a time.
             for (&start, &end) in starts.iter().zip(starts.iter().skip(1)) {
@@ -59,11 +59,11 @@ pub(super) fn expected_sizes_polygon_by_polygon(
     };
     for p in range {
         let n = polys.vertices(p).len();
-        let kind = polys.kind[p];
+        let kind = polys.kind()[p];
         if !kind.is_surface() || n < 3 || (kind == PolygonKind::Patch && options.subdivision_level > 0) {
             continue;
         }
-        let key = (polys.surface.get(p), polys.detail_of[p] != NONE);
+        let key = (polys.surface().get(p), polys.detail_of()[p] != NONE);
         match &mut run {
             Some((k, corners, triangles)) if *k == key => {
                 *corners += n;

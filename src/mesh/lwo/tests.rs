@@ -48,7 +48,7 @@ fn uv_map(name: &str, discontinuous: bool, points: &[u32], polygons: &[u32]) -> 
 
 /// The corner of `polygon` at `point` (its first, if the polygon lists the point twice).
 fn corner_of(layer: &Layer, point: u32, polygon: u32) -> Corner {
-    let start = layer.polygons.starts[polygon as usize] as usize;
+    let start = layer.polygons.starts()[polygon as usize] as usize;
     let k =
         layer.polygons.vertices(polygon as usize).iter().position(|&v| v == point).expect("the polygon has the point");
     Corner { point, polygon, at: start + k }
@@ -365,7 +365,7 @@ fn a_vmad_by_corner_and_sorted_agree_at_every_corner() {
             "a map naming every corner takes the table"
         );
         for q in 0..9u32 {
-            let start = layer.polygons.starts[q as usize] as usize;
+            let start = layer.polygons.starts()[q as usize] as usize;
             for (k, &point) in layer.polygons.vertices(q as usize).iter().enumerate() {
                 let corner = Corner { point, polygon: q, at: start + k };
                 assert_eq!(table.at(corner), sorted.at(corner), "polygon {q}, corner {k}");
@@ -375,7 +375,7 @@ fn a_vmad_by_corner_and_sorted_agree_at_every_corner() {
         assert_eq!(table.at(corner_of(layer, 3, 2)), Some(points.len() - 3), "the later entry wins");
     }
     // Past its budget of corners looked at, the table gives way to the sorted list.
-    let corners = layer.polygons.indices.len();
+    let corners = layer.polygons.indices().len();
     assert!(VmadEntries::by_corner(&layer, &vmad, corners).is_none());
     // Few entries: the sorted list.
     let seam = uv_map("seams", true, &[1], &[7]);
@@ -446,10 +446,10 @@ fn expected_sizes_by_runs_are_the_polygon_by_polygon_sizes() {
     }
     let mut layers = vec![layer.clone()];
     let mut patches = layer.clone();
-    patches.polygons.kind.set(5, patches.polygons.len(), PolygonKind::Patch);
+    patches.polygons.set_kind(5, PolygonKind::Patch);
     layers.push(patches);
     let mut details = layer;
-    details.polygons.detail_of.set(9, details.polygons.len(), 3);
+    details.polygons.set_detail_of(9, 3);
     layers.push(details);
     for name in ["LWO2/UglyVertexColors.lwo", "LXOB_Modo/CrazyEngine.lxo", "LWO2/hierarchy.lwo"] {
         let bytes = std::fs::read(format!("/usr/share/assimp/models/LWO/{name}"))

@@ -39,30 +39,32 @@ impl PolygonKind {
 }
 
 /// All polygons of a layer, structure-of-arrays so a million-polygon layer is a handful of allocations.
+/// The columns are written only by the reader (through `push` and its kin, which keep them in step) and
+/// read by everyone else through the methods of the same names.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Polygons {
     /// FACE for most polygons of most files.
-    pub kind: MostlyDefault<PolygonKind>,
+    pub(in crate::formats::lwo) kind: MostlyDefault<PolygonKind>,
     /// The six flag bits above the vertex count (LWO2), or CRVS flags (LWOB).
-    pub flags: MostlyDefault<u16>,
+    pub(in crate::formats::lwo) flags: MostlyDefault<u16>,
     /// `starts[i]..starts[i + 1]` are polygon i's entries in `indices`; one longer than the polygon count.
-    pub starts: Vec<u32>,
-    pub indices: Vec<u32>,
+    pub(in crate::formats::lwo) starts: Vec<u32>,
+    pub(in crate::formats::lwo) indices: Vec<u32>,
     /// Index into `LwoObject::surfaces` (resolved from PTAG SURF or the LWOB surface number).
-    pub surface: NarrowColumn,
+    pub(in crate::formats::lwo) surface: NarrowColumn,
     /// PTAG PART: the part's tag, or `NONE`.
-    pub part: MostlyDefault<u32>,
+    pub(in crate::formats::lwo) part: MostlyDefault<u32>,
     /// PTAG SMGP: the smoothing group's tag, or 0.
-    pub smoothing_group: MostlyDefault<u32>,
+    pub(in crate::formats::lwo) smoothing_group: MostlyDefault<u32>,
     /// LWOB detail polygons: the polygon they lie on, or `NONE`.
-    pub detail_of: MostlyDefault<u32>,
+    pub(in crate::formats::lwo) detail_of: MostlyDefault<u32>,
     /// Provenance, so a picked triangle can be traced to its bytes: where each polygon's record is
     /// ([`Self::record`]).
     records: RecordPlaces,
     /// The layer's POLS (or CRVS) chunks in file order, each with the first polygon read from it: a
     /// polygon's chunk is the last one starting at or before it. One entry per chunk, not per polygon,
     /// so the table costs nothing next to the polygons.
-    pub chunks: Vec<(u32, ChunkId)>,
+    pub(in crate::formats::lwo) chunks: Vec<(u32, ChunkId)>,
 }
 
 impl Default for Polygons {
@@ -83,6 +85,69 @@ impl Default for Polygons {
 }
 
 impl Polygons {
+    /// Each polygon's kind.
+    pub fn kind(&self) -> &MostlyDefault<PolygonKind> {
+        &self.kind
+    }
+
+    /// Each polygon's flag bits.
+    pub fn flags(&self) -> &MostlyDefault<u16> {
+        &self.flags
+    }
+
+    /// Where each polygon's corners start in [`Self::indices`], and one past the last polygon's end.
+    pub fn starts(&self) -> &[u32] {
+        &self.starts
+    }
+
+    /// Every polygon's corners (point indices), polygon after polygon.
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// Each polygon's surface, an index into `LwoObject::surfaces`.
+    pub fn surface(&self) -> &NarrowColumn {
+        &self.surface
+    }
+
+    /// Each polygon's part tag, or `NONE`.
+    pub fn part(&self) -> &MostlyDefault<u32> {
+        &self.part
+    }
+
+    /// Each polygon's smoothing-group tag, or 0.
+    pub fn smoothing_group(&self) -> &MostlyDefault<u32> {
+        &self.smoothing_group
+    }
+
+    /// For each LWOB detail polygon, the polygon it lies on; `NONE` for the others.
+    pub fn detail_of(&self) -> &MostlyDefault<u32> {
+        &self.detail_of
+    }
+
+    /// The layer's POLS (or CRVS) chunks in file order, each with the first polygon read from it.
+    pub fn chunks(&self) -> &[(u32, ChunkId)] {
+        &self.chunks
+    }
+
+    /// Polygon `polygon` made `kind`, for tests that build layers the reader would not.
+    #[cfg(test)]
+    pub(crate) fn set_kind(&mut self, polygon: usize, kind: PolygonKind) {
+        self.kind.set(polygon, self.len(), kind);
+    }
+
+    /// Polygon `polygon` put in smoothing group `group`, for tests.
+    #[cfg(test)]
+    pub(crate) fn set_smoothing_group(&mut self, polygon: usize, group: u32) {
+        self.smoothing_group.set(polygon, self.len(), group);
+    }
+
+    /// Polygon `polygon` made a detail of polygon `base`, for tests.
+    #[cfg(test)]
+    pub(crate) fn set_detail_of(&mut self, polygon: usize, base: u32) {
+        self.detail_of.set(polygon, self.len(), base);
+    }
+
     pub fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
