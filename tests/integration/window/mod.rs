@@ -7,37 +7,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod app;
+mod xserver;
+
+use app::*;
+use xserver::XServer;
+
 use crate::support::{asset, bin, scratch};
-
-fn status(dir: &Path) -> serde_json::Value {
-    std::fs::read_to_string(dir.join("status.json"))
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or(serde_json::Value::Null)
-}
-
-fn wait_for(
-    dir: &Path,
-    what: &str,
-    timeout: Duration,
-    mut done: impl FnMut(&serde_json::Value) -> bool,
-) -> serde_json::Value {
-    let start = Instant::now();
-    loop {
-        let s = status(dir);
-        if done(&s) {
-            return s;
-        }
-        assert!(start.elapsed() < timeout, "timed out waiting for {what}; last status {s}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn send(dir: &Path, command: &str) {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("commands")).unwrap();
-    writeln!(f, "{command}").unwrap();
-}
 
 #[test]
 fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
@@ -77,84 +53,6 @@ fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
     let frame = status(&dir)["frame"].as_u64().unwrap();
     wait_for(&dir, "frames to keep coming", minute, |s| s["frame"].as_u64().is_some_and(|f| f > frame));
     quit(&dir, child);
-}
-
-/// Starts the app on `file` under Xvfb with the control hook in `dir`.
-/// The app under test, in a process group of its own. Dropping it — a test that fails half-way —
-/// ends the whole group (xvfb-run, its Xvfb, the app), so no leftover keeps writing the status of a
-/// later run into the same control folder.
-struct RunningApp(std::process::Child);
-
-impl RunningApp {
-    fn spawn(command: &mut Command) -> Self {
-        use std::os::unix::process::CommandExt;
-        Self(command.process_group(0).spawn().expect("the app starts"))
-    }
-
-    fn try_wait(&mut self) -> Option<std::process::ExitStatus> {
-        self.0.try_wait().unwrap()
-    }
-}
-
-impl Drop for RunningApp {
-    fn drop(&mut self) {
-        if self.0.try_wait().ok().flatten().is_none() {
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.0.id())]).status();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-fn start(dir: &Path, file: &Path) -> RunningApp {
-    start_with(dir, file, &[])
-}
-
-fn start_with(dir: &Path, file: &Path, args: &[&str]) -> RunningApp {
-    let runtime = dir.join("xdg");
-    std::fs::create_dir_all(&runtime).unwrap();
-    RunningApp::spawn(
-        Command::new("xvfb-run")
-            .args(["-a", "-s", "-screen 0 1280x800x24"])
-            .arg(bin())
-            .arg(file)
-            .args(args)
-            .env("LWO_WMO_VIEWER_CONTROL", dir)
-            .env("XDG_CONFIG_HOME", dir.join("config"))
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .env("RUST_LOG", "info,lwo_wmo_viewer=debug")
-            .stdout(Stdio::null())
-            // Kept beside the control files, for a failure to be looked into.
-            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
-    )
-}
-
-/// Asks the app to quit and waits for it; one still running after 20 s is ended with its group.
-fn quit(dir: &Path, mut app: RunningApp) {
-    send(dir, "quit");
-    let start = Instant::now();
-    while app.try_wait().is_none() && start.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// Picks a grid of window pixels over the 3D view and returns every pick that hit something.
-fn pick_grid(dir: &Path, columns: u32, rows: u32) -> Vec<serde_json::Value> {
-    let mut hits = Vec::new();
-    for row in 0..rows {
-        for column in 0..columns {
-            // The 3D view lies right of the panel (300 to 400 pixels) and below the menu bar.
-            let x = 420 + column * (1280 - 440) / columns.max(1);
-            let y = 60 + row * (800 - 80) / rows.max(1);
-            let before = status(dir)["picks"].as_u64().unwrap_or(0);
-            send(dir, &format!("pick {x} {y}"));
-            let s =
-                wait_for(dir, "the pick", Duration::from_secs(30), |s| s["picks"].as_u64().is_some_and(|n| n > before));
-            if !s["pick"].is_null() {
-                hits.push(s["pick"].clone());
-            }
-        }
-    }
-    hits
 }
 
 #[test]
@@ -253,23 +151,6 @@ fn picks_name_the_mopy_entry_material_and_doodad_they_came_from() {
         assert_eq!(hit["doodad"]["model"].as_str(), Some(name.as_str()), "{hit}");
         assert!(hit["heading"].as_str().unwrap().to_ascii_lowercase().contains(".m2"), "{hit}");
     }
-}
-
-/// Where the 3D camera draws `point` (scene space), in window pixels, from the status the app writes.
-fn window_pixel(status: &serde_json::Value, point: [f32; 3]) -> Option<(u32, u32)> {
-    let m: Vec<f32> =
-        status["camera"]["clip_from_world"].as_array()?.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
-    let viewport: Vec<f32> =
-        status["camera"]["viewport"].as_array()?.iter().filter_map(|v| v.as_f64()).map(|v| v as f32).collect();
-    let [x, y, z] = point;
-    let clip: [f32; 4] = std::array::from_fn(|row| m[row] * x + m[4 + row] * y + m[8 + row] * z + m[12 + row]);
-    if clip[3] <= 0.0 {
-        return None;
-    }
-    let (nx, ny) = (clip[0] / clip[3], clip[1] / clip[3]);
-    let px = viewport[0] + (nx + 1.0) / 2.0 * viewport[2];
-    let py = viewport[1] + (1.0 - ny) / 2.0 * viewport[3];
-    Some((px.round() as u32, py.round() as u32))
 }
 
 /// File ▸ Export through the control hook: the shown WMO is written as a glTF binary while the window
@@ -489,94 +370,6 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     });
     assert_eq!(s["triangles"], 36);
     quit(&again, child);
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_folder(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-/// A virtual X server of the test's own, its display number read from `-displayfd`, so that another X
-/// client — the XDND dropper — can reach the app's window (xvfb-run hides its display).
-struct XServer {
-    child: std::process::Child,
-    display: String,
-}
-
-impl XServer {
-    fn start() -> Self {
-        use std::io::BufRead;
-        let mut child = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb (package xvfb) starts");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        assert!(!line.trim().is_empty(), "Xvfb printed no display number");
-        Self { child, display: format!(":{}", line.trim()) }
-    }
-
-    /// Drops `files` on the viewer's window as a file manager does (`tests/tools/xdnd_drop.py`).
-    fn drop_files(&self, files: &[&Path]) {
-        let tool = crate::support::repo().join("tests/tools/xdnd_drop.py");
-        let out = Command::new("/usr/bin/python3")
-            .arg(&tool)
-            .args(files)
-            .env("DISPLAY", &self.display)
-            .output()
-            .expect("Debian's python3 runs xdnd_drop.py");
-        assert!(out.status.success(), "xdnd_drop.py {files:?}: {}", String::from_utf8_lossy(&out.stderr));
-    }
-}
-
-impl XServer {
-    /// Presses and releases `key` (an X keysym name) with the pointer over the 3D view, through XTest.
-    fn press_key(&self, key: &str) {
-        // With no window manager nothing gives the window the keyboard: the script focuses it first.
-        const SCRIPT: &str = r#"
-import sys, time
-from Xlib import display, X, XK
-from Xlib.ext import xtest
-d = display.Display()
-def find(w):
-    for c in w.query_tree().children:
-        if 'lwo-wmo-viewer' in (c.get_wm_name() or ''):
-            return c
-        r = find(c)
-        if r:
-            return r
-find(d.screen().root).set_input_focus(X.RevertToParent, X.CurrentTime)
-xtest.fake_input(d, X.MotionNotify, x=900, y=400)
-k = d.keysym_to_keycode(XK.string_to_keysym(sys.argv[1]))
-xtest.fake_input(d, X.KeyPress, k)
-d.sync()
-time.sleep(0.1)
-xtest.fake_input(d, X.KeyRelease, k)
-d.sync()
-"#;
-        let out = Command::new("/usr/bin/python3")
-            .args(["-c", SCRIPT, key])
-            .env("DISPLAY", &self.display)
-            .output()
-            .expect("python3-xlib");
-        assert!(out.status.success(), "pressing {key}: {}", String::from_utf8_lossy(&out.stderr));
-    }
-}
-
-impl Drop for XServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Real drag-and-drop through X's XDND protocol, from another X client, into winit: an LWO, a WMO root

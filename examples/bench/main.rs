@@ -1,0 +1,93 @@
+//! Side-by-side benchmark: this project's parse + mesh build against assimp (C API, loaded at run time)
+//! on every assimp-testmodels LWO file and on a generated scan-sized LWO, and against the `wow-wmo`
+//! crate on a generated zone-sized WMO; our MPQ reader against StormLib (`libstorm.so.9`, loaded at run
+//! time) on a generated client-sized archive; peak memory of each; the viewer's time to its first frame
+//! and its frame times with the large files on screen.
+//!
+//! It builds without Bevy, in a release profile of its own (`perf`); the `--frames` and `--thumbnails`
+//! sections run the viewer binary, which `cargo build` makes first:
+//!
+//!     cargo build && cargo run --profile perf --no-default-features --features fixtures --example bench
+//!
+//! with `-- --quick` (small generated files, a smoke run), `-- --lwo` (the LightWave rows: corpus, large
+//! file, linearity), `-- --wmo` (the generated zone against wow-wmo), `-- --mpq` (the MPQ rows),
+//! `-- --frames` (the viewer's frames), `-- --thumbnails` (the batch thumbnail row) or `-- --timing`
+//! (the timing checks kept out of the default test suite).
+//!
+//! Section flags combine (`--lwo --wmo`); the target lines come together at the end. The viewer's
+//! frames are measured with `--measure-frames`, which runs the render world after the main world
+//! (pipelined rendering off) so that the main world's CPU time is its own.
+//!
+//! Every measurement runs in a child process of its own (this binary with `--child`), so that each peak
+//! resident set is its own; times are the median of several runs inside the child.
+
+use std::path::{Path, PathBuf};
+
+mod children;
+mod runs;
+mod sections;
+
+use crate::{children::*, runs::*, sections::*};
+
+pub(crate) const CORPUS: &str = "/usr/share/assimp/models/LWO";
+
+/// Loads a child makes of a corpus file for the steady-state reference line.
+pub(crate) const STEADY_RUNS: usize = 301;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--child") {
+        let (kind, path, runs) = (&args[2], Path::new(&args[3]), args[4].parse().unwrap_or(1));
+        println!("{}", child(kind, path, runs));
+        return;
+    }
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let quick = flag("--quick");
+    // A section flag runs that section alone; none runs them all.
+    let sections = ["--lwo", "--wmo", "--frames", "--mpq", "--thumbnails", "--timing"];
+    let all = !sections.iter().any(|s| flag(s));
+    let data = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target"))
+        .join("bench-data");
+    let generated = || generated_files(&data, quick).expect("write the generated files");
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| {
+        c.lines().find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()))
+    });
+    println!(
+        "machine: {} × {}",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        cpu.unwrap_or_default()
+    );
+
+    // The targets of the second performance round (the README's table), printed together at the end.
+    let mut targets = Vec::new();
+    if all || flag("--lwo") {
+        targets.extend(lightwave_rows(&generated().0));
+    }
+    if all || flag("--wmo") {
+        targets.extend(wmo_rows(&generated().1));
+    }
+    if all || flag("--mpq") {
+        match generated_archive(&data, if quick { 500 } else { 20_000 }) {
+            Ok(archive) => compare_mpq(&archive, 3),
+            Err(e) => println!("MPQ archive: {e}"),
+        }
+    }
+    if all || flag("--frames") {
+        let (large_lwo, large_wmo) = generated();
+        targets.extend(viewer_rows(&large_lwo, &large_wmo, !quick));
+    }
+    if all || flag("--thumbnails") {
+        thumbnails(&data);
+    }
+    if all || flag("--timing") {
+        timing_tests();
+    }
+    if !targets.is_empty() {
+        println!("\ntargets:");
+        for line in targets {
+            println!("{line}");
+        }
+    }
+}
