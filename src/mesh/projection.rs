@@ -13,8 +13,8 @@ fn fract(x: f32) -> f32 {
     if x > 0.0 && x < 2.0 { x - f32::from(u8::from(x >= 1.0)) } else { x - x.floor() }
 }
 
-/// The angle of (x, y), made in f64 and rounded once: the correctly rounded angle nearly everywhere
-/// (f32's own `atan2` is an ulp off for some points), so UVs do not depend on the platform's f32 libm.
+/// The angle of (x, y), made in f64 and rounded once: the correctly rounded angle nearly everywhere,
+/// where f32's own `atan2` is an ulp off for some points.
 #[inline]
 fn atan2(y: f32, x: f32) -> f32 {
     f64::from(y).atan2(f64::from(x)) as f32

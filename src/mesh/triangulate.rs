@@ -544,8 +544,8 @@ pub const QUICK_QUAD_LANES: usize = 8;
 /// [`fans_quickly`] for [`QUICK_QUAD_LANES`] quads at once: bit k of the answer is quad k's. Each quad's
 /// operations are those of its own test, in the same order, so its answer is the same (Rust neither
 /// fuses a multiply-add nor reorders a sum on its own); the loop over the quads, without a branch, is
-/// what the compiler makes vector instructions of, the quads side by side in the lanes (in the build
-/// for session 40's machine, AVX-512 registers of eight f64 lanes; a portable build has SSE2's two).
+/// what the compiler makes vector instructions of, the quads side by side in the lanes (SSE2's two f64
+/// lanes in a baseline x86-64 build, more where the target has wider registers).
 #[inline(always)]
 pub fn quads_fan_quickly(by_lane: &QuadLanes) -> u32 {
     let mut passed = [false; QUICK_QUAD_LANES];
@@ -558,10 +558,9 @@ pub fn quads_fan_quickly(by_lane: &QuadLanes) -> u32 {
 
 /// [`QUICK_QUAD_LANES`] quads by corner and axis, `[corner][axis][quad]`: each quad's value in its
 /// lane, so that the vector instructions read each coordinate of all the quads in plain loads. Read
-/// quad by quad, the compiler gathered each coordinate (`vgatherdps`, slow on session 40's machine:
-/// the earth files gained 3 % where this layout gains 10 %). The values go in one at a time
-/// ([`set_quad_lane`]), and each vector load waits for the stores it spans to reach the cache (no
-/// store forwards to a load wider than itself); that wait is part of the 10 %.
+/// quad by quad, the compiler gathers each coordinate, which is slow on most x86 processors. The values
+/// go in one at a time ([`set_quad_lane`]), and each vector load waits for the stores it spans to reach
+/// the cache (no store forwards to a load wider than itself).
 pub type QuadLanes = [[[f32; QUICK_QUAD_LANES]; 3]; 4];
 
 /// Puts `quad`'s corners in lane `k` of `lanes`.

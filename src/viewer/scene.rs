@@ -84,7 +84,7 @@ impl Plugin for ViewerScenePlugin {
 /// camera, the panel, visibility flags, a load's polling), and Bevy's multi-threaded executor woke the
 /// compute pool's threads for them at a cost greater than their own: with lavapipe busy on both cores,
 /// the main world of an idle one-polygon scene ran 3.4 ms of CPU a frame, and of the 300-group zone
-/// seen from inside 4.7 ms; on one thread, 0.7 and 0.6 ms (`cargo run --example bench -- --frames`).
+/// seen from inside 4.7 ms; on one thread, 0.7 and 0.6 ms (the bench's `--frames` section).
 /// Systems that split their own work (`par_iter`, the loader's tasks) still use the pools. Run in
 /// `PreStartup`, so every schedule after it (`Startup` on) is changed; the running one is not in
 /// [`Schedules`] and keeps its executor for that one run.

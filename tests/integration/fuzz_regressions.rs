@@ -62,7 +62,7 @@ fn every_fuzzer_finding_now_ends_in_a_value_or_an_error() {
     assert!(replayed > 0, "the findings under {}", root.display());
 }
 
-/// mesh_build's finding of session 38: polygons whose finite corners project onto their plane past
+/// mesh_build's finding `crash-5e54178…`: polygons whose finite corners project onto their plane past
 /// what the triangulators can order, one to −∞ and one to about 1.8·10²⁹. lyon, given the first, broke
 /// its own ordering invariant (a debug assertion; with its assertions off it drew three triangles of
 /// it), and the second was triangulated too. Now neither gets any: the file's meshes hold 71
@@ -76,7 +76,7 @@ fn a_polygon_projecting_past_f32_s_range_gets_no_triangles() {
     assert_eq!(meshes.rendered_triangles(), 71);
 }
 
-/// mesh_build's finding of session 42: a damaged `earth_planar_x.lwo` whose POLS lost a count, so that
+/// mesh_build's finding `timeout-cca7f472…`: a damaged `earth_planar_x.lwo` whose POLS lost a count, so that
 /// one polygon runs on over 217 corners (the next records' counts read as point numbers), one of them
 /// 1.17·10⁷ from the others. lyon's f32 sweep kept finding crossings of the pieces it had just cut: it
 /// made 1.46 million vertices in 4.5 s and 390 MB before returning, and the polygon got no triangles

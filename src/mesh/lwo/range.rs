@@ -494,12 +494,11 @@ fn projection_table(
 ) -> PagedPointTable<[u32; 2]> {
     let mut table = PagedPointTable::new(layer.points.len());
     // The mesh of every face needs every point's UV but those of points no polygon names: a cylinder's
-    // or a sphere's are made here, eight points at a time in vector lanes (`project_all_around`; a
-    // turned block's one point after another, the arc tangents and divisions of one overlapping the
-    // next one's), where made as corners first met their points each held up the corners' work (corpus
-    // spheres mapped so loaded 5–6 % faster one point after another, for 0.7 % more instructions, then
-    // 15 % faster in lanes; planar maps, a few products a point, gain nothing). Any other mesh makes its
-    // points' UVs as they come, so that no point of another surface is projected.
+    // or a sphere's are made here, one point after another (`project_all_around`, or `project` for a
+    // turned block), the arc tangents and divisions of one overlapping the next one's, where made as
+    // corners first met their points each held up the corners' work (planar maps, a few products a
+    // point, gain nothing). Any other mesh makes its points' UVs as they come, so that no point of
+    // another surface is projected.
     if matches!(block.projection, Projection::Cylindrical | Projection::Spherical) && holds_every_face() {
         #[cfg(test)]
         UVS_MADE_UP_FRONT.with(|made| made.set(made.get() + 1));
