@@ -67,9 +67,13 @@ pub(crate) fn child(kind: &str, path: &Path, runs: usize) -> Value {
 }
 
 pub(crate) fn measure(kind: &str, path: &Path, runs: usize) -> Value {
-    let output = Command::new(std::env::current_exe().expect("own path"))
-        .args(["--child", kind, &path.to_string_lossy(), &runs.to_string()])
-        .output();
+    let mut command = Command::new(std::env::current_exe().expect("own path"));
+    command.args(["--child", kind, &path.to_string_lossy(), &runs.to_string()]);
+    // Ours on the viewer's allocator, a peer on the system's (see `BenchAllocator`).
+    if !kind.starts_with("ours") {
+        command.env(crate::PEER_ALLOCATOR, "1");
+    }
+    let output = command.output();
     match output {
         Ok(out) => serde_json::from_slice(&out.stdout).unwrap_or_else(|_| json!({ "error": format!("child failed: {}", String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")) })),
         Err(e) => json!({ "error": e.to_string() }),

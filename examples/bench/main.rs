@@ -29,6 +29,77 @@ mod sections;
 
 use crate::{children::*, runs::*, sections::*};
 
+/// Our children run on the viewer's allocator (mimalloc, as `src/main.rs` picks it), so that what is
+/// measured is what the viewer runs; a peer's children on the system's, as a program that uses that peer
+/// would (assimp's C++ allocates there whatever the process picks): `measure` sets
+/// [`PEER_ALLOCATOR`] for them. Chosen at the process's first allocation and never changed, so every
+/// block is freed by the allocator that made it.
+#[global_allocator]
+static ALLOCATOR: BenchAllocator = BenchAllocator;
+
+/// The environment variable that puts a child on the system's allocator.
+pub(crate) const PEER_ALLOCATOR: &str = "LWO_WMO_BENCH_SYSTEM_ALLOCATOR";
+
+struct BenchAllocator;
+
+/// 0 not yet chosen, 1 mimalloc, 2 the system's.
+static CHOSEN: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+impl BenchAllocator {
+    fn system(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        match CHOSEN.load(Relaxed) {
+            1 => false,
+            2 => true,
+            _ => {
+                // SAFETY: `getenv` reads the environment, which nothing changes while the process is
+                // single-threaded at its start; the name is a NUL-terminated literal.
+                let set = unsafe { !libc::getenv(c"LWO_WMO_BENCH_SYSTEM_ALLOCATOR".as_ptr()).is_null() };
+                CHOSEN.store(if set { 2 } else { 1 }, Relaxed);
+                set
+            }
+        }
+    }
+}
+
+// SAFETY: every call is passed on unchanged to one of two allocators, the same one for the whole
+// process, so each block is freed and grown by the allocator that made it.
+unsafe impl std::alloc::GlobalAlloc for BenchAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        unsafe { if self.system() { std::alloc::System.alloc(layout) } else { mimalloc::MiMalloc.alloc(layout) } }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        unsafe {
+            if self.system() {
+                std::alloc::System.alloc_zeroed(layout)
+            } else {
+                mimalloc::MiMalloc.alloc_zeroed(layout)
+            }
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe {
+            if self.system() {
+                std::alloc::System.dealloc(ptr, layout)
+            } else {
+                mimalloc::MiMalloc.dealloc(ptr, layout)
+            }
+        }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        unsafe {
+            if self.system() {
+                std::alloc::System.realloc(ptr, layout, new_size)
+            } else {
+                mimalloc::MiMalloc.realloc(ptr, layout, new_size)
+            }
+        }
+    }
+}
+
 pub(crate) const CORPUS: &str = "/usr/share/assimp/models/LWO";
 
 /// Loads a child makes of a corpus file for the steady-state reference line.
