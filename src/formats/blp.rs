@@ -1,6 +1,7 @@
-//! BLP textures (BLP1 and BLP2: palettized, DXT1/3/5, JPEG) → RGBA8 pixels with their mip chain, through
-//! `wow-blp`. The header is checked here first because `wow-blp` sizes its buffers by the header's width
-//! and height: a 20-byte file claiming 65535×65535 DXT1 would otherwise ask for gigabytes.
+//! BLP textures (BLP1 and BLP2: palettized with 0/1/4/8-bit alpha, DXT1/3/5, uncompressed BGRA, JPEG)
+//! → RGBA8 pixels with their mip chain. DXT blocks decode through `texpresso`, JPEG through `image`;
+//! the rest is read here. The header is checked first: a 20-byte file claiming 65535×65535 DXT1 must
+//! not size a buffer.
 
 /// Largest side accepted; WoW's own textures stop at 4096.
 pub const MAX_SIDE: u32 = 8192;
@@ -35,7 +36,7 @@ pub enum BlpError {
     JpegHeaderPastEnd { size: u32, at: usize, file: usize },
     #[error("BLP level 0 decoded as {decoded:?}, the header says {width}×{height}")]
     WrongSize { decoded: (u32, u32), width: u32, height: u32 },
-    /// The decoder (`wow-blp`) refused the pixel data.
+    /// The pixel data does not decode.
     #[error("BLP data: {0}")]
     Decoder(String),
 }
@@ -54,10 +55,9 @@ pub struct BlpTexture {
 const ALPHA_TYPE_AT: usize = 10;
 const KNOWN_ALPHA_TYPES: [u8; 4] = [0, 1, 7, 8];
 
-/// The alpha type `wow-blp` must see to decode a BLP2 header as the client does. For DXT it picks the
-/// format from the alpha type alone (0 DXT1, 1 DXT3, 7 DXT5, anything else an error), where the client
-/// takes DXT1 for 0 or 1 alpha bits, else DXT5 for type 7 and DXT3 for any other; other encodings keep
-/// a known type and read an unknown one as 0.
+/// The alpha type a BLP2 header means, as the client reads it: for DXT, DXT1 (0) for 0 or 1 alpha bits,
+/// else DXT5 (7) for type 7 and DXT3 (1) for any other; other encodings keep a known type and read an
+/// unknown one as 0.
 fn alpha_type_for_decoder(compression: u8, alpha_bits: u8, alpha_type: u8) -> u8 {
     match (compression, alpha_bits, alpha_type) {
         (2, 0 | 1, _) => 0,
@@ -73,8 +73,8 @@ fn header_word(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// Width and height as the header states them, after checking every offset and size `wow-blp` will
-/// follow: it adds them in 32 bits and slices by them, so a hostile header must not reach it.
+/// Width and height as the header states them, after checking every offset and size the decoder will
+/// follow, so that a hostile header never slices past the file or sizes a buffer.
 pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
     let magic = bytes.get(..4).ok_or(BlpError::NoMagic)?;
     let header_end = match magic {
@@ -149,51 +149,152 @@ pub fn describe_encoding(bytes: &[u8]) -> Result<String, BlpError> {
 }
 
 /// Decodes level 0 and the file's mip levels for as long as each halves the one before (the chain a GPU
-/// texture takes); a level that breaks the chain ends it.
+/// texture takes); a level that breaks the chain, or whose data is short, ends it.
 pub fn decode(bytes: &[u8]) -> Result<BlpTexture, BlpError> {
     let (width, height) = checked_dimensions(bytes)?;
-    // `wow-blp` reads the alpha type differently from the client (see `alpha_type_for_decoder`): it
-    // gets a copy of the header with the type that decodes as the client would.
     let mut warnings = Vec::new();
-    let patched;
-    let alpha_type = bytes[ALPHA_TYPE_AT];
-    let wanted = alpha_type_for_decoder(bytes[8], bytes[9], alpha_type);
-    let bytes = if &bytes[..4] == b"BLP2" && wanted != alpha_type {
+    let encoding = Encoding::of(bytes, &mut warnings)?;
+    let levels_in_file = if encoding.has_mips { 16 } else { 1 };
+    let mut levels = Vec::new();
+    let (mut w, mut h) = (width, height);
+    for level in 0..levels_in_file {
+        let (offset, size) = (
+            header_word(bytes, encoding.offsets_at + 4 * level),
+            header_word(bytes, encoding.offsets_at + 64 + 4 * level),
+        );
+        // `checked_dimensions` has checked every level a mip chain of this size can have.
+        let data = bytes.get(offset as usize..offset as usize + size as usize).unwrap_or(&[]);
+        match encoding.decode_level(bytes, data, w, h) {
+            Ok(pixels) => levels.push(pixels),
+            Err(e) if level == 0 => return Err(e),
+            Err(_) => break,
+        }
+        if w == 1 && h == 1 {
+            break;
+        }
+        (w, h) = ((w / 2).max(1), (h / 2).max(1));
+    }
+    Ok(BlpTexture { width, height, levels, warnings })
+}
+
+/// How a file's levels are stored, read from its header.
+struct Encoding {
+    kind: Kind,
+    alpha_bits: u8,
+    has_mips: bool,
+    /// Where the 16 level offsets start (the 16 sizes follow).
+    offsets_at: usize,
+    /// The palette or the shared JPEG header: where it starts.
+    shared_at: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Jpeg,
+    Palette,
+    Dxt(texpresso::Format),
+    Bgra,
+}
+
+impl Encoding {
+    fn of(bytes: &[u8], warnings: &mut Vec<crate::formats::Warning>) -> Result<Self, BlpError> {
+        let jpeg = header_word(bytes, 4) != 1;
+        if &bytes[..4] == b"BLP1" {
+            let kind = if jpeg { Kind::Jpeg } else { Kind::Palette };
+            let alpha_bits = header_word(bytes, 8).min(8) as u8;
+            return Ok(Self {
+                kind,
+                alpha_bits,
+                has_mips: header_word(bytes, 24) != 0,
+                offsets_at: 28,
+                shared_at: 156,
+            });
+        }
+        let (compression, alpha_bits, alpha_type) = (bytes[8], bytes[9], bytes[ALPHA_TYPE_AT]);
+        let known = alpha_type_for_decoder(compression, alpha_bits, alpha_type);
         if !KNOWN_ALPHA_TYPES.contains(&alpha_type) {
             warnings.push(crate::formats::Warning::new(
                 "header",
                 ALPHA_TYPE_AT,
-                format!("alpha type {alpha_type} is none a client writes (0, 1, 7, 8); read as {wanted}"),
+                format!("alpha type {alpha_type} is none a client writes (0, 1, 7, 8); read as {known}"),
             ));
         }
-        let mut copy = bytes.to_vec();
-        copy[ALPHA_TYPE_AT] = wanted;
-        patched = copy;
-        &patched[..]
-    } else {
-        bytes
-    };
-    let blp = wow_blp::parser::load_blp_from_buf(bytes).map_err(|e| BlpError::Decoder(e.to_string()))?;
-    let top = wow_blp::convert::blp_to_image(&blp, 0).map_err(|e| BlpError::Decoder(e.to_string()))?.to_rgba8();
-    if top.dimensions() != (width, height) {
-        return Err(BlpError::WrongSize { decoded: top.dimensions(), width, height });
+        let kind = match (jpeg, compression, known) {
+            (true, _, _) => Kind::Jpeg,
+            (false, 1, _) => Kind::Palette,
+            (false, 2, 0) => Kind::Dxt(texpresso::Format::Bc1),
+            (false, 2, 7) => Kind::Dxt(texpresso::Format::Bc3),
+            (false, 2, _) => Kind::Dxt(texpresso::Format::Bc2),
+            (false, 3, _) => Kind::Bgra,
+            (false, other, _) => {
+                return Err(BlpError::Decoder(format!("compression {other} at byte 8 is not 1, 2 or 3")));
+            }
+        };
+        Ok(Self { kind, alpha_bits, has_mips: bytes[11] != 0, offsets_at: 20, shared_at: 148 })
     }
-    let mut levels = vec![top.into_raw()];
-    let (mut w, mut h) = (width, height);
-    for level in 1..blp.image_count() {
-        if w == 1 && h == 1 {
-            break;
+
+    /// One level's RGBA8 pixels, `w` × `h`, from its bytes `data` in the file `bytes`.
+    fn decode_level(&self, bytes: &[u8], data: &[u8], w: u32, h: u32) -> Result<Vec<u8>, BlpError> {
+        let (w, h) = (w as usize, h as usize);
+        let pixels = w * h;
+        let short =
+            |needed: usize| BlpError::Decoder(format!("a {w}×{h} level needs {needed} bytes, it has {}", data.len()));
+        match self.kind {
+            Kind::Bgra => {
+                let data = data.get(..4 * pixels).ok_or_else(|| short(4 * pixels))?;
+                Ok(data.chunks_exact(4).flat_map(|p| [p[2], p[1], p[0], p[3]]).collect())
+            }
+            Kind::Dxt(format) => {
+                let needed = format.compressed_size(w, h);
+                let data = data.get(..needed).ok_or_else(|| short(needed))?;
+                let mut out = vec![0; 4 * pixels];
+                format.decompress(data, w, h, &mut out);
+                if self.alpha_bits == 0 {
+                    out.iter_mut().skip(3).step_by(4).for_each(|a| *a = 255);
+                }
+                Ok(out)
+            }
+            Kind::Palette => {
+                let palette = bytes
+                    .get(self.shared_at..self.shared_at + 1024)
+                    .ok_or(BlpError::HeaderCut { length: bytes.len(), header: self.shared_at + 1024 })?;
+                let alpha_bytes = (pixels * usize::from(self.alpha_bits)).div_ceil(8);
+                let data = data.get(..pixels + alpha_bytes).ok_or_else(|| short(pixels + alpha_bytes))?;
+                let (indices, alpha) = data.split_at(pixels);
+                let mut out = Vec::with_capacity(4 * pixels);
+                for (i, &index) in indices.iter().enumerate() {
+                    let c = &palette[4 * usize::from(index)..4 * usize::from(index) + 4];
+                    let a = match self.alpha_bits {
+                        1 => 255 * ((alpha[i / 8] >> (i % 8)) & 1),
+                        4 => 17 * ((alpha[i / 2] >> (4 * (i % 2))) & 0xF),
+                        8 => alpha[i],
+                        _ => 255,
+                    };
+                    out.extend([c[2], c[1], c[0], a]);
+                }
+                Ok(out)
+            }
+            Kind::Jpeg => {
+                // The shared header (its size checked by `checked_dimensions`) followed by the level's data.
+                let header_size = header_word(bytes, self.shared_at) as usize;
+                let header = &bytes[self.shared_at + 4..self.shared_at + 4 + header_size];
+                let whole = [header, data].concat();
+                let image = image::load_from_memory_with_format(&whole, image::ImageFormat::Jpeg)
+                    .map_err(|e| BlpError::Decoder(format!("JPEG: {e}")))?
+                    .into_rgba8();
+                if image.dimensions() != (w as u32, h as u32) {
+                    return Err(BlpError::WrongSize { decoded: image.dimensions(), width: w as u32, height: h as u32 });
+                }
+                // BLP's JPEGs hold blue where JPEG puts red.
+                let mut out = image.into_raw();
+                out.chunks_exact_mut(4).for_each(|p| p.swap(0, 2));
+                if self.alpha_bits == 0 {
+                    out.iter_mut().skip(3).step_by(4).for_each(|a| *a = 255);
+                }
+                Ok(out)
+            }
         }
-        let (next_w, next_h) = ((w / 2).max(1), (h / 2).max(1));
-        let Ok(mip) = wow_blp::convert::blp_to_image(&blp, level) else { break };
-        let mip = mip.to_rgba8();
-        if mip.dimensions() != (next_w, next_h) {
-            break;
-        }
-        levels.push(mip.into_raw());
-        (w, h) = (next_w, next_h);
     }
-    Ok(BlpTexture { width, height, levels, warnings })
 }
 
 #[cfg(test)]

@@ -232,41 +232,56 @@ fn liquid_mesh_leaves_out_dry_tiles() {
 
 #[test]
 fn blp_textures_decode_in_every_encoding_the_spec_lists() {
+    use lwo_wmo_viewer::fixtures::blp::{BlpEncoding, write_blp1, write_blp2};
     use lwo_wmo_viewer::scene::texture::{ImageFormat, decode};
     let decode_blp = |bytes: &[u8]| decode(bytes, "test.blp", ImageFormat::Blp);
-    use wow_blp::convert::{AlphaBits, Blp2Format, BlpTarget, DxtAlgorithm, FilterType, image_to_blp};
-    let source = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(16, 16, |x, y| {
-        image::Rgba([(x * 16) as u8, (y * 16) as u8, 128, if x < 8 { 255 } else { 0 }])
-    }));
-    let targets = [
-        ("palettized, no alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::NoAlpha }),
-        ("palettized, 1-bit alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::Bit1 }),
-        ("palettized, 4-bit alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::Bit4 }),
-        ("palettized, 8-bit alpha", Blp2Format::Raw1 { alpha_bits: AlphaBits::Bit8 }),
-        ("DXT1", Blp2Format::Dxt1 { has_alpha: true, compress_algorithm: DxtAlgorithm::ClusterFit }),
-        ("DXT3", Blp2Format::Dxt3 { has_alpha: true, compress_algorithm: DxtAlgorithm::ClusterFit }),
-        ("DXT5", Blp2Format::Dxt5 { has_alpha: true, compress_algorithm: DxtAlgorithm::ClusterFit }),
+    // 256 distinct colours, opaque on the left half and clear on the right.
+    let source: Vec<u8> = (0..256u32)
+        .flat_map(|i| [(i % 16 * 16) as u8, (i / 16 * 16) as u8, 128, if i % 16 < 8 { 255 } else { 0 }])
+        .collect();
+    // Worst channel difference from the source at level 0: alpha too where the encoding keeps it, and
+    // colour only where the source is opaque (DXT1 stores a clear pixel as clear black).
+    let worst = |pixels: &[u8], alpha: bool| {
+        pixels
+            .chunks_exact(4)
+            .zip(source.chunks_exact(4))
+            .filter(|(_, s)| !alpha || s[3] == 255)
+            .flat_map(|(p, s)| (0..if alpha { 4 } else { 3 }).map(move |k| p[k].abs_diff(s[k])))
+            .max()
+            .unwrap_or(0)
+    };
+    let encodings = [
+        ("palettized, no alpha", BlpEncoding::Palette(0), 0, false),
+        ("palettized, 1-bit alpha", BlpEncoding::Palette(1), 0, true),
+        ("palettized, 4-bit alpha", BlpEncoding::Palette(4), 0, true),
+        ("palettized, 8-bit alpha", BlpEncoding::Palette(8), 0, true),
+        ("DXT1", BlpEncoding::Dxt(1), 40, true),
+        ("DXT3", BlpEncoding::Dxt(3), 40, true),
+        ("DXT5", BlpEncoding::Dxt(5), 40, true),
+        ("uncompressed BGRA", BlpEncoding::Bgra, 0, true),
     ];
-    for (name, format) in targets {
-        let blp = image_to_blp(source.clone(), true, BlpTarget::Blp2(format), FilterType::Nearest).unwrap();
-        let bytes = wow_blp::encode::encode_blp(&blp).unwrap();
-        let image = decode_blp(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (name, encoding, tolerance, alpha) in encodings {
+        let image = decode_blp(&write_blp2(16, 16, &source, encoding, true)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!((image.width, image.height), (16, 16), "{name}");
         // 16, 8, 4, 2 and 1 pixels square, RGBA.
         assert_eq!(image.levels.len(), 5, "{name}");
         assert_eq!(image.levels.iter().map(Vec::len).sum::<usize>(), (256 + 64 + 16 + 4 + 1) * 4, "{name}");
+        assert!(worst(&image.levels[0], alpha) <= tolerance, "{name}: {}", worst(&image.levels[0], alpha));
+        if !alpha {
+            assert!(image.levels[0].iter().skip(3).step_by(4).all(|&a| a == 255), "{name}: opaque");
+        }
     }
-    // BLP1 (Warcraft III and the oldest WoW builds): palettized with alpha.
-    use wow_blp::convert::BlpOldFormat;
-    let blp1 = image_to_blp(
-        source.clone(),
-        true,
-        BlpTarget::Blp1(BlpOldFormat::Raw1 { alpha_bits: AlphaBits::Bit8 }),
-        FilterType::Nearest,
-    )
-    .unwrap();
-    let image = decode_blp(&wow_blp::encode::encode_blp(&blp1).unwrap()).unwrap();
-    assert_eq!((image.width, image.height), (16, 16));
+    // BLP1 (Warcraft III and the oldest WoW builds): palettized with alpha, and JPEG.
+    let image = decode_blp(&write_blp1(16, 16, &source, false, 8, true)).unwrap();
+    assert_eq!((image.width, image.height, image.levels.len()), (16, 16, 5));
+    assert_eq!(worst(&image.levels[0], true), 0);
+    let image = decode_blp(&write_blp1(16, 16, &source, true, 0, false)).unwrap();
+    assert_eq!((image.width, image.height, image.levels.len()), (16, 16, 1));
+    assert!(
+        worst(&image.levels[0], false) <= 24,
+        "JPEG, red and blue in their places: {}",
+        worst(&image.levels[0], false)
+    );
     assert!(decode_blp(b"BLP2 but not really").is_err());
 }
 
