@@ -4,11 +4,13 @@
 //! model and chunk tree) → [`mesh`] (triangulation, normals, axes) → [`scene`] (the neutral description
 //! every consumer reads: nodes, meshes with their source records, materials, textures) → `plugin` (its
 //! translation into Bevy assets; the `plugin` feature) → `viewer` (the application; the `viewer`
-//! feature). [`export`] writes a scene out as glTF. With the `fixtures` feature, `fixtures` writes files
+//! feature). [`animation`] plays M2 animation (sampling, bone poses, texture motion) for all of them
+//! without Bevy. [`export`] writes a scene out as glTF. With the `fixtures` feature, `fixtures` writes files
 //! back out, for samples, tests and benchmarks.
 
 #![forbid(unsafe_code)]
 
+pub mod animation;
 pub mod export;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;

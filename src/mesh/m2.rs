@@ -4,7 +4,7 @@
 use crate::formats::m2::{M2Model, Skin};
 
 use super::coords::wmo_to_bevy;
-use super::{Bounds, MeshData, Topology};
+use super::{Bounds, MeshData, SkinWeights, Topology};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnitMesh {
@@ -63,7 +63,29 @@ impl Geosets {
     }
 }
 
-pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
+/// The joints and weights of a vertex: its bones (global indices into the model's bones) at weight/255.
+/// Weights on bones that do not exist are dropped and the rest scaled back to 1; a vertex with no
+/// weight at all follows `spare`, the skeleton's identity joint (an M2 leaves such a vertex in place).
+fn vertex_skin(weights: [u8; 4], bones: [u8; 4], bone_count: usize, spare: u16) -> ([u16; 4], [f32; 4]) {
+    let mut joints = [0; 4];
+    let mut out = [0.0; 4];
+    let mut total = 0u32;
+    for k in 0..4 {
+        if weights[k] > 0 && usize::from(bones[k]) < bone_count {
+            joints[k] = u16::from(bones[k]);
+            out[k] = f32::from(weights[k]);
+            total += u32::from(weights[k]);
+        }
+    }
+    if total == 0 {
+        return ([spare, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
+    }
+    (joints, out.map(|w| w / total as f32))
+}
+
+/// The meshes of `view`'s texture units. With `skinned`, each vertex carries its bones and weights,
+/// with joint `bones.len()` standing for the identity.
+pub fn build(model: &M2Model, view: &Skin, geosets: Geosets, skinned: bool) -> M2Meshes {
     let mut out = M2Meshes {
         units: Vec::new(),
         triangles: 0,
@@ -73,6 +95,7 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
         bounds: Bounds::EMPTY,
     };
     let mut submeshes_drawn = std::collections::HashSet::new();
+    let bone_count = model.animation.bones.len();
     let positions: Vec<[f32; 3]> = model.vertices.iter().map(|v| wmo_to_bevy(v.position)).collect();
     let normals: Vec<[f32; 3]> = model.vertices.iter().map(|v| wmo_to_bevy(v.normal)).collect();
     for (u, unit) in view.texture_units.iter().enumerate() {
@@ -93,6 +116,9 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
         let material = Some(usize::from(unit.material)).filter(|&m| m < model.materials.len());
         let mut mesh = MeshData::new(Topology::Triangles);
         mesh.uv_sets = vec![Vec::new()];
+        if skinned {
+            mesh.skin = Some(SkinWeights::default());
+        }
         let mut remap = vec![u32::MAX; model.vertices.len()];
         let first = submesh.first_index();
         let end = first.saturating_add(usize::from(submesh.index_count)).min(view.triangle_indices.len());
@@ -114,7 +140,14 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
                     remap[v] = mesh.positions.len() as u32;
                     mesh.positions.push(positions[v]);
                     mesh.normals.push(normals[v]);
-                    mesh.uv_sets[0].push(model.vertices[v].uv[uv_set]);
+                    let vertex = &model.vertices[v];
+                    mesh.uv_sets[0].push(vertex.uv[uv_set]);
+                    if let Some(skin) = &mut mesh.skin {
+                        let (joints, weights) =
+                            vertex_skin(vertex.bone_weights, vertex.bone_indices, bone_count, bone_count as u16);
+                        skin.joints.push(joints);
+                        skin.weights.push(weights);
+                    }
                 }
                 mesh.indices.push(remap[v]);
             }
@@ -139,4 +172,22 @@ pub fn build(model: &M2Model, view: &Skin, geosets: Geosets) -> M2Meshes {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vertex_skin;
+
+    #[test]
+    fn vertex_weights_become_joint_weights() {
+        assert_eq!(vertex_skin([255, 0, 0, 0], [3, 0, 0, 0], 4, 4), ([3, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+        let (joints, weights) = vertex_skin([128, 127, 0, 0], [1, 2, 0, 0], 4, 4);
+        assert_eq!(joints, [1, 2, 0, 0]);
+        assert!((weights[0] - 128.0 / 255.0).abs() < 1e-6 && (weights[1] - 127.0 / 255.0).abs() < 1e-6);
+        // No weight, or weight only on a bone that does not exist: the identity joint.
+        assert_eq!(vertex_skin([0; 4], [0; 4], 4, 4), ([4, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+        assert_eq!(vertex_skin([255, 0, 0, 0], [9, 0, 0, 0], 4, 4), ([4, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+        // A weight on a missing bone is dropped and the rest scaled back to 1.
+        assert_eq!(vertex_skin([100, 100, 0, 0], [1, 9, 0, 0], 4, 4), ([1, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+    }
 }

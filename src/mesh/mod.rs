@@ -38,7 +38,7 @@ impl StandaloneMeshes {
                 doodads: root.doodads.iter().map(wmo::doodad_placement).collect(),
             },
             Model::WmoGroup(group) => Self::WmoGroup(wmo::build_group(group, None)),
-            Model::M2(model) => Self::M2(model.view(None).map(|view| m2::build(model, view, m2::Geosets::All))),
+            Model::M2(model) => Self::M2(model.view(None).map(|view| m2::build(model, view, m2::Geosets::All, false))),
         }
     }
 
@@ -76,6 +76,15 @@ pub struct MeshData {
     /// Morph targets (LightWave's MORF and SPOT maps), each as long as `positions`; every mesh of one
     /// layer carries the same targets in the same order, so one set of weights drives them all.
     pub morph_targets: Vec<MorphTarget>,
+    /// Each vertex's joints and weights (M2 bones), for a mesh posed by a skeleton.
+    pub skin: Option<SkinWeights>,
+}
+
+/// The joints (up to four) that move each vertex and how much each does (summing to 1).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SkinWeights {
+    pub joints: Vec<[u16; 4]>,
+    pub weights: Vec<[f32; 4]>,
 }
 
 /// One morph target of a mesh: what each vertex's position and normal gain at weight 1.
@@ -97,6 +106,7 @@ impl MeshData {
             indices: Vec::new(),
             triangle_records: Vec::new(),
             morph_targets: Vec::new(),
+            skin: None,
         }
     }
 
@@ -123,6 +133,10 @@ impl MeshData {
         }
         self.indices.clear();
         self.triangle_records.clear();
+        if let Some(skin) = &mut self.skin {
+            skin.joints.clear();
+            skin.weights.clear();
+        }
         for target in &mut self.morph_targets {
             target.positions.clear();
             target.normals.clear();
@@ -143,6 +157,10 @@ impl MeshData {
         }
         if let (Some(colors), Some(more)) = (&mut self.colors, &piece.colors) {
             extend(colors, more);
+        }
+        if let (Some(skin), Some(more)) = (&mut self.skin, &piece.skin) {
+            extend(&mut skin.joints, &more.joints);
+            extend(&mut skin.weights, &more.weights);
         }
         for (target, more) in self.morph_targets.iter_mut().zip(&piece.morph_targets) {
             extend(&mut target.positions, &more.positions);

@@ -87,7 +87,7 @@ fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &m
         });
     warnings.extend(notes.iter().map(ToString::to_string));
     let view = model.view(skin.as_ref());
-    let meshes = view.map(|v| mesh::m2::build(model, v, mesh::m2::Geosets::All));
+    let meshes = view.map(|v| mesh::m2::build(model, v, mesh::m2::Geosets::All, false));
     let mut out = Map::new();
     out.insert("version".into(), json!(model.version));
     out.insert("name".into(), json!(model.name));
@@ -114,6 +114,31 @@ fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &m
             .map(|m| json!({ "render_flags": m.flags, "render_flag_names": crate::scene::material::m2_flag_names(m.flags), "blend_mode": m.blend_mode, "blend_mode_name": crate::scene::material::m2_blend_name(m.blend_mode) }))
             .collect::<Vec<_>>()),
     );
+    let animation = &model.animation;
+    out.insert(
+        "sequences".into(),
+        json!(
+            animation
+                .sequences
+                .iter()
+                .map(|s| json!({
+                    "id": s.id,
+                    "name": m2::animation_name(s.id),
+                    "variation": s.variation,
+                    "duration_ms": s.duration_ms,
+                    "flags": s.flags,
+                    "in_anim_file": s.in_anim_file,
+                }))
+                .collect::<Vec<_>>()
+        ),
+    );
+    out.insert("bones".into(), json!(animation.bones.len()));
+    out.insert("global_sequences".into(), json!(animation.global_loops.len()));
+    out.insert("texture_transforms".into(), json!(animation.texture_transforms.len()));
+    out.insert("colors".into(), json!(animation.colors.len()));
+    out.insert("texture_weights".into(), json!(animation.texture_weights.len()));
+    out.insert("particle_emitters".into(), json!(animation.particle_emitters));
+    out.insert("ribbon_emitters".into(), json!(animation.ribbon_emitters));
     let arrays: Vec<&m2::HeaderArray> = model.arrays.iter().chain(skin.iter().flat_map(|s| s.arrays.iter())).collect();
     out.insert(
         "header_arrays".into(),

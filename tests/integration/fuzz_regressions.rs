@@ -31,7 +31,7 @@ fn entry_point(target: &str) -> fn(&[u8]) {
             if let Ok(model) = formats::m2::parse(b)
                 && let Some(view) = model.view(None)
             {
-                drop(mesh::m2::build(&model, view, mesh::m2::Geosets::DefaultVariants));
+                drop(mesh::m2::build(&model, view, mesh::m2::Geosets::DefaultVariants, true));
             }
         },
         other => panic!("no fuzz target named {other}"),

@@ -55,6 +55,72 @@ fn real_wotlk_doodads_open_with_their_header_counts() {
     }
 }
 
+/// What moves in each doodad, as its header gives it: sequence durations (ms, in file order), bones,
+/// texture transforms, colours, particle and ribbon emitters.
+const WOTLK_ANIMATION: [(&str, &[u32], usize, usize, usize, u32, u32); 12] = [
+    ("orcbonfire.m2", &[3333], 6, 0, 1, 3, 0),
+    ("lavafallsblackrock01.m2", &[66667], 1, 15, 0, 0, 0),
+    ("lamppost.m2", &[3000], 5, 0, 0, 0, 0),
+    ("booksonfire.m2", &[3333], 10, 0, 4, 5, 0),
+    ("westfalltree01.m2", &[1667, 3333, 1400, 966, 2667, 833, 1434], 1, 0, 0, 0, 0),
+    ("nastyspideregg.m2", &[666, 667, 167, 666, 667, 667, 100, 666], 14, 0, 2, 3, 0),
+    ("energytrail04.m2", &[31667], 11, 0, 0, 0, 10),
+    ("monasteryfalls.m2", &[6667], 2, 2, 2, 0, 0),
+    ("dr_banner01.m2", &[20667], 14, 0, 3, 1, 0),
+    ("dalaranpostbox.m2", &[3333], 15, 0, 6, 2, 0),
+    ("hologram_dreadlord.m2", &[2000, 4000, 3000], 79, 0, 2, 0, 0),
+    ("howlingfjord_burningship.m2", &[30333], 107, 21, 5, 2, 0),
+];
+
+/// The animated blocks read as the headers count them, every track within its file (no warnings), and
+/// every doodad poses to finite matrices at several times of its default sequence.
+#[test]
+fn real_wotlk_doodads_read_their_animation() {
+    use lwo_wmo_viewer::animation::{Clock, pose};
+    let Some(data) = wow_data() else { return };
+    for ((path, _, _), (name, durations, bones, transforms, colors, particles, ribbons)) in
+        WOTLK_DOODADS.iter().zip(WOTLK_ANIMATION)
+    {
+        assert!(path.ends_with(name), "{path} vs {name}");
+        let bytes = std::fs::read(data.join(path)).unwrap();
+        let document = parse_document(&bytes).unwrap();
+        let Model::M2(model) = &document.model else { panic!("{path}: not an M2") };
+        let a = &model.animation;
+        let read: Vec<u32> = a.sequences.iter().map(|s| s.duration_ms).collect();
+        assert_eq!(read, durations, "{path}: sequence durations");
+        assert_eq!(
+            (a.bones.len(), a.texture_transforms.len(), a.colors.len(), a.particle_emitters, a.ribbon_emitters),
+            (bones, transforms, colors, particles, ribbons),
+            "{path}"
+        );
+        assert!(model.warnings.is_empty(), "{path}: {:?}", model.warnings);
+        assert!(a.sequences.iter().all(|s| !s.in_anim_file), "{path}: every sequence keeps its keys in the .m2");
+        let sequence = a.default_sequence().unwrap();
+        let mut matrices = Vec::new();
+        for seconds in [0.0, 0.37, 1.5, 12.0] {
+            pose(a, &Clock::looping(a, sequence, seconds), None, &mut matrices);
+            assert!(matrices.iter().all(|m| m.is_finite()), "{path} at {seconds} s");
+        }
+    }
+}
+
+/// The spider egg's sequences are found by id as the client finds them, and named.
+#[test]
+fn real_sequence_lookup_finds_each_id() {
+    let Some(data) = wow_data() else { return };
+    let path = "world/azeroth/zulgurub/activedoodads/spiderarea/nastyspideregg.m2";
+    let document = parse_document(&std::fs::read(data.join(path)).unwrap()).unwrap();
+    let Model::M2(model) = &document.model else { panic!("not an M2") };
+    let a = &model.animation;
+    for (index, sequence) in a.sequences.iter().enumerate().filter(|(_, s)| s.variation == 0) {
+        assert_eq!(a.find_sequence(sequence.id), Some(index), "id {}", sequence.id);
+    }
+    assert_eq!(a.default_sequence(), a.find_sequence(0));
+    let names: Vec<_> = a.sequences.iter().map(|s| lwo_wmo_viewer::formats::m2::animation_name(s.id)).collect();
+    assert_eq!(names[0], Some("Closed"));
+    assert_eq!(names[2], Some("Stand"));
+}
+
 /// The Cataclysm-and-later chunked models (MD21) are not read yet: each is refused with one line that
 /// names the container and the offset, never a panic.
 #[test]

@@ -45,7 +45,7 @@ fn fixture_models_and_skins_read_back_to_what_was_written() {
                 );
             }
         }
-        let meshes = build(&model, &skin, Geosets::All);
+        let meshes = build(&model, &skin, Geosets::All, false);
         assert_eq!(meshes.units.len(), skin.texture_units.len(), "{name}: one mesh per texture unit");
         assert_eq!(meshes.triangles, parts.triangle_indices.len() / 3);
         assert_eq!(meshes.dropped_triangles, 0);
@@ -334,18 +334,24 @@ fn blp2_uncompressed_bgra_and_unknown_alpha_types_decode() {
     }
     // DXT picks its format as the client does, from the alpha bits first: DXT1 data with 0 or 1 alpha
     // bits stays DXT1 whatever the type says, and 8-bit alpha is DXT5 only for type 7, DXT3 otherwise.
-    use wow_blp::convert::{Blp2Format, BlpTarget, DxtAlgorithm, FilterType, image_to_blp};
-    let source = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(8, 8, |x, y| {
-        image::Rgba([(x * 32) as u8, (y * 32) as u8, 90, if x < 4 { 255 } else { 0 }])
-    }));
-    for (format, types) in [
-        (Blp2Format::Dxt1 { has_alpha: true, compress_algorithm: DxtAlgorithm::RangeFit }, [1u8, 8, 200]),
-        (Blp2Format::Dxt3 { has_alpha: true, compress_algorithm: DxtAlgorithm::RangeFit }, [0u8, 8, 200]),
-    ] {
-        let bytes = wow_blp::encode::encode_blp(
-            &image_to_blp(source.clone(), false, BlpTarget::Blp2(format), FilterType::Nearest).unwrap(),
-        )
-        .unwrap();
+    let rgba: Vec<u8> = (0..64u32)
+        .flat_map(|i| [(i % 8 * 32) as u8, (i / 8 * 32) as u8, 90, if i % 8 < 4 { 255 } else { 0 }])
+        .collect();
+    for (format, alpha_bits, alpha_type, types) in
+        [(texpresso::Format::Bc1, 1u8, 0u8, [1u8, 8, 200]), (texpresso::Format::Bc2, 8, 1, [0, 8, 200])]
+    {
+        let mut data = vec![0; format.compressed_size(8, 8)];
+        format.compress(&rgba, 8, 8, texpresso::Params::default(), &mut data);
+        let mut bytes = b"BLP2".to_vec();
+        bytes.extend(1u32.to_le_bytes());
+        bytes.extend([2, alpha_bits, alpha_type, 0]);
+        bytes.extend(8u32.to_le_bytes());
+        bytes.extend(8u32.to_le_bytes());
+        let mut table = [0u32; 32];
+        (table[0], table[16]) = (1172, data.len() as u32);
+        bytes.extend(table.iter().flat_map(|v| v.to_le_bytes()));
+        bytes.resize(1172, 0);
+        bytes.extend(&data);
         let reference = lwo_wmo_viewer::formats::blp::decode(&bytes).unwrap();
         for alpha_type in types {
             let mut changed = bytes.clone();

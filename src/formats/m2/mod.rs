@@ -3,6 +3,15 @@
 //! anything is read or allocated. Version 264 keeps its views in `NameNN.skin` files ([`parse_skin`]);
 //! 256–263 embed them.
 
+mod animation;
+mod sequence_names;
+pub mod track;
+
+pub use animation::{
+    Animation, Attachment, Billboard, Bone, Camera, Color, Event, Light, Sequence, TextureTransform, anim_file_name,
+};
+pub use sequence_names::animation_name;
+
 use super::error::{ErrorKind, ParseError, Result, Warning, WithinChunk};
 use super::reader::Reader;
 
@@ -122,6 +131,8 @@ pub struct M2Model {
     pub transparency_lookup: Vec<u16>,
     pub bounding_box: [[f32; 3]; 2],
     pub bounding_radius: f32,
+    /// Sequences, bones and every animated block.
+    pub animation: Animation,
     pub arrays: Vec<HeaderArray>,
     pub warnings: Vec<Warning>,
 }
@@ -312,6 +323,7 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
         unit_lookup_array.clone(),
         transparency_array.clone(),
     ]);
+    let animation = animation::read(file, version, &mut arrays, &mut warnings);
     if version >= 264 && skin_file_count == 0 {
         warnings.push(Warning::new("header", layout.views, "the model names no .skin file, so it has nothing to draw"));
     }
@@ -330,6 +342,7 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
         transparency_lookup: u16s(&transparency_array)?,
         bounding_box,
         bounding_radius,
+        animation,
         arrays,
         warnings,
     })
