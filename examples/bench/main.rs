@@ -4,14 +4,15 @@
 //! time) on a generated client-sized archive; peak memory of each; the viewer's time to its first frame
 //! and its frame times with the large files on screen.
 //!
-//! It builds without Bevy, in a release profile of its own (`perf`); the `--frames` and `--thumbnails`
-//! sections run the viewer binary, which `cargo build` makes first:
+//! It builds without Bevy, in a release profile of its own (`perf`); the `--frames`, `--animation` and
+//! `--thumbnails` sections run the viewer binary, which `cargo build` makes first:
 //!
 //!     cargo build && cargo run --profile perf --no-default-features --features fixtures --example bench
 //!
 //! with `-- --quick` (small generated files, a smoke run), `-- --lwo` (the LightWave rows: corpus, large
 //! file, linearity), `-- --wmo` (the generated zone against wow-wmo), `-- --mpq` (the MPQ rows),
-//! `-- --frames` (the viewer's frames), `-- --thumbnails` (the batch thumbnail row) or `-- --timing`
+//! `-- --frames` (the viewer's frames), `-- --animation` (many moving M2 doodads against still ones, and
+//! what reading animation adds to a parse), `-- --thumbnails` (the batch thumbnail row) or `-- --timing`
 //! (the timing checks kept out of the default test suite).
 //!
 //! Section flags combine (`--lwo --wmo`); the target lines come together at the end. The viewer's
@@ -23,6 +24,7 @@
 
 use std::path::{Path, PathBuf};
 
+mod animation;
 mod children;
 mod runs;
 mod sections;
@@ -115,7 +117,7 @@ fn main() {
     let flag = |name: &str| args.iter().any(|a| a == name);
     let quick = flag("--quick");
     // A section flag runs that section alone; none runs them all.
-    let sections = ["--lwo", "--wmo", "--frames", "--mpq", "--thumbnails", "--timing"];
+    let sections = ["--lwo", "--wmo", "--frames", "--animation", "--mpq", "--thumbnails", "--timing"];
     let all = !sections.iter().any(|s| flag(s));
     let data = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -148,6 +150,9 @@ fn main() {
     if all || flag("--frames") {
         let (large_lwo, large_wmo) = generated();
         targets.extend(viewer_rows(&large_lwo, &large_wmo, !quick));
+    }
+    if all || flag("--animation") {
+        targets.extend(animation::animation_rows(&data, quick));
     }
     if all || flag("--thumbnails") {
         thumbnails(&data);

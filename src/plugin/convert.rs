@@ -4,7 +4,7 @@
 use bevy::asset::{LoadContext, RenderAssetUsages};
 use bevy::image::{Image, ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::mesh::morph::{MeshMorphWeights, MorphAttributes, MorphWeights};
-use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
+use bevy::mesh::{Indices, Mesh, PrimitiveTopology, VertexAttributeValues};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 use bevy::world_serialization::WorldAsset;
@@ -12,6 +12,10 @@ use bevy::world_serialization::WorldAsset;
 use crate::mesh::{MeshData, MorphTarget, Topology};
 use crate::scene::{self, Scene};
 
+use bevy::camera::visibility::DynamicSkinnedMeshBounds;
+use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
+
+use super::animation::{M2Billboard, M2Joint, M2Motion};
 use super::wmo_material::{WmoExtension, WmoMaterial};
 use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelMaterial, ModelPart, MorphTargetNames, Overlay};
 
@@ -58,7 +62,12 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
             let topology = m.data.topology;
             let mut data = std::mem::replace(&mut m.data, MeshData::new(topology));
             m.data.triangle_records = std::mem::take(&mut data.triangle_records);
+            let skinned = data.skin.is_some();
             let mut mesh = to_bevy_mesh(data);
+            if skinned {
+                // Bounds that follow the joints, so a moving model is not culled at the view's edges.
+                let _ = mesh.generate_skinned_mesh_bounds();
+            }
             if tangents {
                 // Without UVs there are no tangents to make; the normal map then has no effect.
                 let _ = mesh.generate_tangents();
@@ -66,6 +75,16 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
             ctx.add_labeled_asset(m.label.clone(), mesh)
         })
         .collect();
+
+    let inverse_bindposes: Vec<Handle<SkinnedMeshInverseBindposes>> = description
+        .skeletons
+        .iter()
+        .map(|s| {
+            let matrices: Vec<Mat4> = s.inverse_bindposes.iter().map(Mat4::from_cols_array).collect();
+            ctx.add_labeled_asset(ModelLabel::M2InverseBindposes(s.model).to_string(), matrices.into())
+        })
+        .collect();
+    let motions = motions(ctx, &description, &materials);
 
     let mut world = World::new();
     let mut entities: Vec<Entity> = Vec::with_capacity(description.nodes.len());
@@ -92,6 +111,20 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
         }
         if let Some(modd) = node.doodad {
             entity.insert(DoodadInstance(modd));
+        }
+        if let Some(joint) = node.joint {
+            let skeleton = &description.skeletons[joint.skeleton];
+            if let Some((_, motion)) = motions.iter().find(|(file, _)| *file == skeleton.model_file) {
+                entity.insert(M2Joint { motion: motion.clone(), bone: joint.bone as u16 });
+            }
+            if let Some(kind) = skeleton.joints[joint.bone].billboard {
+                entity.insert(M2Billboard::new(kind));
+            }
+        }
+        if let Some(skin) = &node.skin {
+            let joints = skin.joints.iter().map(|&j| entities[j]).collect();
+            let inverse_bindposes = inverse_bindposes[skin.skeleton].clone();
+            entity.insert((SkinnedMesh { inverse_bindposes, joints }, DynamicSkinnedMeshBounds));
         }
         if !node.morph_targets.is_empty() {
             let weights = MorphWeights::new(vec![0.0; node.morph_targets.len()], None).unwrap_or_default();
@@ -126,7 +159,39 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
         entities.push(entity.id());
     }
     let scene = ctx.add_labeled_asset(ModelLabel::Scene.to_string(), WorldAsset::new(world));
-    ModelAsset { scene, description, meshes, images, materials, standard_materials, wmo_materials }
+    let motions = motions.into_iter().map(|(_, handle)| handle).collect();
+    ModelAsset { scene, description, meshes, images, materials, standard_materials, wmo_materials, motions }
+}
+
+/// One motion per moving M2 (by its file in the scene), with the materials its units move.
+fn motions(
+    ctx: &mut LoadContext<'_>,
+    description: &Scene,
+    materials: &[ModelMaterial],
+) -> Vec<(usize, Handle<M2Motion>)> {
+    let mut models: Vec<(usize, usize)> = description.skeletons.iter().map(|s| (s.model_file, s.model)).collect();
+    for m in &description.animated_materials {
+        if !models.iter().any(|(file, _)| *file == m.model_file) {
+            models.push((m.model_file, m.model));
+        }
+    }
+    models
+        .into_iter()
+        .filter_map(|(file, model)| {
+            let document = description.files[file].document.clone()?;
+            let materials = description
+                .animated_materials
+                .iter()
+                .filter(|m| m.model_file == file)
+                .filter_map(|m| match &materials[m.material] {
+                    ModelMaterial::Game(handle) => Some((handle.clone(), m.unit)),
+                    ModelMaterial::Standard(_) => None,
+                })
+                .collect();
+            let motion = M2Motion { document, sequence: None, materials };
+            Some((file, ctx.add_labeled_asset(ModelLabel::M2Motion(model).to_string(), motion)))
+        })
+        .collect()
 }
 
 fn depth_flags(pass: scene::GamePass) -> u32 {
@@ -203,6 +268,10 @@ pub fn to_bevy_mesh(data: MeshData) -> Mesh {
     }
     if let Some(colors) = data.colors.filter(|c| c.len() == vertex_count) {
         mesh.insert_attribute(Mesh::ATTRIBUTE_COLOR, colors);
+    }
+    if let Some(skin) = data.skin.filter(|s| s.joints.len() == vertex_count && s.weights.len() == vertex_count) {
+        mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_INDEX, VertexAttributeValues::Uint16x4(skin.joints));
+        mesh.insert_attribute(Mesh::ATTRIBUTE_JOINT_WEIGHT, skin.weights);
     }
     if !morph_names.is_empty() {
         mesh.set_morph_targets(morph_attributes);

@@ -2,6 +2,7 @@
 //! The library builds the neutral [`Scene`]; this module only translates it into
 //! Bevy meshes, materials, images and one scene ([`WorldAsset`]) with labeled sub-assets.
 
+pub mod animation;
 mod convert;
 mod dependencies;
 mod source;
@@ -20,6 +21,7 @@ use crate::source::{FileSource, LooseFolder};
 use dependencies::{AssetPlace, DependencyReads};
 
 pub use crate::scene::{DoodadInfo, MaterialInfo, ModelLabel, ModelStats, PartInfo};
+pub use animation::{M2Billboard, M2Clock, M2Joint, M2Motion};
 pub use source::{FileSourcePlugin, ModelSources, SourceReader};
 pub use wmo_material::{WmoExtension, WmoMaterial};
 
@@ -45,6 +47,7 @@ impl Plugin for LwoWmoPlugin {
             Shader::from_wgsl
         );
         app.add_plugins(MaterialPlugin::<WmoMaterial>::default());
+        animation::build(app);
         let sources = app.world_mut().get_resource_or_init::<ModelSources>().clone();
         app.init_asset::<ModelAsset>()
             .register_type::<ModelPart>()
@@ -91,6 +94,8 @@ pub struct ModelAsset {
     pub standard_materials: Vec<Handle<StandardMaterial>>,
     /// WMO materials (MOMT) and M2 materials, drawn by the WMO shader.
     pub wmo_materials: Vec<Handle<WmoMaterial>>,
+    /// One per M2 whose bones or surfaces move (the model on its own, or a WMO's doodad models).
+    pub motions: Vec<Handle<M2Motion>>,
 }
 
 /// A scene material as Bevy draws it: Bevy's own, or the WMO shader's (WMO and M2 materials).

@@ -148,14 +148,18 @@ impl Scene {
                     let Some(&lookup) = view.triangle_indices.get(3 * t + k) else { continue };
                     let Some(&v) = view.vertex_lookup.get(usize::from(lookup)) else { continue };
                     let Some(vertex) = model.vertices.get(usize::from(v)) else { continue };
+                    // The bones that move the corner, with their share (weights are out of 255).
+                    let bones: Vec<String> = (0..4)
+                        .filter(|&b| vertex.bone_weights[b] > 0)
+                        .map(|b| {
+                            let share = f32::from(vertex.bone_weights[b]) / 2.55;
+                            format!("bone {} {share:.0}%", vertex.bone_indices[b])
+                        })
+                        .collect();
+                    let bones = if bones.is_empty() { "no bone".to_owned() } else { bones.join(", ") };
                     field(
                         &format!("corner {k}"),
-                        format!(
-                            "vertex {v} (lookup {lookup}), position {}, bones {:?} weights {:?}",
-                            vector(vertex.position),
-                            vertex.bone_indices,
-                            vertex.bone_weights
-                        ),
+                        format!("vertex {v} (lookup {lookup}), position {}, {bones}", vector(vertex.position)),
                     );
                 }
                 format!("{} · unit {unit} · triangle {t}", file_name(&self.files[model_file].path))

@@ -46,6 +46,10 @@ pub enum ModelLabel {
         texture: usize,
         choice: usize,
     },
+    /// A moving M2's joints at rest (the skin's inverse bind poses).
+    M2InverseBindposes(usize),
+    /// A moving M2's animation, as the plugin plays it.
+    M2Motion(usize),
 }
 
 impl fmt::Display for ModelLabel {
@@ -72,6 +76,8 @@ impl fmt::Display for ModelLabel {
             Self::M2TextureChoice { model, texture, choice } => {
                 write!(f, "M2Model{model}/Texture{texture}/Choice{choice}")
             }
+            Self::M2InverseBindposes(model) => write!(f, "M2Model{model}/InverseBindposes"),
+            Self::M2Motion(model) => write!(f, "M2Model{model}/Motion"),
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::mesh::m2::{Geosets, build as build_meshes};
 use crate::scene::FileError;
 use crate::source::FileSource;
 
+use super::animation::place_instance;
 use super::diagnostics::{Diagnostic, DiagnosticKind, TextureUser};
 use super::material::{GamePass, Material, PassBlend, m2_blend_name, m2_flag_names};
 use super::texture::{ImageFormat, Located, NotLocated, Sampler, TextureSet};
@@ -31,6 +32,8 @@ pub(super) struct BuiltUnit {
 pub(super) struct BuiltModel {
     pub units: Vec<BuiltUnit>,
     pub bounds: Bounds,
+    /// Its skeleton in [`Scene::skeletons`], when its bones move.
+    pub skeleton: Option<usize>,
 }
 
 /// The skin a version-264 model at `model_path` draws: `Name00.skin` beside it, found ignoring case,
@@ -120,7 +123,8 @@ pub(super) fn build_model(
     let view = model.view(skin.as_ref()).ok_or_else(|| {
         Diagnostic::new(DiagnosticKind::DroppedGeometry, &owner, "the model has no view (skin) to draw")
     })?;
-    let meshes = build_meshes(model, view, Geosets::for_path(&model_path));
+    let skinned = super::animation::skinned(model);
+    let meshes = build_meshes(model, view, Geosets::for_path(&model_path), skinned);
     if meshes.dropped_triangles > 0 {
         scene.warnings.push(Diagnostic::new(
             DiagnosticKind::DroppedGeometry,
@@ -138,9 +142,14 @@ pub(super) fn build_model(
             format!("{} texture units name a submesh that does not exist and were dropped", meshes.dropped_units),
         ));
     }
-    let mut built = BuiltModel { units: Vec::new(), bounds: meshes.bounds };
+    let skeleton = skinned.then(|| {
+        scene.skeletons.push(super::animation::skeleton(model, index, model_file));
+        scene.skeletons.len() - 1
+    });
+    let mut built = BuiltModel { units: Vec::new(), bounds: meshes.bounds, skeleton };
     // One material per (M2 material, texture) pair the units use.
-    let mut made: Vec<((Option<usize>, Option<usize>), usize)> = Vec::new();
+    type MaterialKey = (Option<usize>, Option<usize>, Option<(i16, u16, u16)>);
+    let mut made: Vec<(MaterialKey, usize)> = Vec::new();
     let indices_offset = view.arrays.iter().find(|a| a.name == "triangle indices").map_or(0, |a| a.offset);
     // Listed only for a model that has such a texture: listing a folder of an archive walks its names.
     let folder_skins = if model.textures.iter().any(|t| FOLDER_SKIN_TYPES.contains(&t.kind)) {
@@ -185,7 +194,12 @@ pub(super) fn build_model(
             );
             (t, reference, name, found)
         });
-        let key = (unit.material, unit.texture);
+        // A unit whose look moves gets a material of its own unless another unit moves the same way.
+        let texture_unit = view.texture_units[unit.unit];
+        let animates = super::animation::unit_animates(model, &texture_unit);
+        let motion =
+            animates.then_some((texture_unit.color_index, texture_unit.weight_combo, texture_unit.transform_combo));
+        let key = (unit.material, unit.texture, motion);
         let material = match made.iter().find(|(k, _)| *k == key) {
             Some(&(_, material)) => material,
             None => {
@@ -215,6 +229,14 @@ pub(super) fn build_model(
                     );
                 }
                 made.push((key, material));
+                if animates {
+                    scene.animated_materials.push(super::animation::AnimatedMaterial {
+                        material,
+                        model: index,
+                        model_file,
+                        unit: texture_unit,
+                    });
+                }
                 material
             }
         };
@@ -360,9 +382,14 @@ pub(super) fn build_standalone(
     let built = build_model(&mut scene, 0, source, 0, model, data, &mut textures)
         .map_err(|d| FileError::Unsupported { file: display_path.into(), message: d.message })?;
     let root = scene.add_node(Node::group(name, None, NodeTransform::IDENTITY));
-    for (i, unit) in built.units.iter().enumerate() {
+    let draws = built.units.iter().map(|u| u.draw);
+    place_instance(&mut scene, root, built.skeleton, draws, |i, node| Node {
+        name: Some(built.units[i].name.clone()),
+        part: Some(i),
+        ..node
+    });
+    for unit in &built.units {
         scene.count_draw(unit.draw.mesh, unit.counts_geometry);
-        scene.add_node(Node { name: Some(unit.name.clone()), part: Some(i), ..Node::drawing(root, unit.draw) });
         scene.parts.push(PartInfo {
             name: unit.name.clone(),
             description: unit.description.clone(),

@@ -4,6 +4,7 @@
 //! and the overlays (portals, liquids, collision). No Bevy here: each format builds a [`Scene`] once
 //! (`lwo.rs`, `wmo.rs`, `m2.rs`), and the Bevy plugin, picking and export all read it.
 
+pub mod animation;
 mod describe;
 pub mod diagnostics;
 mod error;
@@ -137,6 +138,10 @@ pub struct Node {
     /// The morph targets (in target order) of the meshes drawn under this node, which one set of
     /// weights on this node drives: a LightWave layer's morph maps.
     pub morph_targets: Vec<String>,
+    /// For a joint of an M2 instance: which skeleton's joint it is.
+    pub joint: Option<animation::JointOf>,
+    /// For a drawing node whose mesh is skinned: the joints (nodes) that pose it.
+    pub skin: Option<animation::SkinBinding>,
 }
 
 impl Node {
@@ -151,6 +156,8 @@ impl Node {
             draw: None,
             doodad: None,
             morph_targets: Vec::new(),
+            joint: None,
+            skin: None,
         }
     }
 
@@ -165,6 +172,8 @@ impl Node {
             draw: Some(draw),
             doodad: None,
             morph_targets: Vec::new(),
+            joint: None,
+            skin: None,
         }
     }
 }
@@ -229,6 +238,10 @@ pub struct Scene {
     pub warnings: Vec<Diagnostic>,
     /// M2 textures the game fills in (creature skins …) that BLPs beside the model stand in for.
     pub replaceable_textures: Vec<ReplaceableTexture>,
+    /// The skeletons of the M2 models whose bones move (each instance has its own joints).
+    pub skeletons: Vec<animation::Skeleton>,
+    /// Materials whose colour, alpha or texture coordinates move.
+    pub animated_materials: Vec<animation::AnimatedMaterial>,
 }
 
 /// A replaceable M2 texture drawn with a BLP from the model's folder, and the others to choose from.

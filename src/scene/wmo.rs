@@ -340,9 +340,8 @@ fn place_doodads(
             });
             match &models[slot].1 {
                 Some(model) => {
-                    for unit in &model.units {
-                        scene.add_node(Node::drawing(node, unit.draw));
-                    }
+                    let draws = model.units.iter().map(|u| u.draw);
+                    super::animation::place_instance(scene, node, model.skeleton, draws, |_, drawing| drawing);
                 }
                 None => scene.nodes[node].draw = Some(Draw { mesh: marker, material: marker_material }),
             }

@@ -99,6 +99,16 @@ pub struct Args {
     #[arg(long, value_name = "NAME=WEIGHT", value_parser = crate::viewer::morphs::parse_morph_setting)]
     pub morph: Vec<(String, f32)>,
 
+    /// The sequence an M2 opened on its own plays: an AnimationData id (`0`), id and variation (`4.1`)
+    /// or name (`Stand`, `Walk`); default Stand. For --output, --output-dir and the window
+    #[arg(long, value_name = "ID|NAME")]
+    pub animation: Option<String>,
+
+    /// Seconds into the M2 animations (the sequence and the global sequences) for --output and
+    /// --output-dir, where the clock then stands still (default 0); in the window, where it starts
+    #[arg(long, value_name = "SECONDS", value_parser = parse_time)]
+    pub time: Option<f64>,
+
     /// Game data: a folder that holds `World\…`, or a client's `Data` folder of MPQ archives, for WMO
     /// and M2 textures and doodad models (default: walk up from the file). A FILE that is not on disk is
     /// looked up inside it: `--data ~/wow/Data 'World\wmo\…\Stormwind.wmo'`
@@ -127,4 +137,12 @@ pub fn parse_resolution(s: &str) -> Result<(u32, u32), String> {
         return Err(format!("{w}x{h}: each side must be between 16 and 8192"));
     }
     Ok((w, h))
+}
+
+pub fn parse_time(s: &str) -> Result<f64, String> {
+    let seconds: f64 = s.trim().parse().map_err(|e| format!("{s}: {e}"))?;
+    if !seconds.is_finite() || seconds < 0.0 {
+        return Err(format!("{s}: a time is a number of seconds, 0 or more"));
+    }
+    Ok(seconds)
 }

@@ -15,10 +15,14 @@
 //! - `browse`, `browser-filter TEXT`, `browser-kind all|wmo|m2|blp`, `browser-open ROW`: the game data
 //!   browser (File ▸ Browse game data), its filters, and a click on a row of its list;
 //!   `open-recent N`: File ▸ Recent's entry N;
+//! - `animation ID|NAME`, `time SECONDS`, `play`, `pause`: the M2 sequence the model opened on its own
+//!   plays (as `--animation`), the clock's time, and playing it, as the panel's Animation section;
+//!   `view animate on|off` turns all M2 animation on or off;
 //! - `cancel`: stops the load in progress, as Esc does;
 //! - `quit`: exits.
 //!
-//! The status is `{"frame", "shown", "loading", "error", "screenshots", "pick", "view", "parts", …}`
+//! The status is `{"frame", "shown", "loading", "error", "screenshots", "pick", "view", "parts",
+//! "animation", …}` (`animation`: seconds, playing, speed, enabled, and the opened model's sequence)
 //! (`view` the view options and selected part, `parts` each part's checkbox), `pick` being the
 //! picked triangle's heading, file, chunk, record, bytes, decoded fields and doodad, or null.
 
@@ -80,12 +84,13 @@ pub fn poll_control(
         ResMut<super::culling::PortalCulling>,
         Option<ResMut<super::window::CameraRequest>>,
     ),
-    (mut browser, switch, asset_server, mut images, mut wmo_materials): (
+    (mut browser, switch, asset_server, mut images, mut wmo_materials, (mut clock, mut motions)): (
         Option<ResMut<super::browser::ArchiveBrowser>>,
         Option<Res<super::browser::GameDataSwitch>>,
         Res<AssetServer>,
         ResMut<Assets<Image>>,
         ResMut<Assets<crate::plugin::WmoMaterial>>,
+        (ResMut<crate::plugin::M2Clock>, ResMut<Assets<crate::plugin::M2Motion>>),
     ),
 ) {
     let text = std::fs::read_to_string(channel.dir.join("commands")).unwrap_or_default();
@@ -136,6 +141,7 @@ pub fn poll_control(
                     "unlit" => options.unlit = on,
                     "watch" => options.watch = on,
                     "portal-culling" => culling.enabled = on,
+                    "animate" => clock.enabled = on,
                     _ => warn!("{CONTROL_ENV}: unknown view option {option:?}"),
                 }
             }
@@ -240,7 +246,12 @@ pub fn poll_control(
             "quit" => {
                 exit.write(AppExit::Success);
             }
-            _ => warn!("{CONTROL_ENV}: unknown command {line:?}"),
+            verb => {
+                let model = viewer.current.as_ref().and_then(|h| models.get(h));
+                if !super::animation::control_command(verb, arg, model, &mut motions, &mut clock) {
+                    warn!("{CONTROL_ENV}: unknown command {line:?}");
+                }
+            }
         }
     }
     channel.lines_done = complete.max(channel.lines_done);
@@ -267,6 +278,7 @@ pub fn poll_control(
             "selected_part": options.selected_part,
         }),
         "parts": toggles.parts,
+        "animation": super::animation::status(viewer.current.as_ref().and_then(|h| models.get(h)), &motions, &clock),
         "triangles": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| m.description.stats.triangles),
         "portal_culling": serde_json::json!({
             "enabled": culling.enabled,

@@ -255,6 +255,12 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
             game_data: args.game_data.clone(),
             morphs: args.morph.clone(),
             portal_culling: !args.no_portal_culling,
+            animation: super::animation::AnimationStart {
+                sequence: args.animation.clone(),
+                time: args.time,
+                // Measured frames watch the models move; an image is one moment.
+                still: args.measure_frames.is_none(),
+            },
         })
         .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
         .add_systems(Startup, setup)

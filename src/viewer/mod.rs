@@ -1,6 +1,7 @@
 //! The application around the plugin: command line, window, camera, inspector panel, dialogs, and the
 //! windowless `--output` render.
 
+pub mod animation;
 pub mod batch;
 pub mod browser;
 pub mod camera;

@@ -23,6 +23,8 @@ pub struct ViewerScenePlugin {
     pub morphs: Vec<(String, f32)>,
     /// Whether WMO groups the camera cannot see through portals are hidden (`--no-portal-culling`).
     pub portal_culling: bool,
+    /// `--animation` and `--time`.
+    pub animation: super::animation::AnimationStart,
 }
 
 /// The asset source that serves the game data given with `--data`: a model inside it is opened as
@@ -70,11 +72,18 @@ impl Plugin for ViewerScenePlugin {
             .insert_resource(ViewToggles::default())
             .insert_resource(MorphControls { weights: self.morphs.iter().cloned().collect() })
             .insert_resource(super::culling::PortalCulling::new(self.portal_culling))
+            .insert_resource(self.animation.clone())
             .add_message::<ModelShown>()
             .add_systems(PreStartup, run_main_world_on_one_thread)
             .add_systems(
                 Update,
-                (poll_pending_load, super::culling::update_portal_culling, apply_visibility, apply_morph_weights)
+                (
+                    poll_pending_load,
+                    super::animation::apply_animation_start,
+                    super::culling::update_portal_culling,
+                    apply_visibility,
+                    apply_morph_weights,
+                )
                     .chain(),
             );
     }

@@ -47,6 +47,7 @@ pub fn run(mut args: Args) -> ExitCode {
         game_data: args.game_data.clone(),
         morphs: args.morph.clone(),
         portal_culling: !args.no_portal_culling,
+        animation: super::animation::AnimationStart { sequence: args.animation.clone(), time: args.time, still: false },
     })
     .add_plugins(super::overlays::ViewOptionsPlugin)
     .add_plugins(super::picking::PickingPlugin)

@@ -1,5 +1,6 @@
 //! One test binary (Bevy is linked once) with a module per area.
 
+mod animation;
 mod assets;
 mod batch;
 mod chunks;

@@ -40,6 +40,7 @@ fn sample_model() -> ModelAsset {
         materials: Vec::new(),
         standard_materials: Vec::new(),
         wmo_materials: Vec::new(),
+        motions: Vec::new(),
     }
 }
 
@@ -107,7 +108,15 @@ fn run_panel(
     for _ in 0..2 {
         state.reveal = reveal;
         let mut output = ctx.run_ui(raw.clone(), |ui| {
-            inspector(ui.ctx(), &input, state, toggles, &mut ViewOptions::default(), &mut MorphControls::default());
+            inspector(
+                ui.ctx(),
+                &input,
+                state,
+                toggles,
+                &mut ViewOptions::default(),
+                &mut MorphControls::default(),
+                None,
+            );
         });
         // No renderer here to upload the font atlas to.
         output.textures_delta.clear();
@@ -206,6 +215,7 @@ fn draw_scene(path: &std::path::Path, selected: &str) -> String {
         materials: Vec::new(),
         standard_materials: Vec::new(),
         wmo_materials: Vec::new(),
+        motions: Vec::new(),
     };
     let mut state = PanelState { selected: selection(&model.description, selected), ..Default::default() };
     run_panel(Some(&model), None, &mut state, &mut ViewToggles { parts: vec![true; parts], ..Default::default() }, true)

@@ -12,6 +12,7 @@ use super::materials::{encode_textures, material_textures};
 use super::meshes::{MeshAccessors, has_uv};
 use super::{ExportOptions, ExportReport};
 use crate::formats::Model;
+use crate::scene::animation::SkinBinding;
 use crate::scene::{Draw, NodeTransform, Overlay, Scene};
 
 /// Whether each scene node is written: shown itself (by the options for overlays) and its parent too.
@@ -50,6 +51,8 @@ pub(super) struct Builder<'s> {
     pub(super) unmapped_blends: BTreeSet<&'static str>,
     /// The morph weights chosen, by name (the last setting of a name wins).
     pub(super) morph_weights: &'s [(String, f32)],
+    /// Each skeleton's inverse bind matrices, written once for all its instances.
+    pub(super) inverse_binds: HashMap<usize, json::Index<json::Accessor>>,
     pub(super) notes: Vec<String>,
 }
 
@@ -62,6 +65,8 @@ pub(super) fn build(
     let folded = folded_nodes(scene, &written);
     // The draws each written, unfolded node carries: its own and its folded children's.
     let mut draws: Vec<Vec<Draw>> = vec![Vec::new(); scene.nodes.len()];
+    // The joints that pose each holder's skinned meshes (an M2 instance's).
+    let mut skin_of: Vec<Option<&SkinBinding>> = vec![None; scene.nodes.len()];
     for (i, node) in scene.nodes.iter().enumerate() {
         if !written[i] {
             continue;
@@ -69,6 +74,9 @@ pub(super) fn build(
         let holder = if folded[i] { node.parent.unwrap_or(i) } else { i };
         if let Some(draw) = node.draw.filter(|d| d.mesh < scene.meshes.len() && d.material < scene.materials.len()) {
             draws[holder].push(draw);
+        }
+        if let Some(skin) = &node.skin {
+            skin_of[holder] = Some(skin);
         }
     }
     let used_meshes: BTreeSet<usize> = draws.iter().flatten().map(|d| d.mesh).collect();
@@ -110,6 +118,7 @@ pub(super) fn build(
         samplers: HashMap::new(),
         unmapped_blends: BTreeSet::new(),
         morph_weights: options.morph_weights,
+        inverse_binds: HashMap::new(),
         notes: Vec::new(),
     };
     for (t, png) in encode_textures(scene, &images, &step) {
@@ -162,6 +171,23 @@ pub(super) fn build(
             None => roots.push(index),
         }
     }
+    // Skins once every joint has its node (an instance's joints come after the instance).
+    let mut written_skins = Vec::new();
+    for (i, binding) in skin_of.iter().enumerate() {
+        let (Some(binding), Some(node)) = (binding, node_of[i]) else { continue };
+        if builder.root.nodes[node.value()].mesh.is_none() {
+            continue;
+        }
+        match builder.add_skin(binding, &node_of, &mut written_skins) {
+            Some(skin) => builder.root.nodes[node.value()].skin = Some(skin),
+            None => builder.notes.push(format!(
+                "{}: some of its joints are not written; its meshes are written unposed",
+                scene.nodes[i].name.as_deref().unwrap_or("an M2 instance")
+            )),
+        }
+    }
+    report.skins = builder.root.skins.len();
+    report.animations = builder.add_animations(&written_skins);
     let scene_index = builder.root.push(json::Scene {
         name: scene.nodes.first().and_then(|n| n.name.clone()),
         nodes: roots,
@@ -264,6 +290,9 @@ impl Builder<'_> {
         extras.insert("units".into(), value!(units));
         if let Some(file) = self.scene.files.first() {
             extras.insert("source".into(), value!(crate::scene::file_name(&file.path)));
+        }
+        if !self.scene.animated_materials.is_empty() {
+            extras.insert("not_written".into(), value!(["M2 texture-coordinate, colour and transparency animation"]));
         }
         if !self.unmapped_blends.is_empty() {
             extras.insert("unmapped_blend_modes".into(), value!(self.unmapped_blends.iter().collect::<Vec<_>>()));

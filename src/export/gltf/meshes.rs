@@ -204,6 +204,34 @@ impl Builder<'_> {
                 .push(format!("{label}: {} colours for {vertex_count} vertices; COLOR_0 left out", colors.len())),
             None => {}
         }
+        // Joints and weights of a skinned M2 mesh (the node that draws it gets the skin).
+        let skin = mesh.skin.as_ref().filter(|s| s.joints.len() == vertex_count && s.weights.len() == vertex_count);
+        if let Some(skin) = skin {
+            bytes.clear();
+            skin.joints.iter().flatten().for_each(|j| bytes.extend_from_slice(&j.to_le_bytes()));
+            let joints = self.add_accessor(
+                &bytes,
+                Target::ArrayBuffer,
+                vertex_count,
+                ComponentType::U16,
+                Type::Vec4,
+                false,
+                None,
+            );
+            attributes.insert(Checked::Valid(Semantic::Joints(0)), joints);
+            bytes.clear();
+            skin.weights.iter().flatten().for_each(|w| bytes.extend_from_slice(&w.to_le_bytes()));
+            let weights = self.add_accessor(
+                &bytes,
+                Target::ArrayBuffer,
+                vertex_count,
+                ComponentType::F32,
+                Type::Vec4,
+                false,
+                None,
+            );
+            attributes.insert(Checked::Valid(Semantic::Weights(0)), weights);
+        }
         // Morph targets (LightWave endomorphs): displacements, POSITION with its bounds as glTF asks.
         let mut targets = Vec::new();
         let mut target_names = Vec::new();

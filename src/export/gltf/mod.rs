@@ -15,6 +15,7 @@
 //! asset, `meshes` writes the meshes and their accessors, and `materials` the materials, textures and
 //! images.
 
+mod animation;
 mod document;
 mod materials;
 mod meshes;
@@ -57,6 +58,9 @@ pub struct ExportReport {
     /// Triangles in the glTF meshes, each mesh counted once (what an importer reports).
     pub mesh_triangles: usize,
     pub bytes: u64,
+    /// Skins (one per written instance of a moving M2) and animations (one per sequence of each).
+    pub skins: usize,
+    pub animations: usize,
     /// Whatever was dropped or replaced on the way (bad indices, non-finite values, unreadable images).
     pub notes: Vec<String>,
 }

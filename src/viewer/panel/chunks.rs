@@ -57,6 +57,7 @@ pub(super) fn chunks_section(
                 .show(ui, |ui| {
                     if let Model::M2(m2) = &document.model {
                         m2_arrays(ui, f, m2, state, actions);
+                        super::animation::m2_animation(ui, f, m2);
                     }
                     for node in document.tree.root_chunks() {
                         chunk_node(ui, f, document, &file.bytes, node, state, actions);

@@ -9,7 +9,10 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, egui};
 
+mod animation;
 mod chunks;
+
+pub use animation::Playback;
 
 pub use chunks::{chunk_fields, hex_dump};
 use chunks::{chunks_section, rejected_tree};
@@ -167,10 +170,12 @@ pub fn draw_panel(
     mut morphs: ResMut<MorphControls>,
     mut screenshot_dialog: ResMut<super::screenshot::ScreenshotDialog>,
     mut wmo_materials: ResMut<Assets<crate::plugin::WmoMaterial>>,
-    (switch, mut browser, mut culling): (
+    (switch, mut browser, mut culling, mut clock, mut motions): (
         Option<Res<super::browser::GameDataSwitch>>,
         ResMut<super::browser::ArchiveBrowser>,
         ResMut<super::culling::PortalCulling>,
+        ResMut<crate::plugin::M2Clock>,
+        ResMut<Assets<crate::plugin::M2Motion>>,
     ),
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
@@ -190,7 +195,27 @@ pub fn draw_panel(
     };
     let mut edited = options.clone();
     let mut edited_morphs = morphs.clone();
-    let (actions, free) = inspector(ctx, &input, &mut state, &mut toggles, &mut edited, &mut edited_morphs);
+    let before = model.map(|m| Playback::of(m, &motions, *clock));
+    let mut playback = before.clone();
+    let (actions, free) =
+        inspector(ctx, &input, &mut state, &mut toggles, &mut edited, &mut edited_morphs, playback.as_mut());
+    if let (Some(model), Some(before), Some(after)) = (model, before, playback)
+        && after != before
+    {
+        *clock = after.clock;
+        if after.playing != before.playing {
+            // Another sequence starts from its beginning, looping or not as the last one did.
+            let chosen = super::animation::opened_motion(model, &motions);
+            if let Some(mut motion) = chosen.and_then(|h| motions.get_mut(&h)) {
+                motion.sequence = after.playing;
+            }
+            clock.seconds = 0.0;
+            clock.playing = true;
+            if clock.stop_at.is_some() {
+                clock.stop_at = after.playing.and_then(|p| after.sequences.get(p)).map(|(_, seconds)| *seconds);
+            }
+        }
+    }
     if edited_morphs != *morphs {
         *morphs = edited_morphs;
     }
@@ -287,6 +312,7 @@ pub fn inspector(
     toggles: &mut ViewToggles,
     options: &mut ViewOptions,
     morphs: &mut MorphControls,
+    playback: Option<&mut Playback>,
 ) -> (Vec<PanelAction>, FreeArea) {
     let mut actions = Vec::new();
     let mut root = egui::Ui::new(
@@ -347,6 +373,9 @@ pub fn inspector(
             egui::ScrollArea::vertical().show(ui, |ui| {
                 file_section(ui, input, state);
                 view_section(ui, options);
+                if let Some(playback) = playback {
+                    animation::playback_section(ui, playback);
+                }
                 if let Some(model) = input.model {
                     picked_section(ui, state);
                     scene_section(ui, model, toggles, options, input.culling, &mut actions);
