@@ -36,6 +36,28 @@ pub fn joint_local(animation: &Animation, index: usize, clock: &Clock) -> BoneLo
     local
 }
 
+/// The indices `0..count` ordered so that each comes after its parent (`parent(i)`), whatever the
+/// file order. In a chain that loops back on itself, the first one reached comes first, as a root.
+pub fn parents_first(count: usize, parent: impl Fn(usize) -> Option<usize>) -> Vec<usize> {
+    let mut placed = vec![false; count];
+    let mut order = Vec::with_capacity(count);
+    let mut chain = Vec::new();
+    for first in 0..count {
+        // Climb to the nearest placed ancestor (or a root), then place back down.
+        chain.clear();
+        let mut at = Some(first);
+        while let Some(i) = at.filter(|&i| i < count && !placed[i] && !chain.contains(&i)) {
+            chain.push(i);
+            at = parent(i);
+        }
+        for &i in chain.iter().rev() {
+            placed[i] = true;
+            order.push(i);
+        }
+    }
+    order
+}
+
 /// The camera as a model sees it (in the model's own space): for billboarded bones.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CameraInModel {
@@ -53,33 +75,20 @@ pub fn pose(animation: &Animation, clock: &Clock, camera: Option<&CameraInModel>
     out.clear();
     out.resize(bones.len(), Mat4::IDENTITY);
     let mut done = vec![false; bones.len()];
-    let mut chain = Vec::new();
-    for first in 0..bones.len() {
-        // Climb to the nearest posed ancestor (or a root), then pose back down.
-        chain.clear();
-        let mut at = Some(first);
-        while let Some(i) = at {
-            if done[i] || chain.contains(&i) {
-                break;
-            }
-            chain.push(i);
-            at = bones[i].parent_index(bones.len());
-        }
-        for &i in chain.iter().rev() {
-            let parent = bones[i].parent_index(bones.len()).filter(|&p| done[p]).map_or(Mat4::IDENTITY, |p| out[p]);
-            let local = animated(&bones[i], clock, &animation.global_loops);
-            let pivot = Vec3::from(bones[i].pivot);
-            let matrix = parent
-                * Mat4::from_translation(pivot + local.translation)
-                * Mat4::from_quat(local.rotation)
-                * Mat4::from_scale(local.scale)
-                * Mat4::from_translation(-pivot);
-            out[i] = match (camera, bones[i].billboard()) {
-                (Some(camera), Some(kind)) => face_camera(matrix, pivot, kind, camera),
-                _ => matrix,
-            };
-            done[i] = true;
-        }
+    for i in parents_first(bones.len(), |i| bones[i].parent_index(bones.len())) {
+        let parent = bones[i].parent_index(bones.len()).filter(|&p| done[p]).map_or(Mat4::IDENTITY, |p| out[p]);
+        let local = animated(&bones[i], clock, &animation.global_loops);
+        let pivot = Vec3::from(bones[i].pivot);
+        let matrix = parent
+            * Mat4::from_translation(pivot + local.translation)
+            * Mat4::from_quat(local.rotation)
+            * Mat4::from_scale(local.scale)
+            * Mat4::from_translation(-pivot);
+        out[i] = match (camera, bones[i].billboard()) {
+            (Some(camera), Some(kind)) => face_camera(matrix, pivot, kind, camera),
+            _ => matrix,
+        };
+        done[i] = true;
     }
 }
 

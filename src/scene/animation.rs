@@ -119,27 +119,6 @@ fn translation_matrix([x, y, z]: [f32; 3]) -> [f32; 16] {
     [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, x, y, z, 1.0]
 }
 
-/// Parents before children whatever the file order (a joint in a parent loop counts as a root), as
-/// the scene's nodes must be.
-fn parents_first(joints: &[SkeletonJoint]) -> Vec<usize> {
-    let mut placed = vec![false; joints.len()];
-    let mut order = Vec::with_capacity(joints.len());
-    let mut chain = Vec::new();
-    for first in 0..joints.len() {
-        chain.clear();
-        let mut at = Some(first);
-        while let Some(i) = at.filter(|&i| !placed[i] && !chain.contains(&i)) {
-            chain.push(i);
-            at = joints[i].parent;
-        }
-        for &i in chain.iter().rev() {
-            placed[i] = true;
-            order.push(i);
-        }
-    }
-    order
-}
-
 /// Places one instance of a built model under `parent`: its joints (when skinned), then one drawing
 /// node per unit, made by `node` from the unit's draw and index, skinned to this instance's joints.
 pub(super) fn place_instance(
@@ -150,7 +129,8 @@ pub(super) fn place_instance(
     mut node: impl FnMut(usize, Node) -> Node,
 ) {
     let joints = skeleton.map(|s| {
-        let order = parents_first(&scene.skeletons[s].joints);
+        let joints = &scene.skeletons[s].joints;
+        let order = crate::animation::parents_first(joints.len(), |i| joints[i].parent);
         let mut nodes = vec![usize::MAX; order.len()];
         for i in order {
             let joint = &scene.skeletons[s].joints[i];
@@ -179,7 +159,7 @@ mod tests {
     #[test]
     fn joints_are_ordered_parents_first() {
         let joints = [joint(Some(2)), joint(None), joint(Some(1)), joint(Some(3))];
-        let order = parents_first(&joints);
+        let order = crate::animation::parents_first(joints.len(), |i| joints[i].parent);
         assert_eq!(order.len(), 4);
         let at = |j: usize| order.iter().position(|&o| o == j).unwrap();
         assert!(at(1) < at(2) && at(2) < at(0));

@@ -34,10 +34,10 @@ pub const FLOAT: Encoding<f32> = Encoding { size: 4, read: |r| r.f32() };
 pub const BYTE: Encoding<u8> = Encoding { size: 1, read: |r| r.u8() };
 /// M2TrackBase: times without values (an event's firing times).
 pub const NONE: Encoding<()> = Encoding { size: 0, read: |_| Ok(()) };
-/// M2SplineKey<C3Vector>: value, in tangent, out tangent (cameras).
+/// `M2SplineKey<C3Vector>`: value, in tangent, out tangent (cameras).
 pub const SPLINE_VEC3: Encoding<SplineKey<[f32; 3]>> =
     Encoding { size: 36, read: |r| Ok(SplineKey { value: r.vec3()?, in_tangent: r.vec3()?, out_tangent: r.vec3()? }) };
-/// M2SplineKey<float> (camera roll and field of view).
+/// `M2SplineKey<float>` (camera roll and field of view).
 pub const SPLINE_FLOAT: Encoding<SplineKey<f32>> =
     Encoding { size: 12, read: |r| Ok(SplineKey { value: r.f32()?, in_tangent: r.f32()?, out_tangent: r.f32()? }) };
 
