@@ -29,11 +29,16 @@ fn animated(bone: &Bone, clock: &Clock, loops: &[u32]) -> BoneLocal {
 /// inverse bind `T(−pivot)`, gives the model-space matrix [`pose`] gives, which is how skins in Bevy and
 /// glTF carry M2 bones.
 pub fn joint_local(animation: &Animation, index: usize, clock: &Clock) -> BoneLocal {
-    let bone = &animation.bones[index];
-    let mut local = animated(bone, clock, &animation.global_loops);
-    let parent_pivot = bone.parent_index(animation.bones.len()).map_or(Vec3::ZERO, |p| animation.bones[p].pivot.into());
-    local.translation += Vec3::from(bone.pivot) - parent_pivot;
+    let mut local = animated(&animation.bones[index], clock, &animation.global_loops);
+    local.translation += Vec3::from(joint_offset(animation, index));
     local
+}
+
+/// Where bone `index`'s joint sits relative to its parent's at rest: its pivot less its parent's.
+pub fn joint_offset(animation: &Animation, index: usize) -> [f32; 3] {
+    let bone = &animation.bones[index];
+    let parent = bone.parent_index(animation.bones.len()).map_or([0.0; 3], |p| animation.bones[p].pivot);
+    std::array::from_fn(|k| bone.pivot[k] - parent[k])
 }
 
 /// The indices `0..count` ordered so that each comes after its parent (`parent(i)`), whatever the

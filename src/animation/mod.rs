@@ -6,7 +6,7 @@ mod bones;
 mod sample;
 mod surface;
 
-pub use bones::{BoneLocal, CameraInModel, joint_local, parents_first, pose};
+pub use bones::{BoneLocal, CameraInModel, joint_local, joint_offset, parents_first, pose};
 pub use sample::{Interpolate, sample_keys};
 pub use surface::{UnitAppearance, unit_appearance, uv_matrix};
 

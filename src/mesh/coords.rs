@@ -20,6 +20,11 @@ pub fn wmo_to_bevy(p: [f32; 3]) -> [f32; 3] {
     [p[0], p[2], -p[1]]
 }
 
+/// A scale along a WMO's axes along Bevy's: the turn swaps Y and Z, and lengths keep their sign.
+pub fn wmo_scale_to_bevy(s: [f32; 3]) -> [f32; 3] {
+    [s[0], s[2], s[1]]
+}
+
 /// A WMO quaternion `(x, y, z, w)` rotated into Bevy's frame the same way as positions.
 pub fn wmo_quat_to_bevy(q: [f32; 4]) -> [f32; 4] {
     [q[0], q[2], -q[1], q[3]]

@@ -11,10 +11,10 @@ use bevy::math::Affine2;
 use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 
-use crate::animation::{Clock, joint_local, unit_appearance};
+use crate::animation::{Clock, joint_local, joint_offset, unit_appearance};
 use crate::formats::m2::{Billboard, M2Model, TextureUnit};
 use crate::formats::{Document, Model};
-use crate::mesh::coords::{wmo_quat_to_bevy, wmo_to_bevy};
+use crate::mesh::coords::{wmo_quat_to_bevy, wmo_scale_to_bevy, wmo_to_bevy};
 
 use super::wmo_material::WmoMaterial;
 
@@ -116,15 +116,12 @@ fn joint_transforms(model: &M2Model, clock: &Clock, enabled: bool, out: &mut Vec
             let l = joint_local(animation, i, clock);
             (l.translation.to_array(), l.rotation.to_array(), l.scale.to_array())
         } else {
-            let bone = &animation.bones[i];
-            let parent = bone.parent_index(animation.bones.len()).map_or([0.0; 3], |p| animation.bones[p].pivot);
-            ([0, 1, 2].map(|k| bone.pivot[k] - parent[k]), [0.0, 0.0, 0.0, 1.0], [1.0; 3])
+            (joint_offset(animation, i), [0.0, 0.0, 0.0, 1.0], [1.0; 3])
         };
         out.push(Transform {
             translation: Vec3::from_array(wmo_to_bevy(translation)),
             rotation: Quat::from_array(wmo_quat_to_bevy(rotation)),
-            // The axes swap with the turn to Bevy's frame; lengths do not change sign.
-            scale: Vec3::new(scale[0], scale[2], scale[1]),
+            scale: Vec3::from_array(wmo_scale_to_bevy(scale)),
         });
     }
     out.push(Transform::IDENTITY);
@@ -155,16 +152,22 @@ fn pose_joints(
         let at = Clock::looping(&model.animation, sequence, seconds);
         joint_transforms(model, &at, clock.enabled, poses.entry(id).or_default());
         for (handle, unit) in &motion.materials {
-            let Some(mut material) = materials.get_mut(handle) else { continue };
             let look = unit_appearance(model, unit, &at);
             let [r, g, b, a] = if clock.enabled { look.color } else { [1.0; 4] };
-            material.base.base_color = Color::srgba(r, g, b, a);
+            let color = Color::srgba(r, g, b, a);
             let m = if clock.enabled { look.uv[0] } else { Mat4::IDENTITY };
-            material.base.uv_transform = Affine2::from_cols(
+            let uv = Affine2::from_cols(
                 m.x_axis.truncate().truncate(),
                 m.y_axis.truncate().truncate(),
                 m.w_axis.truncate().truncate(),
             );
+            // Written only when the look changed: a write sends the material to the GPU again.
+            let unchanged =
+                materials.get(handle).is_none_or(|m| m.base.base_color == color && m.base.uv_transform == uv);
+            if !unchanged && let Some(mut material) = materials.get_mut(handle) {
+                material.base.base_color = color;
+                material.base.uv_transform = uv;
+            }
         }
     }
     for (joint, mut transform) in &mut joints {

@@ -20,6 +20,8 @@ pub struct Skeleton {
     pub joints: Vec<SkeletonJoint>,
     /// Per joint, column-major: the translation to its pivot undone.
     pub inverse_bindposes: Vec<[f32; 16]>,
+    /// The joints with each after its parent: the order every instance places its joint nodes in.
+    pub order: Vec<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -98,12 +100,10 @@ pub fn skeleton(model: &M2Model, label_model: usize, model_file: usize) -> Skele
     let bones = &model.animation.bones;
     let mut joints = Vec::with_capacity(bones.len() + 1);
     let mut inverse_bindposes = Vec::with_capacity(bones.len() + 1);
-    for bone in bones {
-        let parent = bone.parent_index(bones.len());
-        let parent_pivot = parent.map_or([0.0; 3], |p| bones[p].pivot);
-        let offset = std::array::from_fn(|k| bone.pivot[k] - parent_pivot[k]);
+    for (i, bone) in bones.iter().enumerate() {
+        let offset = crate::animation::joint_offset(&model.animation, i);
         joints.push(SkeletonJoint {
-            parent,
+            parent: bone.parent_index(bones.len()),
             rest: NodeTransform::from_translation(wmo_to_bevy(offset)),
             billboard: bone.billboard(),
         });
@@ -112,7 +112,8 @@ pub fn skeleton(model: &M2Model, label_model: usize, model_file: usize) -> Skele
     }
     joints.push(SkeletonJoint { parent: None, rest: NodeTransform::IDENTITY, billboard: None });
     inverse_bindposes.push(translation_matrix([0.0; 3]));
-    Skeleton { model: label_model, model_file, joints, inverse_bindposes }
+    let order = crate::animation::parents_first(joints.len(), |i| joints[i].parent);
+    Skeleton { model: label_model, model_file, joints, inverse_bindposes, order }
 }
 
 fn translation_matrix([x, y, z]: [f32; 3]) -> [f32; 16] {
@@ -129,10 +130,9 @@ pub(super) fn place_instance(
     mut node: impl FnMut(usize, Node) -> Node,
 ) {
     let joints = skeleton.map(|s| {
-        let joints = &scene.skeletons[s].joints;
-        let order = crate::animation::parents_first(joints.len(), |i| joints[i].parent);
-        let mut nodes = vec![usize::MAX; order.len()];
-        for i in order {
+        let mut nodes = vec![usize::MAX; scene.skeletons[s].joints.len()];
+        for k in 0..nodes.len() {
+            let i = scene.skeletons[s].order[k];
             let joint = &scene.skeletons[s].joints[i];
             // A parent in a loop is not placed before its child: that joint hangs from the instance.
             let under = joint.parent.map(|p| nodes[p]).filter(|&n| n != usize::MAX).unwrap_or(parent);

@@ -10,11 +10,11 @@ use json::validation::{Checked, USize64};
 use serde_json::json as value;
 
 use super::document::Builder;
-use crate::animation::{Interpolate, sample_keys};
+use crate::animation::{Interpolate, joint_offset, sample_keys};
 use crate::formats::Model;
 use crate::formats::m2::track::{STEP, Track};
 use crate::formats::m2::{Animation, M2Model, animation_name};
-use crate::mesh::coords::{wmo_quat_to_bevy, wmo_to_bevy};
+use crate::mesh::coords::{wmo_quat_to_bevy, wmo_scale_to_bevy, wmo_to_bevy};
 use crate::scene::animation::SkinBinding;
 
 /// One written instance: its skeleton and the glTF node of each joint.
@@ -112,8 +112,7 @@ impl Builder<'_> {
         use json::animation::Property;
         let mut curves: Vec<(usize, Property, Curve)> = Vec::new();
         for (b, bone) in animation.bones.iter().enumerate() {
-            let parent = bone.parent_index(animation.bones.len()).map_or([0.0; 3], |p| animation.bones[p].pivot);
-            let offset: [f32; 3] = std::array::from_fn(|k| bone.pivot[k] - parent[k]);
+            let offset = joint_offset(animation, b);
             let translation = curve(animation, &bone.translation, played, duration_ms, 3, |t: [f32; 3]| {
                 wmo_to_bevy(std::array::from_fn(|k| offset[k] + t[k])).to_vec()
             });
@@ -121,7 +120,8 @@ impl Builder<'_> {
                 let length = q.iter().map(|c| c * c).sum::<f32>().sqrt().max(f32::MIN_POSITIVE);
                 wmo_quat_to_bevy(q.map(|c| c / length)).to_vec()
             });
-            let scale = curve(animation, &bone.scale, played, duration_ms, 3, |s: [f32; 3]| vec![s[0], s[2], s[1]]);
+            let scale =
+                curve(animation, &bone.scale, played, duration_ms, 3, |s: [f32; 3]| wmo_scale_to_bevy(s).to_vec());
             for (path, curve) in
                 [(Property::Translation, translation), (Property::Rotation, rotation), (Property::Scale, scale)]
             {

@@ -7,8 +7,8 @@ use crate::formats::error::{Result, Warning};
 use crate::formats::reader::Reader;
 
 use super::track::{
-    BYTE, COMPRESSED_QUATERNION, Encoding, FIXED16, FLOAT, NONE, QUATERNION, SPLINE_FLOAT, SPLINE_VEC3, SequenceSpan,
-    SplineKey, Track, TrackReader, VEC3,
+    BYTE, COMPRESSED_QUATERNION, FIXED16, FLOAT, NONE, QUATERNION, SPLINE_FLOAT, SPLINE_VEC3, SequenceSpan, SplineKey,
+    Track, TrackReader, VEC3,
 };
 use super::{HeaderArray, optional_array};
 
@@ -224,46 +224,43 @@ impl Animation {
                 problems.push(format!("{name}: {message}"));
             }
         };
-        fn go<T>(track: &mut Track<T>, s: usize, anim: &[u8], e: Encoding<T>) -> std::result::Result<(), String> {
-            track.resolve_anim_file(s, anim, e)
-        }
         let s = sequence;
         for (i, b) in self.bones.iter_mut().enumerate() {
-            resolve(format!("bones[{i}].translation"), go(&mut b.translation, s, anim, VEC3));
-            resolve(format!("bones[{i}].rotation"), go(&mut b.rotation, s, anim, COMPRESSED_QUATERNION));
-            resolve(format!("bones[{i}].scale"), go(&mut b.scale, s, anim, VEC3));
+            resolve(format!("bones[{i}].translation"), b.translation.resolve_anim_file(s, anim, VEC3));
+            resolve(format!("bones[{i}].rotation"), b.rotation.resolve_anim_file(s, anim, COMPRESSED_QUATERNION));
+            resolve(format!("bones[{i}].scale"), b.scale.resolve_anim_file(s, anim, VEC3));
         }
         for (i, c) in self.colors.iter_mut().enumerate() {
-            resolve(format!("colors[{i}].color"), go(&mut c.color, s, anim, VEC3));
-            resolve(format!("colors[{i}].alpha"), go(&mut c.alpha, s, anim, FIXED16));
+            resolve(format!("colors[{i}].color"), c.color.resolve_anim_file(s, anim, VEC3));
+            resolve(format!("colors[{i}].alpha"), c.alpha.resolve_anim_file(s, anim, FIXED16));
         }
         for (i, w) in self.texture_weights.iter_mut().enumerate() {
-            resolve(format!("texture weights[{i}]"), go(w, s, anim, FIXED16));
+            resolve(format!("texture weights[{i}]"), w.resolve_anim_file(s, anim, FIXED16));
         }
         for (i, t) in self.texture_transforms.iter_mut().enumerate() {
-            resolve(format!("texture transforms[{i}].translation"), go(&mut t.translation, s, anim, VEC3));
-            resolve(format!("texture transforms[{i}].rotation"), go(&mut t.rotation, s, anim, QUATERNION));
-            resolve(format!("texture transforms[{i}].scaling"), go(&mut t.scaling, s, anim, VEC3));
+            resolve(format!("texture transforms[{i}].translation"), t.translation.resolve_anim_file(s, anim, VEC3));
+            resolve(format!("texture transforms[{i}].rotation"), t.rotation.resolve_anim_file(s, anim, QUATERNION));
+            resolve(format!("texture transforms[{i}].scaling"), t.scaling.resolve_anim_file(s, anim, VEC3));
         }
         for (i, a) in self.attachments.iter_mut().enumerate() {
-            resolve(format!("attachments[{i}].animate"), go(&mut a.animate, s, anim, BYTE));
+            resolve(format!("attachments[{i}].animate"), a.animate.resolve_anim_file(s, anim, BYTE));
         }
         for (i, e) in self.events.iter_mut().enumerate() {
-            resolve(format!("events[{i}].enabled"), go(&mut e.enabled, s, anim, NONE));
+            resolve(format!("events[{i}].enabled"), e.enabled.resolve_anim_file(s, anim, NONE));
         }
         for (i, l) in self.lights.iter_mut().enumerate() {
-            resolve(format!("lights[{i}].ambient color"), go(&mut l.ambient_color, s, anim, VEC3));
-            resolve(format!("lights[{i}].ambient intensity"), go(&mut l.ambient_intensity, s, anim, FLOAT));
-            resolve(format!("lights[{i}].diffuse color"), go(&mut l.diffuse_color, s, anim, VEC3));
-            resolve(format!("lights[{i}].diffuse intensity"), go(&mut l.diffuse_intensity, s, anim, FLOAT));
-            resolve(format!("lights[{i}].attenuation start"), go(&mut l.attenuation_start, s, anim, FLOAT));
-            resolve(format!("lights[{i}].attenuation end"), go(&mut l.attenuation_end, s, anim, FLOAT));
-            resolve(format!("lights[{i}].visibility"), go(&mut l.visibility, s, anim, BYTE));
+            resolve(format!("lights[{i}].ambient color"), l.ambient_color.resolve_anim_file(s, anim, VEC3));
+            resolve(format!("lights[{i}].ambient intensity"), l.ambient_intensity.resolve_anim_file(s, anim, FLOAT));
+            resolve(format!("lights[{i}].diffuse color"), l.diffuse_color.resolve_anim_file(s, anim, VEC3));
+            resolve(format!("lights[{i}].diffuse intensity"), l.diffuse_intensity.resolve_anim_file(s, anim, FLOAT));
+            resolve(format!("lights[{i}].attenuation start"), l.attenuation_start.resolve_anim_file(s, anim, FLOAT));
+            resolve(format!("lights[{i}].attenuation end"), l.attenuation_end.resolve_anim_file(s, anim, FLOAT));
+            resolve(format!("lights[{i}].visibility"), l.visibility.resolve_anim_file(s, anim, BYTE));
         }
         for (i, c) in self.cameras.iter_mut().enumerate() {
-            resolve(format!("cameras[{i}].positions"), go(&mut c.positions, s, anim, SPLINE_VEC3));
-            resolve(format!("cameras[{i}].targets"), go(&mut c.targets, s, anim, SPLINE_VEC3));
-            resolve(format!("cameras[{i}].roll"), go(&mut c.roll, s, anim, SPLINE_FLOAT));
+            resolve(format!("cameras[{i}].positions"), c.positions.resolve_anim_file(s, anim, SPLINE_VEC3));
+            resolve(format!("cameras[{i}].targets"), c.targets.resolve_anim_file(s, anim, SPLINE_VEC3));
+            resolve(format!("cameras[{i}].roll"), c.roll.resolve_anim_file(s, anim, SPLINE_FLOAT));
         }
         problems
     }
