@@ -37,6 +37,8 @@ impl Format {
     }
 }
 
+/// One per document, never in a collection: the variants' sizes differing costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Model {
     Lwo(lwo::LwoObject),

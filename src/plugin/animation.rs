@@ -11,21 +11,30 @@ use bevy::math::Affine2;
 use bevy::prelude::*;
 use bevy::transform::TransformSystems;
 
-use crate::animation::{Clock, joint_local, joint_offset, unit_appearance};
+use crate::animation::{Clock, joint_offset, unit_appearance};
 use crate::formats::m2::{Billboard, M2Model, TextureUnit};
 use crate::formats::{Document, Model};
-use crate::mesh::coords::{wmo_quat_to_bevy, wmo_scale_to_bevy, wmo_to_bevy};
+use crate::mesh::coords::wmo_to_bevy;
+use crate::scene::NodeTransform;
+use crate::scene::animation::joint_pose;
+use crate::source::FileSource;
 
 use super::wmo_material::WmoMaterial;
 
 /// A moving M2: its model, the sequence it plays, and the materials its texture units move.
 #[derive(Asset, TypePath, Debug)]
 pub struct M2Motion {
-    /// The .m2's document (its model is an M2).
+    /// The .m2's document (its model is an M2), with the `.anim` files read so far.
     pub document: Arc<Document>,
+    /// The .m2's index in the scene's files: 0 for a model opened on its own.
+    pub file: usize,
     /// The sequence to play (an index into the model's sequences); `None` plays its default, Stand.
     pub sequence: Option<usize>,
     pub materials: Vec<(Handle<WmoMaterial>, TextureUnit)>,
+    /// Where the `.anim` files of sequences chosen later are read: the source and path of the .m2.
+    pub anim_files: Option<(Arc<dyn FileSource>, String)>,
+    /// What reading them found wrong (also logged), one line each.
+    pub warnings: Vec<String>,
 }
 
 impl M2Motion {
@@ -93,7 +102,33 @@ pub(super) fn build(app: &mut App) {
         .init_resource::<M2Clock>()
         .register_type::<M2Joint>()
         .register_type::<M2Billboard>()
-        .add_systems(PostUpdate, (advance_clock, pose_joints, face_camera).chain().before(TransformSystems::Propagate));
+        .add_systems(
+            PostUpdate,
+            (advance_clock, read_anim_files, pose_joints, face_camera).chain().before(TransformSystems::Propagate),
+        );
+}
+
+/// Reads the `.anim` file of a sequence the first time it plays (once: a missing file is one warning).
+fn read_anim_files(mut motions: ResMut<Assets<M2Motion>>, mut tried: Local<Vec<(AssetId<M2Motion>, usize)>>) {
+    let waiting: Vec<(AssetId<M2Motion>, usize)> = motions
+        .iter()
+        .filter(|(_, m)| m.anim_files.is_some())
+        .filter_map(|(id, m)| Some((id, m.playing()?, m)))
+        .filter(|(_, s, m)| m.model().is_some_and(|model| model.animation.waits_for_anim_file(*s)))
+        .map(|(id, s, _)| (id, s))
+        .filter(|key| !tried.contains(key))
+        .collect();
+    for (id, sequence) in waiting {
+        tried.push((id, sequence));
+        let Some(mut motion) = motions.get_mut(id) else { continue };
+        let Some((source, path)) = motion.anim_files.clone() else { continue };
+        if let Some(warning) =
+            crate::scene::anim_files::read_anim_file(source.as_ref(), &path, &mut motion.document, sequence)
+        {
+            warn!("{warning}");
+            motion.warnings.push(warning.to_string());
+        }
+    }
 }
 
 fn advance_clock(time: Res<Time>, mut clock: ResMut<M2Clock>) {
@@ -107,24 +142,24 @@ fn advance_clock(time: Res<Time>, mut clock: ResMut<M2Clock>) {
 }
 
 /// Each joint's transform relative to its parent joint, in Bevy's frame, for every bone of a motion
-/// (and the still joint after them).
-fn joint_transforms(model: &M2Model, clock: &Clock, enabled: bool, out: &mut Vec<Transform>) {
+/// and the still joint after them: at `clock`, or at rest.
+fn joint_transforms(model: &M2Model, clock: Option<&Clock>, out: &mut Vec<Transform>) {
     let animation = &model.animation;
     out.clear();
-    for i in 0..animation.bones.len() {
-        let (translation, rotation, scale) = if enabled {
-            let l = joint_local(animation, i, clock);
-            (l.translation.to_array(), l.rotation.to_array(), l.scale.to_array())
-        } else {
-            (joint_offset(animation, i), [0.0, 0.0, 0.0, 1.0], [1.0; 3])
+    for i in 0..=animation.bones.len() {
+        let pose = match clock {
+            Some(clock) => joint_pose(model, i, clock),
+            None if i < animation.bones.len() => {
+                NodeTransform::from_translation(wmo_to_bevy(joint_offset(animation, i)))
+            }
+            None => NodeTransform::IDENTITY,
         };
         out.push(Transform {
-            translation: Vec3::from_array(wmo_to_bevy(translation)),
-            rotation: Quat::from_array(wmo_quat_to_bevy(rotation)),
-            scale: Vec3::from_array(wmo_scale_to_bevy(scale)),
+            translation: Vec3::from_array(pose.translation),
+            rotation: Quat::from_array(pose.rotation),
+            scale: Vec3::from_array(pose.scale),
         });
     }
-    out.push(Transform::IDENTITY);
 }
 
 /// Poses every motion once for the clock, sets each instance's joints from it, and moves the animated
@@ -150,7 +185,7 @@ fn pose_joints(
         let sequence = motion.playing().unwrap_or(0);
         let seconds = if clock.enabled { clock.seconds } else { 0.0 };
         let at = Clock::looping(&model.animation, sequence, seconds);
-        joint_transforms(model, &at, clock.enabled, poses.entry(id).or_default());
+        joint_transforms(model, clock.enabled.then_some(&at), poses.entry(id).or_default());
         for (handle, unit) in &motion.materials {
             let look = unit_appearance(model, unit, &at);
             let [r, g, b, a] = if clock.enabled { look.color } else { [1.0; 4] };

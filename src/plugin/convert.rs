@@ -11,6 +11,8 @@ use bevy::world_serialization::WorldAsset;
 
 use crate::mesh::{MeshData, MorphTarget, Topology};
 use crate::scene::{self, Scene};
+use crate::source::FileSource;
+use std::sync::Arc;
 
 use bevy::camera::visibility::DynamicSkinnedMeshBounds;
 use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
@@ -19,7 +21,9 @@ use super::animation::{M2Billboard, M2Joint, M2Motion};
 use super::wmo_material::{WmoExtension, WmoMaterial};
 use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelMaterial, ModelPart, MorphTargetNames, Overlay};
 
-pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> ModelAsset {
+/// `opened` is the source the opened file was read from: later `.anim` files of a model opened on its
+/// own are read there.
+pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene, opened: Arc<dyn FileSource>) -> ModelAsset {
     let images: Vec<Handle<Image>> =
         description.textures.iter().map(|t| ctx.add_labeled_asset(t.label.clone(), to_bevy_image(t))).collect();
     let mut standard_materials = Vec::new();
@@ -84,7 +88,7 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene) -> Mo
             ctx.add_labeled_asset(ModelLabel::M2InverseBindposes(s.model).to_string(), matrices.into())
         })
         .collect();
-    let motions = motions(ctx, &description, &materials);
+    let motions = motions(ctx, &description, &materials, &opened);
 
     let mut world = World::new();
     let mut entities: Vec<Entity> = Vec::with_capacity(description.nodes.len());
@@ -168,6 +172,7 @@ fn motions(
     ctx: &mut LoadContext<'_>,
     description: &Scene,
     materials: &[ModelMaterial],
+    opened: &Arc<dyn FileSource>,
 ) -> Vec<(usize, Handle<M2Motion>)> {
     let mut models: Vec<(usize, usize)> = description.skeletons.iter().map(|s| (s.model_file, s.model)).collect();
     for m in &description.animated_materials {
@@ -188,7 +193,9 @@ fn motions(
                     ModelMaterial::Standard(_) => None,
                 })
                 .collect();
-            let motion = M2Motion { document, sequence: None, materials };
+            // Doodads play only Stand, read with the scene; a model on its own may play any sequence.
+            let anim_files = (file == 0).then(|| (opened.clone(), description.files[0].path.clone()));
+            let motion = M2Motion { document, file, sequence: None, materials, anim_files, warnings: Vec::new() };
             Some((file, ctx.add_labeled_asset(ModelLabel::M2Motion(model).to_string(), motion)))
         })
         .collect()

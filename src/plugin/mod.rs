@@ -231,6 +231,7 @@ impl bevy::asset::AssetLoader for ModelLoader {
                 subdivision_level: settings.subdivision_level.unwrap_or(defaults.lwo.subdivision_level),
             },
             progress: settings.progress.clone(),
+            anim_files: defaults.anim_files,
         };
         // The model's other files are read through the asset server (see `dependencies`).
         let reads = DependencyReads::new();
@@ -251,12 +252,13 @@ impl bevy::asset::AssetLoader for ModelLoader {
                 reads.through(Arc::new(folder), place)
             }),
         };
+        let opened = source.clone();
         let source = reads.through(source, place);
         let scene = reads
             .serve_while(ctx, move || scene::build(source.as_ref(), file, data.as_deref(), &options))
             .await
             .map_err(ModelLoadError::NoBuildThread)??;
-        Ok(convert::translate(ctx, scene))
+        Ok(convert::translate(ctx, scene, opened))
     }
 
     fn extensions(&self) -> &[&str] {

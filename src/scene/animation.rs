@@ -120,6 +120,29 @@ fn translation_matrix([x, y, z]: [f32; 3]) -> [f32; 16] {
     [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, x, y, z, 1.0]
 }
 
+/// Joint `joint` of a model's skeleton relative to its parent joint at `clock`, in the scene's frame:
+/// bone `joint`'s pivot offset and tracks, or the still joint after the bones.
+pub fn joint_pose(model: &M2Model, joint: usize, clock: &crate::animation::Clock) -> NodeTransform {
+    use crate::mesh::coords::{wmo_quat_to_bevy, wmo_scale_to_bevy};
+    if joint >= model.animation.bones.len() {
+        return NodeTransform::IDENTITY;
+    }
+    let local = crate::animation::joint_local(&model.animation, joint, clock);
+    NodeTransform {
+        translation: wmo_to_bevy(local.translation.to_array()),
+        rotation: wmo_quat_to_bevy(local.rotation.to_array()),
+        scale: wmo_scale_to_bevy(local.scale.to_array()),
+    }
+}
+
+/// The clock a moving model is posed by `seconds` into `sequence` (its default, Stand, when `None`),
+/// aliases followed and the sequence looping.
+pub fn clock_at(model: &M2Model, sequence: Option<usize>, seconds: f64) -> crate::animation::Clock {
+    let animation = &model.animation;
+    let chosen = sequence.filter(|&s| s < animation.sequences.len()).or_else(|| animation.default_sequence());
+    crate::animation::Clock::looping(animation, chosen.map_or(0, |s| animation.resolve_alias(s)), seconds)
+}
+
 /// Places one instance of a built model under `parent`: its joints (when skinned), then one drawing
 /// node per unit, made by `node` from the unit's draw and index, skinned to this instance's joints.
 pub(super) fn place_instance(

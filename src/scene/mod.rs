@@ -4,6 +4,7 @@
 //! and the overlays (portals, liquids, collision). No Bevy here: each format builds a [`Scene`] once
 //! (`lwo.rs`, `wmo.rs`, `m2.rs`), and the Bevy plugin, picking and export all read it.
 
+pub mod anim_files;
 pub mod animation;
 mod describe;
 pub mod diagnostics;
@@ -39,6 +40,8 @@ pub struct LoadOptions {
     pub lwo: crate::mesh::lwo::BuildOptions,
     /// Where to report how far the build is, and to be told to stop.
     pub progress: Option<std::sync::Arc<LoadProgress>>,
+    /// Which M2 sequences' `.anim` files are read with the model.
+    pub anim_files: anim_files::AnimFiles,
 }
 
 /// A file the scene was built from, with its bytes (the inspector's hex view and picking read them)
@@ -375,7 +378,11 @@ pub fn build(
     if report.cancelled() {
         return Err(FileError::Cancelled { file: display_path.into() });
     }
-    scene
+    let mut scene = scene?;
+    // Its last other holder let go, the opened model's document is changed in place, not copied.
+    drop(document);
+    anim_files::read_for_scene(&mut scene, source, data, options.anim_files);
+    Ok(scene)
 }
 
 /// The data root for WMO and M2 textures and doodads: the folder holding `World`, walking up from the

@@ -49,8 +49,7 @@ pub fn apply_animation_start(
 
 /// The motion of the file opened itself (an M2 on its own), not of a WMO's doodads.
 pub fn opened_motion(model: &ModelAsset, motions: &Assets<M2Motion>) -> Option<Handle<M2Motion>> {
-    let opened = model.description.files.first()?.document.as_ref()?;
-    model.motions.iter().find(|h| motions.get(*h).is_some_and(|m| std::sync::Arc::ptr_eq(opened, &m.document))).cloned()
+    model.motions.iter().find(|h| motions.get(*h).is_some_and(|m| m.file == 0)).cloned()
 }
 
 /// The control hook's `animation`, `time`, `play` and `pause`; `false` for another verb.

@@ -89,6 +89,13 @@ pub struct Args {
     #[arg(long, requires = "export")]
     pub export_liquids: bool,
 
+    /// With --export: also write M2 texture-coordinate, colour and transparency animation, as
+    /// KHR_texture_transform moved by KHR_animation_pointer channels (Blender, Babylon.js and the
+    /// Khronos validator read them; readers built on the Rust `gltf` crate, Bevy's among them, refuse
+    /// such a file)
+    #[arg(long, requires = "export")]
+    pub export_material_animation: bool,
+
     /// In the window: reload the model whenever it or one of its files (groups, skins, doodad models,
     /// textures, the archive they came from) changes on disk, keeping the view
     #[arg(long, conflicts_with_all = ["info", "output", "export"])]
@@ -100,12 +107,14 @@ pub struct Args {
     pub morph: Vec<(String, f32)>,
 
     /// The sequence an M2 opened on its own plays: an AnimationData id (`0`), id and variation (`4.1`)
-    /// or name (`Stand`, `Walk`); default Stand. For --output, --output-dir and the window
+    /// or name (`Stand`, `Walk`); default Stand. For --output, --output-dir, --export (its pose) and the
+    /// window
     #[arg(long, value_name = "ID|NAME")]
     pub animation: Option<String>,
 
     /// Seconds into the M2 animations (the sequence and the global sequences) for --output and
-    /// --output-dir, where the clock then stands still (default 0); in the window, where it starts
+    /// --output-dir, where the clock then stands still (default 0); for --export, the pose its nodes
+    /// and materials are written in (default: at rest); in the window, where it starts
     #[arg(long, value_name = "SECONDS", value_parser = parse_time)]
     pub time: Option<f64>,
 

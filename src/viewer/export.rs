@@ -10,6 +10,23 @@ use crate::scene::{LoadOptions, load};
 
 use super::cli::Args;
 
+/// An export writes every sequence, so it reads every `.anim` file.
+fn export_load_options() -> LoadOptions {
+    LoadOptions { anim_files: crate::scene::anim_files::AnimFiles::All, ..LoadOptions::default() }
+}
+
+/// `--animation SPEC` for the opened model, or `None` with a warning (not a moving M2, no such sequence).
+fn chosen_sequence(scene: &crate::scene::Scene, spec: &str) -> Option<usize> {
+    let opened = scene.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model);
+    let Some(crate::formats::Model::M2(model)) = opened else {
+        eprintln!("warning: --animation {spec}: the file is not an M2 model");
+        return None;
+    };
+    crate::animation::find_sequence(&model.animation, spec)
+        .map_err(|message| eprintln!("warning: --animation: {message}"))
+        .ok()
+}
+
 pub fn run(args: &Args, out: &Path) -> ExitCode {
     let Some(path) = args.file.as_deref() else {
         eprintln!("--export needs a FILE");
@@ -17,7 +34,7 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
     };
     let started = Instant::now();
     let (source, relative) = super::source_of(path, args.game_data.as_ref());
-    let scene = match load(source.as_ref(), &relative, args.game_data.as_deref(), &LoadOptions::default()) {
+    let scene = match load(source.as_ref(), &relative, args.game_data.as_deref(), &export_load_options()) {
         Ok(scene) => scene,
         Err(e) => {
             eprintln!("{e}");
@@ -33,6 +50,9 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
         liquids: args.export_liquids,
         morph_weights: &args.morph,
         progress: None,
+        material_animation: args.export_material_animation,
+        pose_at: args.time,
+        sequence: args.animation.as_deref().and_then(|spec| chosen_sequence(&scene, spec)),
     };
     match write_file(&scene, &options, out) {
         Ok(report) => {
@@ -118,8 +138,8 @@ impl WindowExport {
         let task = bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
             let started = Instant::now();
             let (source, relative) = super::source_of(&file, data.as_ref());
-            let scene = load(source.as_ref(), &relative, data.as_deref(), &LoadOptions::default())
-                .map_err(|e| e.to_string())?;
+            let scene =
+                load(source.as_ref(), &relative, data.as_deref(), &export_load_options()).map_err(|e| e.to_string())?;
             let report_progress = |done: usize, total: usize| {
                 shared[0].store(done, std::sync::atomic::Ordering::Relaxed);
                 shared[1].store(total, std::sync::atomic::Ordering::Relaxed);
@@ -130,6 +150,7 @@ impl WindowExport {
                 liquids: false,
                 morph_weights: &morph_weights,
                 progress: Some(&report_progress),
+                ..ExportOptions::default()
             };
             let report = write_file(&scene, &options, &out).map_err(|e| format!("{}: {e}", out.display()))?;
             Ok(format!(

@@ -1,6 +1,7 @@
 //! Skins and animations of moving M2s: every written instance gets a skin over its joint nodes (the
-//! inverse bind matrices written once per skeleton), and each skeleton one animation per sequence
-//! whose channels move every instance's joints. A joint's translation is its pivot's offset from its
+//! inverse bind matrices written once per skeleton), and each moving model one animation per sequence
+//! whose channels move every instance's joints (and, when asked, its materials:
+//! `material_animation.rs`). A joint's translation is its pivot's offset from its
 //! parent's plus the bone's track, its rotation and scale the bone's; what has no keys in a sequence
 //! stays at rest. Global-sequence tracks repeat their loop across the sequence, since glTF has one
 //! clock per animation.
@@ -10,6 +11,7 @@ use json::validation::{Checked, USize64};
 use serde_json::json as value;
 
 use super::document::Builder;
+use super::material_animation::PointerChannel;
 use crate::animation::{Interpolate, joint_offset, sample_keys};
 use crate::formats::Model;
 use crate::formats::m2::track::{STEP, Track};
@@ -50,6 +52,33 @@ impl Builder<'_> {
         })
     }
 
+    /// A sampler of `curve`'s keys (times and values as accessors), added to `samplers`.
+    fn add_sampler(
+        &mut self,
+        samplers: &mut Vec<json::animation::Sampler>,
+        curve: &Curve,
+    ) -> json::Index<json::animation::Sampler> {
+        let times: Vec<u8> = curve.times.iter().flat_map(|t| t.to_le_bytes()).collect();
+        let bounds = (value!([curve.times[0]]), value!([curve.times[curve.times.len() - 1]]));
+        let input = self.add_data_accessor(&times, curve.times.len(), json::accessor::Type::Scalar, Some(bounds));
+        let kind = match curve.width {
+            1 => json::accessor::Type::Scalar,
+            2 => json::accessor::Type::Vec2,
+            3 => json::accessor::Type::Vec3,
+            _ => json::accessor::Type::Vec4,
+        };
+        let bytes: Vec<u8> = curve.values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let output = self.add_data_accessor(&bytes, curve.times.len(), kind, None);
+        samplers.push(json::animation::Sampler {
+            extensions: None,
+            extras: None,
+            input,
+            interpolation: Checked::Valid(curve.interpolation),
+            output,
+        });
+        json::Index::new(samplers.len() as u32 - 1)
+    }
+
     /// The skin of one instance whose joints were all written; `None` otherwise.
     pub(super) fn add_skin(
         &mut self,
@@ -83,59 +112,84 @@ impl Builder<'_> {
         }))
     }
 
-    /// One animation per sequence of every skeleton that has written instances.
+    /// One animation per sequence of every moving model with written instances (or, when the export
+    /// writes material animation, written materials that move).
     pub(super) fn add_animations(&mut self, skins: &[WrittenSkin]) -> usize {
+        let mut files: Vec<usize> = self.scene.skeletons.iter().map(|s| s.model_file).collect();
+        if self.material_animation {
+            files.extend(self.scene.animated_materials.iter().map(|m| m.model_file));
+        }
+        files.sort_unstable();
+        files.dedup();
         let mut written = 0;
-        for skeleton in 0..self.scene.skeletons.len() {
-            let instances: Vec<&WrittenSkin> = skins.iter().filter(|s| s.skeleton == skeleton).collect();
-            let file = self.scene.skeletons[skeleton].model_file;
+        for file in files {
             let Some(Model::M2(model)) = self.scene.files[file].document.as_deref().map(|d| &d.model) else {
                 continue;
             };
-            if instances.is_empty() {
+            let skeletons: Vec<usize> =
+                (0..self.scene.skeletons.len()).filter(|&s| self.scene.skeletons[s].model_file == file).collect();
+            let instances: Vec<&WrittenSkin> = skins.iter().filter(|s| skeletons.contains(&s.skeleton)).collect();
+            let materials = if self.material_animation { self.animated_materials_of(file) } else { Vec::new() };
+            if instances.is_empty() && materials.is_empty() {
                 continue;
             }
             let stem = crate::scene::file_name(&self.scene.files[file].path).to_owned();
             for sequence in 0..model.animation.sequences.len() {
-                self.add_animation(model, &stem, sequence, &instances);
+                self.add_animation(model, &stem, sequence, &instances, &materials);
                 written += 1;
             }
+        }
+        if !self.pointer_channels.is_empty() {
+            self.uses_extension("KHR_animation_pointer");
         }
         written
     }
 
-    fn add_animation(&mut self, model: &M2Model, stem: &str, index: usize, instances: &[&WrittenSkin]) {
+    fn add_animation(
+        &mut self,
+        model: &M2Model,
+        stem: &str,
+        index: usize,
+        instances: &[&WrittenSkin],
+        materials: &[(usize, crate::formats::m2::TextureUnit, bool)],
+    ) {
         let animation = &model.animation;
         let sequence = &animation.sequences[index];
         let played = animation.resolve_alias(index);
         let duration_ms = sequence.duration_ms;
         use json::animation::Property;
         let mut curves: Vec<(usize, Property, Curve)> = Vec::new();
-        for (b, bone) in animation.bones.iter().enumerate() {
-            let offset = joint_offset(animation, b);
-            let translation = curve(animation, &bone.translation, played, duration_ms, 3, |t: [f32; 3]| {
-                wmo_to_bevy(std::array::from_fn(|k| offset[k] + t[k])).to_vec()
-            });
-            let rotation = curve(animation, &bone.rotation, played, duration_ms, 4, |q: [f32; 4]| {
-                let length = q.iter().map(|c| c * c).sum::<f32>().sqrt().max(f32::MIN_POSITIVE);
-                wmo_quat_to_bevy(q.map(|c| c / length)).to_vec()
-            });
-            let scale =
-                curve(animation, &bone.scale, played, duration_ms, 3, |s: [f32; 3]| wmo_scale_to_bevy(s).to_vec());
-            for (path, curve) in
-                [(Property::Translation, translation), (Property::Rotation, rotation), (Property::Scale, scale)]
-            {
-                if let Some(curve) = curve {
-                    curves.push((b, path, curve));
+        if !instances.is_empty() {
+            for (b, bone) in animation.bones.iter().enumerate() {
+                let offset = joint_offset(animation, b);
+                let translation = curve(animation, &bone.translation, played, duration_ms, 3, |t: [f32; 3]| {
+                    wmo_to_bevy(std::array::from_fn(|k| offset[k] + t[k])).to_vec()
+                });
+                let rotation = curve(animation, &bone.rotation, played, duration_ms, 4, |q: [f32; 4]| {
+                    let length = q.iter().map(|c| c * c).sum::<f32>().sqrt().max(f32::MIN_POSITIVE);
+                    wmo_quat_to_bevy(q.map(|c| c / length)).to_vec()
+                });
+                let scale =
+                    curve(animation, &bone.scale, played, duration_ms, 3, |s: [f32; 3]| wmo_scale_to_bevy(s).to_vec());
+                for (path, curve) in
+                    [(Property::Translation, translation), (Property::Rotation, rotation), (Property::Scale, scale)]
+                {
+                    if let Some(curve) = curve {
+                        curves.push((b, path, curve));
+                    }
                 }
             }
         }
-        if curves.is_empty() {
+        let material_curves = self.material_curves(model, played, duration_ms, materials);
+        if curves.is_empty() && material_curves.is_empty() {
             // Nothing moves in this sequence: the first joint held at rest for its length, so the
             // animation is there with its duration.
+            let end = duration_ms as f32 / 1000.0;
+            let times = if duration_ms == 0 { vec![0.0] } else { vec![0.0, end] };
+            let rest = [0.0, 0.0, 0.0, 1.0];
             let rest = Curve {
-                times: vec![0.0, duration_ms as f32 / 1000.0],
-                values: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+                values: times.iter().flat_map(|_| rest).collect(),
+                times,
                 width: 4,
                 interpolation: json::animation::Interpolation::Step,
             };
@@ -143,21 +197,17 @@ impl Builder<'_> {
         }
         let mut samplers = Vec::new();
         let mut channels = Vec::new();
-        for (bone, path, curve) in curves {
-            let times: Vec<u8> = curve.times.iter().flat_map(|t| t.to_le_bytes()).collect();
-            let bounds = (value!([curve.times[0]]), value!([curve.times[curve.times.len() - 1]]));
-            let input = self.add_data_accessor(&times, curve.times.len(), json::accessor::Type::Scalar, Some(bounds));
-            let kind = if curve.width == 4 { json::accessor::Type::Vec4 } else { json::accessor::Type::Vec3 };
-            let bytes: Vec<u8> = curve.values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            let output = self.add_data_accessor(&bytes, curve.times.len(), kind, None);
-            let sampler = json::Index::new(samplers.len() as u32);
-            samplers.push(json::animation::Sampler {
-                extensions: None,
-                extras: None,
-                input,
-                interpolation: Checked::Valid(curve.interpolation),
-                output,
+        let animation_index = self.root.animations.len();
+        for (pointer, curve) in material_curves {
+            let sampler = self.add_sampler(&mut samplers, &curve);
+            self.pointer_channels.push(PointerChannel {
+                animation: animation_index,
+                sampler: sampler.value() as u32,
+                pointer,
             });
+        }
+        for (bone, path, curve) in curves {
+            let sampler = self.add_sampler(&mut samplers, &curve);
             for instance in instances {
                 channels.push(json::animation::Channel {
                     sampler,
@@ -190,11 +240,11 @@ impl Builder<'_> {
 }
 
 /// Keys in seconds and their values, flattened.
-struct Curve {
-    times: Vec<f32>,
-    values: Vec<f32>,
-    width: usize,
-    interpolation: json::animation::Interpolation,
+pub(super) struct Curve {
+    pub times: Vec<f32>,
+    pub values: Vec<f32>,
+    pub width: usize,
+    pub interpolation: json::animation::Interpolation,
 }
 
 /// Keys gathered in time order; a repeated time keeps the later value (glTF's times must rise).

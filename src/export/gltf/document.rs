@@ -8,6 +8,7 @@ use gltf::json;
 use json::validation::USize64;
 use serde_json::{Value, json as value};
 
+use super::material_animation::{PointerChannel, StillTextureTransform, add_to_document};
 use super::materials::{encode_textures, material_textures};
 use super::meshes::{MeshAccessors, has_uv};
 use super::{ExportOptions, ExportReport};
@@ -54,13 +55,21 @@ pub(super) struct Builder<'s> {
     /// Each skeleton's inverse bind matrices, written once for all its instances.
     pub(super) inverse_binds: HashMap<usize, json::Index<json::Accessor>>,
     pub(super) notes: Vec<String>,
+    /// [`ExportOptions::pose_at`], [`ExportOptions::sequence`], [`ExportOptions::material_animation`].
+    pub(super) pose_at: Option<f64>,
+    pub(super) sequence: Option<usize>,
+    pub(super) material_animation: bool,
+    /// What the serialised document gains that the `gltf` crate's types cannot hold.
+    pub(super) texture_transforms: Vec<StillTextureTransform>,
+    pub(super) pointer_channels: Vec<PointerChannel>,
 }
 
+/// The document as JSON, its buffer, and what was written.
 pub(super) fn build(
     scene: &Scene,
     options: &ExportOptions<'_>,
     buffer_uri: Option<String>,
-) -> (json::Root, Vec<u8>, ExportReport) {
+) -> (Value, Vec<u8>, ExportReport) {
     let written = written_nodes(scene, options);
     let folded = folded_nodes(scene, &written);
     // The draws each written, unfolded node carries: its own and its folded children's.
@@ -120,6 +129,11 @@ pub(super) fn build(
         morph_weights: options.morph_weights,
         inverse_binds: HashMap::new(),
         notes: Vec::new(),
+        pose_at: options.pose_at,
+        sequence: options.sequence,
+        material_animation: options.material_animation,
+        texture_transforms: Vec::new(),
+        pointer_channels: Vec::new(),
     };
     for (t, png) in encode_textures(scene, &images, &step) {
         builder.add_image(t, png);
@@ -154,13 +168,14 @@ pub(super) fn build(
         }
         // glTF is in metres; World of Warcraft's files are in yards, scaled once at their root.
         let unit_scale = if node.parent.is_none() { metres_per_unit(scene) } else { 1.0 };
-        let scale = finite_or(node.transform.scale, 1.0).map(|s| s * unit_scale);
+        let transform = builder.posed_joint(node).unwrap_or(node.transform);
+        let scale = finite_or(transform.scale, 1.0).map(|s| s * unit_scale);
         let index = builder.root.push(json::Node {
             name: node.name.clone(),
             mesh: mesh.map(|(m, _)| m),
-            translation: (node.transform.translation != NodeTransform::IDENTITY.translation)
-                .then(|| finite_or(node.transform.translation, 0.0)),
-            rotation: rotation(node.transform.rotation),
+            translation: (transform.translation != NodeTransform::IDENTITY.translation)
+                .then(|| finite_or(transform.translation, 0.0)),
+            rotation: rotation(transform.rotation),
             scale: (scale != NodeTransform::IDENTITY.scale).then_some(scale),
             extras: node.overlay.map(overlay_extras),
             ..Default::default()
@@ -204,7 +219,11 @@ pub(super) fn build(
     report.textures = builder.root.textures.len();
     builder.finish(buffer_uri);
     report.notes = std::mem::take(&mut builder.notes);
-    (builder.root, builder.buffer, report)
+    // Through text, not `to_value`: a Value holds f64s, and would write every f32 with its binary tail.
+    let text = serde_json::to_vec(&builder.root).expect("a glTF document always serialises");
+    let mut document: Value = serde_json::from_slice(&text).expect("serde_json reads what it wrote");
+    add_to_document(&mut document, &builder.texture_transforms, &builder.pointer_channels);
+    (document, builder.buffer, report)
 }
 
 /// Drawing children that fold into their parent's mesh: written, unnamed, untransformed, no overlay
@@ -271,6 +290,17 @@ fn metres_per_unit(scene: &Scene) -> f32 {
 }
 
 impl Builder<'_> {
+    /// A joint node's transform in the pose the export writes, if it poses moving models.
+    fn posed_joint(&self, node: &crate::scene::Node) -> Option<NodeTransform> {
+        let joint = node.joint?;
+        let file = self.scene.skeletons.get(joint.skeleton)?.model_file;
+        let Some(Model::M2(model)) = self.scene.files.get(file)?.document.as_deref().map(|d| &d.model) else {
+            return None;
+        };
+        let clock = self.pose_clock(file, model)?;
+        Some(crate::scene::animation::joint_pose(model, joint.bone, &clock))
+    }
+
     fn finish(&mut self, buffer_uri: Option<String>) {
         if !self.buffer.is_empty() {
             self.root.push(json::Buffer {
@@ -291,7 +321,7 @@ impl Builder<'_> {
         if let Some(file) = self.scene.files.first() {
             extras.insert("source".into(), value!(crate::scene::file_name(&file.path)));
         }
-        if !self.scene.animated_materials.is_empty() {
+        if !self.scene.animated_materials.is_empty() && !self.material_animation {
             extras.insert("not_written".into(), value!(["M2 texture-coordinate, colour and transparency animation"]));
         }
         if !self.unmapped_blends.is_empty() {

@@ -168,7 +168,12 @@ impl Builder<'_> {
         let [r, g, b, a] = finite_or(material.base_color, 1.0);
         // The scene's colour is sRGB, glTF's factor linear.
         let [r, g, b] = crate::formats::lwo::shading::srgb_to_linear([r, g, b].map(|c| c.clamp(0.0, 1.0)));
-        let base_color = [r, g, b, a.clamp(0.0, 1.0)];
+        let mut base_color = [r, g, b, a.clamp(0.0, 1.0)];
+        // A moving M2 unit's look at the export's pose (the still values its animation starts from).
+        let still = self.still_look(m, texture.is_some());
+        if let Some((factor, _)) = still {
+            base_color = factor;
+        }
         let emissive = finite_or(material.emissive, 0.0).map(|c| c.max(0.0));
         let brightest = emissive.iter().copied().fold(0.0f32, f32::max);
         let (emissive_factor, emissive_strength) =
@@ -214,11 +219,14 @@ impl Builder<'_> {
             extras,
             ..Default::default()
         });
+        if let Some((_, Some(uv))) = still {
+            self.add_still_texture_transform(index, uv);
+        }
         self.materials.insert((m, with_uv), index);
         index
     }
 
-    fn uses_extension(&mut self, name: &str) {
+    pub(super) fn uses_extension(&mut self, name: &str) {
         if !self.root.extensions_used.iter().any(|e| e == name) {
             self.root.extensions_used.push(name.to_owned());
         }

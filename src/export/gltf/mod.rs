@@ -17,14 +17,13 @@
 
 mod animation;
 mod document;
+mod material_animation;
 mod materials;
 mod meshes;
 
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-use gltf::json;
 
 use self::document::build;
 use crate::scene::Scene;
@@ -43,6 +42,16 @@ pub struct ExportOptions<'a> {
     /// Called as `(done, total)` while the buffer is built and the textures are encoded; it may be
     /// called from several threads.
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    /// Also write M2 texture-coordinate, colour and transparency animation: `KHR_texture_transform`
+    /// moved by `KHR_animation_pointer` channels. Off by default: the Rust `gltf` crate (and so Bevy's
+    /// loader) refuses a channel without a node, which that extension requires.
+    pub material_animation: bool,
+    /// Moving M2s are written posed this many seconds into their sequence (joints and animated
+    /// materials); `None` writes them at rest. The animations are written either way.
+    pub pose_at: Option<f64>,
+    /// The sequence the opened M2 is posed in (an index into its sequences); `None`, and every doodad,
+    /// its default, Stand.
+    pub sequence: Option<usize>,
 }
 
 /// What was written.
@@ -128,7 +137,7 @@ pub fn write_file(scene: &Scene, options: &ExportOptions<'_>, path: &Path) -> Re
             let bin_path = path.with_extension("bin");
             let bin_name = bin_path.file_name().and_then(|n| n.to_str()).unwrap_or("buffer.bin").to_owned();
             let (document, buffer, mut report) = build(scene, options, Some(bin_name));
-            let text = json::serialize::to_vec_pretty(&document)?;
+            let text = serde_json::to_vec_pretty(&document)?;
             std::fs::write(path, &text).map_err(io(path))?;
             std::fs::write(&bin_path, &buffer).map_err(io(&bin_path))?;
             report.bytes = (text.len() + buffer.len()) as u64;
@@ -137,8 +146,8 @@ pub fn write_file(scene: &Scene, options: &ExportOptions<'_>, path: &Path) -> Re
     }
 }
 
-fn write_glb(document: &json::Root, buffer: &[u8], out: &mut impl Write) -> Result<u64, ExportError> {
-    let text = json::serialize::to_vec(document)?;
+fn write_glb(document: &serde_json::Value, buffer: &[u8], out: &mut impl Write) -> Result<u64, ExportError> {
+    let text = serde_json::to_vec(document)?;
     let padded = |n: usize| n.div_ceil(4) * 4;
     let length =
         12 + 8 + padded(text.len()) as u64 + if buffer.is_empty() { 0 } else { 8 + padded(buffer.len()) as u64 };

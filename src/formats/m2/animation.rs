@@ -173,6 +173,9 @@ pub struct Animation {
     pub camera_lookup: Vec<i16>,
     pub particle_emitters: u32,
     pub ribbon_emitters: u32,
+    /// The sequences whose `.anim` file [`Animation::resolve_anim_file`] has read (a file is not part
+    /// of the .m2: it is read when its sequence first plays).
+    pub anim_files_read: Vec<usize>,
 }
 
 impl Animation {
@@ -215,9 +218,17 @@ impl Animation {
         Some(self.find_sequence(0).or_else(|| self.find_sequence(147)).unwrap_or(0))
     }
 
+    /// Whether `sequence` keeps its keys in an `.anim` file not read yet.
+    pub fn waits_for_anim_file(&self, sequence: usize) -> bool {
+        self.sequences.get(sequence).is_some_and(|s| s.in_anim_file) && !self.anim_files_read.contains(&sequence)
+    }
+
     /// Reads `sequence`'s keys from the bytes of its `.anim` file into every track that waits for them
     /// (version 264 only stores sequences there). Returns one line per track whose range does not fit.
     pub fn resolve_anim_file(&mut self, sequence: usize, anim: &[u8]) -> Vec<String> {
+        if !self.anim_files_read.contains(&sequence) {
+            self.anim_files_read.push(sequence);
+        }
         let mut problems = Vec::new();
         let mut resolve = |name: String, result: std::result::Result<(), String>| {
             if let Err(message) = result {
@@ -491,6 +502,7 @@ pub(super) fn read(file: &[u8], version: u32, arrays: &mut Vec<HeaderArray>, war
         camera_lookup: i16s(&camera_lookup, warnings),
         particle_emitters: particles.count,
         ribbon_emitters: ribbons.count,
+        anim_files_read: Vec::new(),
     }
 }
 

@@ -183,6 +183,8 @@ pub struct Playback {
     /// For a model opened on its own: its sequences (label, seconds), and the one playing.
     pub sequences: Vec<(String, f64)>,
     pub playing: Option<usize>,
+    /// What reading the `.anim` files of the sequences played so far found wrong.
+    pub warnings: Vec<String>,
 }
 
 impl Playback {
@@ -192,7 +194,13 @@ impl Playback {
         motions: &bevy::asset::Assets<crate::plugin::M2Motion>,
         clock: crate::plugin::M2Clock,
     ) -> Self {
-        let mut out = Self { clock, moves: !model.motions.is_empty(), sequences: Vec::new(), playing: None };
+        let mut out = Self {
+            clock,
+            moves: !model.motions.is_empty(),
+            sequences: Vec::new(),
+            playing: None,
+            warnings: Vec::new(),
+        };
         // Only a model opened on its own chooses its sequence; a WMO's doodads play Stand.
         let standalone = crate::viewer::animation::opened_motion(model, motions).and_then(|h| motions.get(&h));
         if let Some((motion, m2)) = standalone.and_then(|m| Some((m, m.model()?))) {
@@ -206,6 +214,7 @@ impl Playback {
                 })
                 .collect();
             out.playing = motion.playing();
+            out.warnings.clone_from(&motion.warnings);
         }
         out
     }
@@ -253,6 +262,9 @@ pub(super) fn playback_section(ui: &mut egui::Ui, playback: &mut Playback) {
             if ui.add(egui::Button::selectable(selected, text)).clicked() && !selected {
                 playback.playing = Some(i);
             }
+        }
+        for warning in &playback.warnings {
+            ui.colored_label(egui::Color32::YELLOW, warning);
         }
     });
 }
