@@ -4,7 +4,6 @@
 //! loop on clocks of their own, billboards turn with the camera and colours, weights and texture
 //! transforms live in materials, all from the same tracks.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use bevy::math::Affine2;
@@ -169,7 +168,7 @@ fn pose_joints(
     motions: Res<Assets<M2Motion>>,
     mut materials: ResMut<Assets<WmoMaterial>>,
     mut joints: Query<(&M2Joint, &mut Transform)>,
-    mut poses: Local<HashMap<AssetId<M2Motion>, Vec<Transform>>>,
+    mut poses: Local<Vec<(AssetId<M2Motion>, Vec<Transform>)>>,
     mut evaluated: Local<Option<M2Clock>>,
     mut motion_events: MessageReader<AssetEvent<M2Motion>>,
     added: Query<(), Added<M2Joint>>,
@@ -179,13 +178,20 @@ fn pose_joints(
         return;
     }
     *evaluated = Some(*clock);
-    poses.retain(|id, _| motions.contains(*id));
+    poses.retain(|(id, _)| motions.contains(*id));
     for (id, motion) in motions.iter() {
         let Some(model) = motion.model() else { continue };
         let sequence = motion.playing().unwrap_or(0);
         let seconds = if clock.enabled { clock.seconds } else { 0.0 };
         let at = Clock::looping(&model.animation, sequence, seconds);
-        joint_transforms(model, clock.enabled.then_some(&at), poses.entry(id).or_default());
+        let slot = match poses.iter().position(|(p, _)| *p == id) {
+            Some(slot) => slot,
+            None => {
+                poses.push((id, Vec::new()));
+                poses.len() - 1
+            }
+        };
+        joint_transforms(model, clock.enabled.then_some(&at), &mut poses[slot].1);
         for (handle, unit) in &motion.materials {
             let look = unit_appearance(model, unit, &at);
             let [r, g, b, a] = if clock.enabled { look.color } else { [1.0; 4] };
@@ -205,8 +211,16 @@ fn pose_joints(
             }
         }
     }
+    // A joint's motion is found by a scan from the last one's: joints of one model come in runs, and
+    // a scene has few moving models.
+    let mut last = 0;
     for (joint, mut transform) in &mut joints {
-        if let Some(pose) = poses.get(&joint.motion.id()).and_then(|p| p.get(usize::from(joint.bone))) {
+        let id = joint.motion.id();
+        if poses.get(last).is_none_or(|(p, _)| *p != id) {
+            let Some(slot) = poses.iter().position(|(p, _)| *p == id) else { continue };
+            last = slot;
+        }
+        if let Some(pose) = poses[last].1.get(usize::from(joint.bone)) {
             transform.set_if_neq(*pose);
         }
     }
