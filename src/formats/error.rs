@@ -26,6 +26,9 @@ pub enum ErrorKind {
     TooDeep(usize),
     #[error("{0}")]
     Invalid(String),
+    /// The bytes are no format this crate reads (said without a place: there is no chunk to point at).
+    #[error("is not a LightWave, WMO or M2 file: {0}")]
+    NotAModel(String),
 }
 
 /// An error with its place in the file.
@@ -58,6 +61,9 @@ impl ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let ErrorKind::NotAModel(_) = self.kind {
+            return write!(f, "{}", self.kind);
+        }
         if self.path.is_empty() {
             write!(f, "at byte {} (0x{:X}): {}", self.offset, self.offset, self.kind)
         } else {

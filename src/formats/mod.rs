@@ -138,18 +138,32 @@ fn parse_m2(bytes: &[u8]) -> Result<Document, ParseError> {
 
 /// Parses a file by its content, whatever its name says: the first four bytes pick the format.
 pub fn parse_document(bytes: &[u8]) -> Result<Document, ParseError> {
-    let Some(magic) = bytes.get(..4) else {
-        return Err(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: bytes.len() }));
+    (family_of(bytes)?.parse)(bytes)
+}
+
+/// The format family whose magic `bytes` start with; otherwise the error that says what they start with.
+fn family_of(bytes: &[u8]) -> Result<&'static FormatFamily, ParseError> {
+    let found =
+        bytes.get(..4).and_then(|magic| FORMATS.iter().find(|f| f.magics.iter().any(|m| m.as_slice() == magic)));
+    found.ok_or_else(|| ParseError::new(0, ErrorKind::NotAModel(describe_start(bytes))))
+}
+
+/// How a file that is no model begins, for the one line that refuses it: its first bytes as text where
+/// they are printable, else in hex.
+fn describe_start(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "it is empty".into();
+    }
+    let start = &bytes[..bytes.len().min(4)];
+    let what = if start.iter().all(|b| b.is_ascii_graphic() || *b == b' ') {
+        format!("'{}'", String::from_utf8_lossy(start))
+    } else {
+        start.iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(" ")
     };
-    match FORMATS.iter().find(|f| f.magics.iter().any(|m| m.as_slice() == magic)) {
-        Some(family) => (family.parse)(bytes),
-        None => Err(ParseError::new(
-            0,
-            ErrorKind::BadMagic {
-                expected: "FORM (LightWave), REVM (WMO) or MD20 (M2)",
-                found: FourCc([magic[0], magic[1], magic[2], magic[3]]).to_string(),
-            },
-        )),
+    if bytes.len() < 4 {
+        format!("it holds only {} bytes, {what}", bytes.len())
+    } else {
+        format!("it starts with {what}")
     }
 }
 
@@ -166,7 +180,8 @@ pub fn chunk_fields(tree: &ChunkTree, id: ChunkId, file: &[u8]) -> Vec<Field> {
 pub fn parse_chunk_tree(bytes: &[u8]) -> (ChunkTree, Option<ParseError>) {
     match bytes.get(..4) {
         Some(b"FORM") => lwo::chunks::read_iff_tree_partial(bytes),
-        Some(b"MD20" | b"MD21") => (ChunkTree::default(), None),
-        _ => wmo::chunks::read_wmo_tree_partial(bytes),
+        Some(b"REVM") => wmo::chunks::read_wmo_tree_partial(bytes),
+        // Anything else has no chunks to list: its bytes are no format of ours.
+        _ => (ChunkTree::default(), family_of(bytes).err()),
     }
 }

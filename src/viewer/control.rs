@@ -261,6 +261,7 @@ pub fn poll_control(
         "error": viewer.error,
         "screenshots": channel.screenshots,
         "pick": panel.as_ref().and_then(|p| p.picked.as_ref()).map(|p| p.to_json()),
+        "hex": panel.as_ref().map(|p| serde_json::json!({ "offset": p.hex_base, "bytes": p.hex.len() })),
         "picks": pick_count.map_or(0, |c| c.0),
         "camera": camera_state(&cameras),
         "export": export.as_ref().and_then(|e| e.status.clone()),

@@ -232,11 +232,8 @@ fn finish_batch(batch: &Batch) -> ExitCode {
 
 fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCode {
     // Warnings and errors of a load are printed here once (a batch counts them in its index): the
-    // viewer's own log lines for them would repeat them (RUST_LOG still overrides).
-    let log = bevy::log::LogPlugin {
-        filter: format!("{},lwo_wmo_viewer::viewer::scene=off", bevy::log::DEFAULT_FILTER),
-        ..default()
-    };
+    // viewer's own log lines for them would repeat them.
+    let log = super::log_plugin(&["lwo_wmo_viewer::viewer::scene"]);
     let mut app = App::new();
     super::scene::add_game_data_source(&mut app, args.game_data.as_ref(), args.game_data.as_ref());
     let plugins = DefaultPlugins

@@ -150,3 +150,14 @@ fn print_info(
         }
     }
 }
+
+/// Bevy's logging with the asset server's load errors left out, and the targets in `off` too: the
+/// viewer reports a file that fails to load itself, in one line, where Bevy's would add a backtrace
+/// whenever `RUST_BACKTRACE` is set. `RUST_LOG` replaces this filter, so a developer still sees them.
+pub(crate) fn log_plugin(off: &[&str]) -> bevy::log::LogPlugin {
+    let mut filter = format!("{},bevy_asset::server=off", bevy::log::DEFAULT_FILTER);
+    for target in off {
+        filter.push_str(&format!(",{target}=off"));
+    }
+    bevy::log::LogPlugin { filter, ..Default::default() }
+}

@@ -292,9 +292,16 @@ pub fn poll_pending_load(
         LoadState::Loaded => {
             let Some(model) = models.get(&pending.handle) else { return };
             let pending = viewer.pending.take().expect("checked above");
-            // Another file starts with its morphs at rest; a reload of the same file keeps them.
+            // Another file starts with its morphs at rest, nothing picked and no chunk selected (the hex
+            // view would show the last file's bytes); a reload of the same file keeps them.
             if viewer.current_path.as_ref().is_some_and(|shown| *shown != pending.path) {
                 morphs.weights.clear();
+                if let Some(panel) = panel.as_mut() {
+                    panel.picked = None;
+                    panel.selected = None;
+                    panel.hex.clear();
+                    panel.hex_base = 0;
+                }
             }
             if let Some(old) = viewer.scene_entity.take() {
                 commands.entity(old).despawn();

@@ -30,6 +30,7 @@ pub fn run(mut args: Args) -> ExitCode {
     super::scene::add_game_data_source(&mut app, args.game_data.as_ref(), opened.as_ref());
     app.add_plugins(
         DefaultPlugins
+            .set(super::log_plugin(&[]))
             .set(WindowPlugin {
                 primary_window: Some(Window {
                     title: "lwo-wmo-viewer".into(),

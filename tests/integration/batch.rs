@@ -326,3 +326,27 @@ fn batch_thumbnails_are_drawn_from_the_chosen_view() {
     crate::render::compare_with_baseline("square-with-detail-front.png", &image_of(&lwo));
     crate::render::compare_with_baseline("barrel-m2.png", &image_of(&m2));
 }
+
+/// Files that fail in a batch are its lines and its index, once each: no Bevy error with a backtrace
+/// beside them, even with `RUST_BACKTRACE` set (`RUST_LOG` would show them to a developer).
+#[test]
+fn failed_files_in_a_batch_print_no_backtraces() {
+    let dir = scratch("batch-failures-quiet");
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::write(input.join("passwd.wmo"), b"root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    std::fs::write(input.join("short.lwo"), b"ab\n").unwrap();
+    let out = Command::new(bin())
+        .arg("--output-dir")
+        .arg(dir.join("out"))
+        .arg(&input)
+        .env("RUST_BACKTRACE", "1")
+        .env_remove("RUST_LOG")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Bevy's line for a failed asset, and the frames of a backtrace ("   0: from<…>").
+    assert!(!stderr.contains("Failed to load asset") && !stderr.contains("   0: "), "{stderr}");
+    assert_eq!(stderr.matches("is not a LightWave, WMO or M2 file").count(), 2, "{stderr}");
+}

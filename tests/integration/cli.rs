@@ -129,3 +129,22 @@ fn info_takes_several_files_and_help_lists_the_exit_codes() {
     let usage = std::process::Command::new(crate::support::bin()).arg("--no-such-flag").output().unwrap();
     assert_eq!(usage.status.code(), Some(2));
 }
+
+/// A file that is no model is refused in one line that says what it starts with, with no chunk
+/// listing; so is one too short to have a magic.
+#[test]
+fn a_file_that_is_no_model_is_one_line_saying_what_it_starts_with() {
+    let dir = scratch("cli-not-a-model");
+    let passwd = dir.join("passwd.wmo");
+    std::fs::write(&passwd, b"root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    let short = dir.join("hostname.lwo");
+    std::fs::write(&short, b"ab\n").unwrap();
+    for (path, says) in [(&passwd, "it starts with 'root'"), (&short, "it holds only 3 bytes, 61 62 0A")] {
+        let out = Command::new(bin()).arg(path).arg("--info").output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(out.stdout.is_empty(), "no chunk listing: {}", String::from_utf8_lossy(&out.stdout));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let expected = format!("{}: is not a LightWave, WMO or M2 file: {says}", path.display());
+        assert_eq!(stderr.trim_end(), expected);
+    }
+}

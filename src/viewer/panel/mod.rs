@@ -386,7 +386,8 @@ pub fn inspector(
                     warnings_section(ui, model);
                 } else if input.loading.is_none() {
                     ui.label(
-                        "No file open. Drop a .lwo, .lxo or .wmo file on the window, or use File ▸ Open (Ctrl+O).",
+                        "No file open. Drop a .lwo, .lxo, .wmo or .m2 file (or an .MPQ archive) on the window, or use \
+                         File > Open (Ctrl+O).",
                     );
                 }
             });

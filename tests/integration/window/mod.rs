@@ -39,6 +39,15 @@ fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
     let error = s["error"].as_str().unwrap();
     assert!(error.contains("corrupt.wmo") && error.contains("MOHD") && error.contains("byte 16"), "{error}");
     assert_eq!(s["shown"].as_str(), Some(wmo.display().to_string().as_str()), "the WMO is still shown");
+    // A file that is no model at all: one line saying what it starts with.
+    let passwd = dir.join("passwd.wmo");
+    std::fs::write(&passwd, b"root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    send(&dir, &format!("drop {}", passwd.display()));
+    let s = wait_for(&dir, "the error for the text file", minute, |s| {
+        s["error"].as_str().is_some_and(|e| e.contains("passwd.wmo"))
+    });
+    let expected = format!("{}: is not a LightWave, WMO or M2 file: it starts with 'root'", passwd.display());
+    assert_eq!(s["error"].as_str(), Some(expected.as_str()));
     // Pipelines compile in the background in the window; give the last materials a few frames.
     let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
     wait_for(&dir, "a few more frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 30));
@@ -174,6 +183,41 @@ fn the_window_exports_what_it_shows() {
     assert!(status.starts_with(&format!("exported {}", out.display())) && status.contains("nodes"), "{status}");
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(&bytes[..4], b"glTF");
+}
+
+/// A pick and the chunk it selected belong to their file: opening another one leaves nothing picked and
+/// no bytes of the last file in the hex view.
+#[test]
+fn another_file_starts_with_no_pick_and_an_empty_hex_view() {
+    let dir = scratch("window-new-file-state");
+    let (m2, lwo) = (asset("World/Generic/Barrel.m2"), asset("square-with-detail.lwo"));
+    let child = start(&dir, &m2);
+    let minute = Duration::from_secs(90);
+    let shown = |path: &Path| {
+        let path = path.display().to_string();
+        move |s: &serde_json::Value| s["shown"].as_str() == Some(path.as_str()) && s["loading"] == false
+    };
+    wait_for(&dir, "the M2 to show", minute, shown(&m2));
+    let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
+    wait_for(&dir, "a few frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + 10));
+    // The barrel stands in the middle of the 3D view, right of the panel: the first point that hits it.
+    let mut picked = None;
+    for (x, y) in [(840, 420), (840, 380), (840, 460), (800, 420), (880, 420), (840, 340), (840, 500)] {
+        let before = status(&dir)["picks"].as_u64().unwrap_or(0);
+        send(&dir, &format!("pick {x} {y}"));
+        let s = wait_for(&dir, "the pick", minute, |s| s["picks"].as_u64().is_some_and(|n| n > before));
+        if !s["pick"].is_null() {
+            picked = Some(s);
+            break;
+        }
+    }
+    let s = picked.expect("a point in the middle of the view hits the barrel");
+    assert!(s["hex"]["bytes"].as_u64().unwrap_or(0) > 0, "the pick shows its bytes: {}", s["hex"]);
+    send(&dir, &format!("drop {}", lwo.display()));
+    let s = wait_for(&dir, "the LWO to replace the M2", minute, shown(&lwo));
+    quit(&dir, child);
+    assert!(s["pick"].is_null(), "{}", s["pick"]);
+    assert_eq!(s["hex"]["bytes"], 0, "{}", s["hex"]);
 }
 
 #[test]
