@@ -74,12 +74,18 @@ fn clicks_to_requests(
     buttons: Res<ButtonInput<MouseButton>>,
     wants: Res<EguiWantsInput>,
     window: Query<&Window, With<PrimaryWindow>>,
+    cameras: Query<&Camera, With<super::camera::ViewCamera>>,
     mut pressed: ResMut<PressedAt>,
     mut requests: MessageWriter<PickRequest>,
 ) {
     let Ok(window) = window.single() else { return };
     let cursor = window.cursor_position();
-    let over_panel = wants.wants_pointer_input() || wants.is_pointer_over_area();
+    // Where the 3D view is, from this frame's layout: egui's own answer is last frame's, so a pointer
+    // that moves onto the panel and presses at once (as fast input does) would pick behind it.
+    let in_view = cursor.is_some_and(|c| {
+        cameras.iter().any(|camera| camera.logical_viewport_rect().is_some_and(|view| view.contains(c)))
+    });
+    let over_panel = !in_view || wants.wants_pointer_input() || wants.is_pointer_over_area();
     if buttons.just_pressed(MouseButton::Left) {
         pressed.0 = cursor.filter(|_| !over_panel);
     }

@@ -420,6 +420,46 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
 /// and an M2 each replace the model; a path with spaces and non-ASCII characters opens; several files
 /// at once open the first and list the others in File ▸ Recent; a folder is refused with a message and
 /// the model stays.
+/// Real clicks (XTest) on the side panel pick nothing in the 3D view behind it, even when the pointer
+/// arrives and presses in one frame; a click in the 3D view still picks.
+#[test]
+fn clicks_on_the_panel_do_not_pick_behind_it() {
+    let dir = scratch("window-panel-clicks");
+    let x = XServer::start();
+    let wmo = asset("courtyard.wmo");
+    let runtime = dir.join("xdg");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let child = RunningApp::spawn(
+        Command::new(bin())
+            .arg(&wmo)
+            .env("DISPLAY", &x.display)
+            .env("LWO_WMO_VIEWER_CONTROL", &dir)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
+    );
+    let minute = Duration::from_secs(90);
+    let path = wmo.display().to_string();
+    wait_for(&dir, "the WMO to show", minute, |s| s["shown"].as_str() == Some(path.as_str()) && s["loading"] == false);
+    let frames = |n: u64| {
+        let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
+        wait_for(&dir, "a few frames", minute, |s| s["frame"].as_u64().is_some_and(|f| f >= frame + n));
+    };
+    frames(10);
+    let picks = status(&dir)["picks"].as_u64().unwrap_or(0);
+    // Over the panel's rows (its chunk tree, its sections) at several heights.
+    for y in [200, 350, 500, 650] {
+        x.click(120, y);
+        frames(5);
+    }
+    assert_eq!(status(&dir)["picks"].as_u64(), Some(picks), "a click on the panel picked");
+    x.click(900, 420);
+    let s = wait_for(&dir, "the click in the view to pick", minute, |s| s["picks"].as_u64() > Some(picks));
+    quit(&dir, child);
+    assert_eq!(s["picks"].as_u64(), Some(picks + 1));
+}
+
 #[test]
 fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
     let dir = scratch("window-xdnd");

@@ -1,5 +1,5 @@
 //! An X server of the test's own (Xvfb) and what a user does on it through X itself: XDND drops from
-//! another client and key presses through XTest.
+//! another client, key presses and clicks through XTest.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -70,6 +70,31 @@ d.sync()
             .output()
             .expect("python3-xlib");
         assert!(out.status.success(), "pressing {key}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+impl XServer {
+    /// Moves the pointer to (`x`, `y`) on the screen and clicks the left button there at once, through
+    /// XTest: the move and the press reach the app in the same frame, as a quick hand's do.
+    pub(super) fn click(&self, x: u32, y: u32) {
+        const SCRIPT: &str = r#"
+import sys, time
+from Xlib import display, X
+from Xlib.ext import xtest
+d = display.Display()
+xtest.fake_input(d, X.MotionNotify, x=int(sys.argv[1]), y=int(sys.argv[2]))
+xtest.fake_input(d, X.ButtonPress, 1)
+d.sync()
+time.sleep(0.05)
+xtest.fake_input(d, X.ButtonRelease, 1)
+d.sync()
+"#;
+        let out = Command::new("/usr/bin/python3")
+            .args(["-c", SCRIPT, &x.to_string(), &y.to_string()])
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("python3-xlib");
+        assert!(out.status.success(), "clicking at {x},{y}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
 
