@@ -384,11 +384,15 @@ fn handle_keys(
     if ctrl && keys.just_pressed(KeyCode::KeyR) {
         viewer.reload(&asset_server);
     }
-    for (key, step) in [(KeyCode::PageDown, 1isize), (KeyCode::PageUp, -1)] {
-        if keys.just_pressed(key)
-            && let Some(next) = viewer.current_path.as_deref().and_then(|p| neighbour_file(p, step))
-        {
-            viewer.open(&asset_server, &next);
+    for (key, step, which) in [(KeyCode::PageDown, 1isize, "next"), (KeyCode::PageUp, -1, "previous")] {
+        if !keys.just_pressed(key) {
+            continue;
+        }
+        let Some(current) = viewer.current_path.clone() else { continue };
+        match neighbour_file(&current, step) {
+            Some(next) => viewer.open(&asset_server, &next),
+            // Said, so that a key that does nothing is not taken for a key that is broken.
+            None => viewer.notice = Some(format!("no {which} model file in this folder")),
         }
     }
     let views = [

@@ -420,6 +420,39 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
 /// and an M2 each replace the model; a path with spaces and non-ASCII characters opens; several files
 /// at once open the first and list the others in File ▸ Recent; a folder is refused with a message and
 /// the model stays.
+/// Page Down on the only model of its folder says so in the menu bar instead of doing nothing.
+#[test]
+fn page_down_on_the_only_model_of_a_folder_says_there_is_no_next_one() {
+    let dir = scratch("window-page-down-alone");
+    let alone = dir.join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    for name in ["Barrel.m2", "Barrel00.skin"] {
+        std::fs::copy(asset(&format!("World/Generic/{name}")), alone.join(name)).unwrap();
+    }
+    let m2 = alone.join("Barrel.m2");
+    let x = XServer::start();
+    let runtime = dir.join("xdg");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let child = RunningApp::spawn(
+        Command::new(bin())
+            .arg(&m2)
+            .env("DISPLAY", &x.display)
+            .env("LWO_WMO_VIEWER_CONTROL", &dir)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
+    );
+    let minute = Duration::from_secs(90);
+    let path = m2.display().to_string();
+    wait_for(&dir, "the M2 to show", minute, |s| s["shown"].as_str() == Some(path.as_str()) && s["loading"] == false);
+    x.press_key("Page_Down");
+    let s = wait_for(&dir, "the notice", minute, |s| s["notice"].as_str().is_some_and(|n| n.contains("no next")));
+    quit(&dir, child);
+    assert_eq!(s["shown"].as_str(), Some(path.as_str()));
+    assert_eq!(s["notice"], "no next model file in this folder");
+}
+
 /// Real clicks (XTest) on the side panel pick nothing in the 3D view behind it, even when the pointer
 /// arrives and presses in one frame; a click in the 3D view still picks.
 #[test]
