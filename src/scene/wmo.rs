@@ -461,11 +461,12 @@ fn build_materials(
         if m.has(WmoMaterialRecord::EMISSIVE_AT_NIGHT) {
             parameters.push(("emissive".to_owned(), format!("{:?}", m.emissive.rgba())));
         }
-        scene.material_infos.push(MaterialInfo {
-            name: format!("Material {i}"),
-            parameters,
-            texture: texture_name.map(|n| (n, found)),
-        });
+        // Named by the texture a person recognises it by, as WoW editors list them.
+        let name = match &texture_name {
+            Some(texture) => format!("Material {i} · {}", super::file_name(texture)),
+            None => format!("Material {i}"),
+        };
+        scene.material_infos.push(MaterialInfo { name, parameters, texture: texture_name.map(|n| (n, found)) });
     }
     out
 }

@@ -396,3 +396,26 @@ fn short_and_long_optional_chunks_load_with_one_warning_each_naming_file_chunk_a
         assert_eq!(found.len(), 1, "{file} {at} {message}: {warnings:#?}");
     }
 }
+
+/// The panel lists WMO materials by number and by the texture a person knows them by.
+#[test]
+fn wmo_materials_are_named_by_their_texture() {
+    use lwo_wmo_viewer::scene::{self, LoadOptions};
+    use lwo_wmo_viewer::source::LooseFolder;
+    let assets = crate::support::repo().join("assets");
+    let scene = scene::load(&LooseFolder::new(&assets), "courtyard.wmo", None, &LoadOptions::default()).unwrap();
+    // The root's MOMT entries come first; the doodads' M2 materials after them.
+    let Some(lwo_wmo_viewer::formats::Model::WmoRoot(root)) = scene.files[0].document.as_deref().map(|d| &d.model)
+    else {
+        panic!("not a WMO root")
+    };
+    let momt = &scene.material_infos[..root.materials.len()];
+    assert!(momt.iter().any(|m| m.texture.is_some()));
+    for (i, m) in momt.iter().enumerate() {
+        let expected = match &m.texture {
+            Some((texture, _)) => format!("Material {i} · {}", texture.rsplit(['/', '\\']).next().unwrap()),
+            None => format!("Material {i}"),
+        };
+        assert_eq!(m.name, expected);
+    }
+}
