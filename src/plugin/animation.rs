@@ -107,18 +107,17 @@ pub(super) fn build(app: &mut App) {
         );
 }
 
-/// Reads the `.anim` file of a sequence the first time it plays (once: a missing file is one warning).
-fn read_anim_files(mut motions: ResMut<Assets<M2Motion>>, mut tried: Local<Vec<(AssetId<M2Motion>, usize)>>) {
+/// Reads the `.anim` file of a sequence the first time it plays. The model records what it tried, so a
+/// missing file is one warning; a reload brings a fresh model, which looks again.
+fn read_anim_files(mut motions: ResMut<Assets<M2Motion>>) {
     let waiting: Vec<(AssetId<M2Motion>, usize)> = motions
         .iter()
         .filter(|(_, m)| m.anim_files.is_some())
         .filter_map(|(id, m)| Some((id, m.playing()?, m)))
         .filter(|(_, s, m)| m.model().is_some_and(|model| model.animation.waits_for_anim_file(*s)))
         .map(|(id, s, _)| (id, s))
-        .filter(|key| !tried.contains(key))
         .collect();
     for (id, sequence) in waiting {
-        tried.push((id, sequence));
         let Some(mut motion) = motions.get_mut(id) else { continue };
         let Some((source, path)) = motion.anim_files.clone() else { continue };
         if let Some(warning) =

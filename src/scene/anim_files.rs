@@ -43,18 +43,23 @@ pub fn read_anim_file(
         None => format!("sequence {}.{}", record.id, record.variation),
     };
     let model_file = source.display_path(model_path);
-    let Some(found) = find_sibling(source, model_path, &name) else {
-        let message = format!("{name} is missing beside the model; {what} plays only the keys kept in the .m2");
-        return Some(Diagnostic::new(DiagnosticKind::MissingFile, model_file, message));
-    };
-    let bytes = match source.read(&found) {
-        Ok(bytes) => bytes,
-        Err(e) => {
+    let found = find_sibling(source, model_path, &name);
+    let read = found.as_deref().map(|path| source.read(path));
+    let Model::M2(model) = &mut Arc::make_mut(document).model else { return None };
+    let (found, bytes) = match (found, read) {
+        (Some(found), Some(Ok(bytes))) => (found, bytes),
+        // Looked for once: the warning is given here, not again each time the sequence plays.
+        (None, _) | (_, None) => {
+            model.animation.anim_file_missing(sequence);
+            let message = format!("{name} is missing beside the model; {what} plays only the keys kept in the .m2");
+            return Some(Diagnostic::new(DiagnosticKind::MissingFile, model_file, message));
+        }
+        (Some(found), Some(Err(e))) => {
+            model.animation.anim_file_missing(sequence);
             let message = format!("{e}; {what} plays only the keys kept in the .m2");
             return Some(Diagnostic::new(DiagnosticKind::UnreadableFile, source.display_path(&found), message));
         }
     };
-    let Model::M2(model) = &mut Arc::make_mut(document).model else { return None };
     let problems = model.animation.resolve_anim_file(sequence, &bytes);
     let first = problems.first()?;
     let message = format!(

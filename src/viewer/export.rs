@@ -51,7 +51,8 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
         morph_weights: &args.morph,
         progress: None,
         material_animation: args.export_material_animation,
-        pose_at: args.time,
+        // A sequence named without a time is posed at its start.
+        pose_at: args.time.or(args.animation.as_ref().map(|_| 0.0)),
         sequence: args.animation.as_deref().and_then(|spec| chosen_sequence(&scene, spec)),
     };
     match write_file(&scene, &options, out) {

@@ -80,8 +80,9 @@ fn clicks_to_requests(
 ) {
     let Ok(window) = window.single() else { return };
     let cursor = window.cursor_position();
-    // Where the 3D view is, from this frame's layout: egui's own answer is last frame's, so a pointer
-    // that moves onto the panel and presses at once (as fast input does) would pick behind it.
+    // Whether this frame's pointer is in the 3D view's rectangle (which the panel sets from its own
+    // layout): egui's hover answer is about where the pointer was last frame, so a pointer that moves
+    // onto the panel and presses at once (as fast input does) would pick behind it.
     let in_view = cursor.is_some_and(|c| {
         cameras.iter().any(|camera| camera.logical_viewport_rect().is_some_and(|view| view.contains(c)))
     });

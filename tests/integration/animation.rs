@@ -213,6 +213,8 @@ fn a_missing_or_short_anim_file_is_one_warning_and_the_sequence_plays_without_it
     let warning = read_anim_file(&source, "Flag.m2", &mut document, 1).expect("a warning");
     assert!(warning.to_string().contains("Flag0004-00.anim is missing"), "{warning}");
     assert!(warning.to_string().contains("Walk (4.0)"), "{warning}");
+    // Looked for once: playing Walk again neither looks nor warns again.
+    assert_eq!(read_anim_file(&source, "Flag.m2", &mut document, 1), None);
     // Bone 1 keeps its rest pose; bone 2's global loop (kept in the .m2) still flaps.
     let rest = pose_of(&document, 1, 0.5);
     assert_eq!(rest[1], glam::Mat4::IDENTITY);
@@ -332,6 +334,34 @@ fn export_writes_material_animation_through_animation_pointers_when_asked() {
     assert!((at_quarter[0] - 0.25).abs() < 1e-3 && at_quarter[1].abs() < 1e-3, "{at_quarter:?}");
     let at_one = value_at(alpha, 4, 1.0);
     assert!((at_one[3] - 0.25).abs() < 1e-3, "{at_one:?}");
+    let reports = crate::export::validate(&[&out]);
+    assert_eq!(reports[0]["errors"], 0, "{}", reports[0]);
+}
+
+/// A model whose only motion is its materials' (no bone moves, so no skin): each sequence is an
+/// animation of pointer channels alone, still a valid one.
+#[test]
+fn material_animation_of_a_model_whose_bones_stand_still_is_valid() {
+    use lwo_wmo_viewer::fixtures::m2::write_skin;
+    use lwo_wmo_viewer::fixtures::m2_animation::{BoneParts, animated_flag, write_animated_model};
+    let (parts, mut animation) = animated_flag();
+    for bone in &mut animation.bones {
+        *bone = BoneParts { parent: bone.parent, pivot: bone.pivot, ..BoneParts::default() };
+    }
+    let dir = scratch("anim-export-material-only");
+    std::fs::write(dir.join("Flag.m2"), write_animated_model(&parts, &animation)).unwrap();
+    std::fs::write(dir.join("Flag00.skin"), write_skin(&parts)).unwrap();
+    let scene = scene::load(&LooseFolder::new(&dir), "Flag.m2", None, &LoadOptions::default()).unwrap();
+    assert!(scene.skeletons.is_empty() && !scene.animated_materials.is_empty());
+    let out = dir.join("flag.glb");
+    let report =
+        write_file(&scene, &ExportOptions { material_animation: true, ..ExportOptions::default() }, &out).unwrap();
+    assert_eq!(report.animations, 2, "{report:?}");
+    let json = glb_json(&out);
+    for animation in json["animations"].as_array().unwrap() {
+        let channels = animation["channels"].as_array().expect("a channel list");
+        assert!(!channels.is_empty() && channels.iter().all(|c| c["target"]["path"] == "pointer"), "{animation}");
+    }
     let reports = crate::export::validate(&[&out]);
     assert_eq!(reports[0]["errors"], 0, "{}", reports[0]);
 }

@@ -239,6 +239,17 @@ impl Builder<'_> {
     }
 }
 
+/// The most times a global-sequence loop is repeated across one sequence: a damaged file's loop of 1 ms
+/// over a sequence of days would otherwise ask for billions of keys.
+const MAX_LOOP_REPEATS: usize = 10_000;
+
+/// Where each repeat of a global-sequence loop of `length` ms starts within a sequence of `duration_ms`.
+pub(super) fn loop_starts(length: u32, duration_ms: u32) -> impl Iterator<Item = u32> {
+    std::iter::successors(Some(0u32), move |&start| start.checked_add(length.max(1)))
+        .take_while(move |&start| start <= duration_ms)
+        .take(MAX_LOOP_REPEATS)
+}
+
 /// Keys in seconds and their values, flattened.
 pub(super) struct Curve {
     pub times: Vec<f32>,
@@ -287,15 +298,13 @@ fn curve<T: Interpolate>(
     match global_loop {
         Some(0) => list.push(0, *keys.values.first()?),
         Some(length) => {
-            let mut start = 0u32;
-            while start <= duration_ms {
+            for start in loop_starts(length, duration_ms) {
                 for (&t, &v) in in_loop(length) {
                     let at = start.saturating_add(t);
                     if at <= duration_ms {
                         list.push(at, v);
                     }
                 }
-                start = start.saturating_add(length);
             }
         }
         None => in_loop(duration_ms).for_each(|(&t, &v)| list.push(t, v)),

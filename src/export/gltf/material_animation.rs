@@ -8,7 +8,7 @@ use glam::Mat4;
 use gltf::json;
 use serde_json::{Value, json as value};
 
-use super::animation::Curve;
+use super::animation::{Curve, loop_starts};
 use super::document::Builder;
 use crate::animation::{Clock, UnitAppearance, unit_appearance};
 use crate::formats::Model;
@@ -17,6 +17,8 @@ use crate::scene::animation::clock_at;
 
 /// Baked samples per second of a look that moves (plus every key and loop boundary of its tracks).
 const SAMPLES_PER_SECOND: u32 = 30;
+/// The most evenly spaced samples of one sequence, whatever its length.
+const MAX_SAMPLES: u32 = 10_000;
 
 /// An animation channel whose target is a JSON pointer into the document.
 pub(super) struct PointerChannel {
@@ -65,7 +67,8 @@ fn has_transform(model: &M2Model, unit: &TextureUnit) -> bool {
 /// sharp under linear interpolation).
 fn sample_times(model: &M2Model, unit: &TextureUnit, sequence: usize, duration_ms: u32) -> Vec<u32> {
     let a = &model.animation;
-    let step = 1000 / SAMPLES_PER_SECOND;
+    // A damaged file's sequence of days is sampled no more than MAX_SAMPLES times.
+    let step = (1000 / SAMPLES_PER_SECOND).max(duration_ms / MAX_SAMPLES);
     let mut times: Vec<u32> = (0..=duration_ms).step_by(step as usize).collect();
     times.push(duration_ms);
     let mut edge = |t: u32| {
@@ -78,11 +81,9 @@ fn sample_times(model: &M2Model, unit: &TextureUnit, sequence: usize, duration_m
         match global.map(|g| a.global_loops.get(usize::from(g)).copied().unwrap_or(0)) {
             Some(0) => {}
             Some(length) => {
-                let mut start = 0u32;
-                while start <= duration_ms {
+                for start in loop_starts(length, duration_ms) {
                     edge(start);
                     keys.iter().for_each(|&k| edge(start.saturating_add(k)));
-                    start = start.saturating_add(length);
                 }
             }
             None => keys.iter().for_each(|&k| edge(k)),
@@ -217,9 +218,10 @@ pub(super) fn add_to_document(document: &mut Value, transforms: &[StillTextureTr
         }
     }
     for c in channels {
-        if let Some(list) =
-            document.pointer_mut(&format!("/animations/{}/channels", c.animation)).and_then(Value::as_array_mut)
-        {
+        // An animation whose channels all target pointers was written without a channel list.
+        let animation = document.pointer_mut(&format!("/animations/{}", c.animation)).and_then(Value::as_object_mut);
+        let Some(animation) = animation else { continue };
+        if let Some(list) = animation.entry("channels").or_insert_with(|| value!([])).as_array_mut() {
             list.push(value!({
                 "sampler": c.sampler,
                 "target": { "path": "pointer", "extensions": { "KHR_animation_pointer": { "pointer": c.pointer } } },

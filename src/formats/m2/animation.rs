@@ -173,9 +173,10 @@ pub struct Animation {
     pub camera_lookup: Vec<i16>,
     pub particle_emitters: u32,
     pub ribbon_emitters: u32,
-    /// The sequences whose `.anim` file [`Animation::resolve_anim_file`] has read (a file is not part
-    /// of the .m2: it is read when its sequence first plays).
-    pub anim_files_read: Vec<usize>,
+    /// The sequences whose `.anim` file has been read ([`Animation::resolve_anim_file`]) or looked for
+    /// and found missing ([`Animation::anim_file_missing`]): a file is not part of the .m2, it is read
+    /// when its sequence first plays, and once.
+    pub anim_files_tried: Vec<usize>,
 }
 
 impl Animation {
@@ -220,15 +221,21 @@ impl Animation {
 
     /// Whether `sequence` keeps its keys in an `.anim` file not read yet.
     pub fn waits_for_anim_file(&self, sequence: usize) -> bool {
-        self.sequences.get(sequence).is_some_and(|s| s.in_anim_file) && !self.anim_files_read.contains(&sequence)
+        self.sequences.get(sequence).is_some_and(|s| s.in_anim_file) && !self.anim_files_tried.contains(&sequence)
+    }
+
+    /// Records that `sequence`'s `.anim` file was looked for and is not there (or could not be read):
+    /// it is not looked for again, and the sequence plays the keys kept in the .m2.
+    pub fn anim_file_missing(&mut self, sequence: usize) {
+        if !self.anim_files_tried.contains(&sequence) {
+            self.anim_files_tried.push(sequence);
+        }
     }
 
     /// Reads `sequence`'s keys from the bytes of its `.anim` file into every track that waits for them
     /// (version 264 only stores sequences there). Returns one line per track whose range does not fit.
     pub fn resolve_anim_file(&mut self, sequence: usize, anim: &[u8]) -> Vec<String> {
-        if !self.anim_files_read.contains(&sequence) {
-            self.anim_files_read.push(sequence);
-        }
+        self.anim_file_missing(sequence);
         let mut problems = Vec::new();
         let mut resolve = |name: String, result: std::result::Result<(), String>| {
             if let Err(message) = result {
@@ -502,7 +509,7 @@ pub(super) fn read(file: &[u8], version: u32, arrays: &mut Vec<HeaderArray>, war
         camera_lookup: i16s(&camera_lookup, warnings),
         particle_emitters: particles.count,
         ribbon_emitters: ribbons.count,
-        anim_files_read: Vec::new(),
+        anim_files_tried: Vec::new(),
     }
 }
 

@@ -74,6 +74,10 @@ impl RejectedFile {
     pub fn read(path: &Path) -> Option<Self> {
         let bytes = crate::source::read_file(path).ok()?;
         let (tree, error) = crate::formats::parse_chunk_tree(&bytes);
+        // A file with no chunks to list (no model at all) is its error line alone.
+        if tree.is_empty() {
+            return None;
+        }
         let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
         Some(Self { name, tree, error })
     }

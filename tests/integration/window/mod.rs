@@ -416,10 +416,6 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     quit(&again, child);
 }
 
-/// Real drag-and-drop through X's XDND protocol, from another X client, into winit: an LWO, a WMO root
-/// and an M2 each replace the model; a path with spaces and non-ASCII characters opens; several files
-/// at once open the first and list the others in File ▸ Recent; a folder is refused with a message and
-/// the model stays.
 /// Page Down on the only model of its folder says so in the menu bar instead of doing nothing.
 #[test]
 fn page_down_on_the_only_model_of_a_folder_says_there_is_no_next_one() {
@@ -493,6 +489,10 @@ fn clicks_on_the_panel_do_not_pick_behind_it() {
     assert_eq!(s["picks"].as_u64(), Some(picks + 1));
 }
 
+/// Real drag-and-drop through X's XDND protocol, from another X client, into winit: an LWO, a WMO root
+/// and an M2 each replace the model; a path with spaces and non-ASCII characters opens; several files
+/// at once open the first and list the others in File ▸ Recent; a folder is refused with a message and
+/// the model stays.
 #[test]
 fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
     let dir = scratch("window-xdnd");
