@@ -86,6 +86,23 @@ pub(super) fn start_with(dir: &Path, file: &Path, args: &[&str]) -> RunningApp {
     )
 }
 
+/// Starts the app on `file` on the test's own X server `x` (not under xvfb-run), for tests that act on
+/// its window through X: drops, clicks, keys.
+pub(super) fn start_on(x: &super::XServer, dir: &Path, file: &Path) -> RunningApp {
+    let runtime = dir.join("xdg");
+    std::fs::create_dir_all(&runtime).unwrap();
+    RunningApp::spawn(
+        Command::new(bin())
+            .arg(file)
+            .env("DISPLAY", &x.display)
+            .env("LWO_WMO_VIEWER_CONTROL", dir)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
+    )
+}
+
 /// Asks the app to quit and waits for it; one still running after 20 s is ended with its group.
 pub(super) fn quit(dir: &Path, mut app: RunningApp) {
     send(dir, "quit");

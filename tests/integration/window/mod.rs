@@ -4,7 +4,6 @@
 //! `FileDragAndDrop` message winit sends for a real drop.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod app;
@@ -13,7 +12,7 @@ mod xserver;
 use app::*;
 use xserver::XServer;
 
-use crate::support::{asset, bin, scratch};
+use crate::support::{asset, scratch};
 
 #[test]
 fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
@@ -427,18 +426,7 @@ fn page_down_on_the_only_model_of_a_folder_says_there_is_no_next_one() {
     }
     let m2 = alone.join("Barrel.m2");
     let x = XServer::start();
-    let runtime = dir.join("xdg");
-    std::fs::create_dir_all(&runtime).unwrap();
-    let child = RunningApp::spawn(
-        Command::new(bin())
-            .arg(&m2)
-            .env("DISPLAY", &x.display)
-            .env("LWO_WMO_VIEWER_CONTROL", &dir)
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .env("XDG_CONFIG_HOME", dir.join("config"))
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
-    );
+    let child = start_on(&x, &dir, &m2);
     let minute = Duration::from_secs(90);
     let path = m2.display().to_string();
     wait_for(&dir, "the M2 to show", minute, |s| s["shown"].as_str() == Some(path.as_str()) && s["loading"] == false);
@@ -456,18 +444,7 @@ fn clicks_on_the_panel_do_not_pick_behind_it() {
     let dir = scratch("window-panel-clicks");
     let x = XServer::start();
     let wmo = asset("courtyard.wmo");
-    let runtime = dir.join("xdg");
-    std::fs::create_dir_all(&runtime).unwrap();
-    let child = RunningApp::spawn(
-        Command::new(bin())
-            .arg(&wmo)
-            .env("DISPLAY", &x.display)
-            .env("LWO_WMO_VIEWER_CONTROL", &dir)
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .env("XDG_CONFIG_HOME", dir.join("config"))
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
-    );
+    let child = start_on(&x, &dir, &wmo);
     let minute = Duration::from_secs(90);
     let path = wmo.display().to_string();
     wait_for(&dir, "the WMO to show", minute, |s| s["shown"].as_str() == Some(path.as_str()) && s["loading"] == false);
@@ -501,18 +478,7 @@ fn real_xdnd_drops_open_files_list_the_rest_and_refuse_a_folder() {
     let odd = dir.join("with space/ünïcødé ✓/square copy.lwo");
     std::fs::create_dir_all(odd.parent().unwrap()).unwrap();
     std::fs::copy(&lwo, &odd).unwrap();
-    let runtime = dir.join("xdg");
-    std::fs::create_dir_all(&runtime).unwrap();
-    let child = RunningApp::spawn(
-        Command::new(bin())
-            .arg(&wmo)
-            .env("DISPLAY", &x.display)
-            .env("LWO_WMO_VIEWER_CONTROL", &dir)
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .env("XDG_CONFIG_HOME", dir.join("config"))
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.join("app.log")).unwrap()),
-    );
+    let child = start_on(&x, &dir, &wmo);
     let minute = Duration::from_secs(90);
     let shown = |path: &Path| {
         let path = path.display().to_string();
