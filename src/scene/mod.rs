@@ -84,6 +84,11 @@ pub struct SceneMesh {
     pub source: Option<MeshSource>,
 }
 
+/// Colours of the marks a scene draws over a model (a viewer's legend names them).
+pub const DOODAD_MARKER_COLOR: [f32; 3] = [1.0, 0.8, 0.2];
+pub const PORTAL_COLOR: [f32; 3] = [0.2, 0.9, 1.0];
+pub const COLLISION_COLOR: [f32; 3] = [1.0, 0.3, 0.1];
+
 /// An overlay kind the viewer toggles as a whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Overlay {

@@ -95,3 +95,53 @@ fn mesh_index_count(scene: &Scene, file: usize) -> Option<usize> {
         model.embedded_views.first().map(|v| v.triangle_indices.len())
     })
 }
+
+impl super::SceneMesh {
+    /// The outline of the record `triangle` came from, while the mesh still holds its vertices (see
+    /// [`record_outline`]).
+    pub fn record_outline(&self, triangle: usize) -> Vec<[[f32; 3]; 2]> {
+        record_outline(&self.data.positions, &self.data.indices, &self.data.triangle_records, triangle)
+    }
+}
+
+/// The outline of the record `triangle` came from, in the mesh's space: the edges of its triangles that
+/// no two of them share, so a LightWave quad is outlined by its four sides, not by the two triangles it
+/// was cut into. A triangle no record made is its own outline. The vertices are passed apart from the
+/// records because a loaded model's vertices live in the renderer's mesh.
+pub fn record_outline(
+    positions: &[[f32; 3]],
+    indices: &[u32],
+    triangle_records: &[u32],
+    triangle: usize,
+) -> Vec<[[f32; 3]; 2]> {
+    let corner = |t: usize, k: usize| -> Option<[f32; 3]> { positions.get(*indices.get(3 * t + k)? as usize).copied() };
+    let triangles: Vec<usize> = match triangle_records.get(triangle) {
+        Some(&record) => (0..triangle_records.len()).filter(|&t| triangle_records[t] == record).collect(),
+        None => vec![triangle],
+    };
+    // Edges keyed by their end points' bits, either way round: the corners of one polygon may be
+    // different vertices at the same place (split for their normals or UVs).
+    let key = |p: [f32; 3]| p.map(f32::to_bits);
+    let mut edges: Vec<([[u32; 3]; 2], [[f32; 3]; 2], usize)> = Vec::new();
+    // A double-sided surface's back faces are the same triangles wound the other way: counted once.
+    let mut seen: Vec<[[u32; 3]; 3]> = Vec::new();
+    for t in triangles {
+        let Some(corners) = (0..3).map(|k| corner(t, k)).collect::<Option<Vec<_>>>() else { continue };
+        let mut same_place = [key(corners[0]), key(corners[1]), key(corners[2])];
+        same_place.sort_unstable();
+        if seen.contains(&same_place) {
+            continue;
+        }
+        seen.push(same_place);
+        for k in 0..3 {
+            let (a, b) = (corners[k], corners[(k + 1) % 3]);
+            let (ka, kb) = (key(a), key(b));
+            let edge_key = if ka <= kb { [ka, kb] } else { [kb, ka] };
+            match edges.iter_mut().find(|(k, _, _)| *k == edge_key) {
+                Some((_, _, count)) => *count += 1,
+                None => edges.push((edge_key, [a, b], 1)),
+            }
+        }
+    }
+    edges.into_iter().filter(|(_, _, count)| *count == 1).map(|(_, segment, _)| segment).collect()
+}

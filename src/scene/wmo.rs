@@ -201,12 +201,18 @@ fn assemble(
         }),
         ..Material::new(ModelLabel::OverlayMaterial("Default").to_string())
     });
-    let collision_material = scene
-        .add_material(Material::overlay(ModelLabel::OverlayMaterial("Collision").to_string(), [1.0, 0.3, 0.1, 0.35]));
-    let portal_material =
-        scene.add_material(Material::overlay(ModelLabel::OverlayMaterial("Portal").to_string(), [0.2, 0.9, 1.0, 0.35]));
-    let marker_material =
-        scene.add_material(Material::flat(ModelLabel::OverlayMaterial("DoodadMarker").to_string(), [1.0, 0.8, 0.2]));
+    let collision_material = scene.add_material(Material::overlay(
+        ModelLabel::OverlayMaterial("Collision").to_string(),
+        with_alpha(super::COLLISION_COLOR),
+    ));
+    let portal_material = scene.add_material(Material::overlay(
+        ModelLabel::OverlayMaterial("Portal").to_string(),
+        with_alpha(super::PORTAL_COLOR),
+    ));
+    let marker_material = scene.add_material(Material::flat(
+        ModelLabel::OverlayMaterial("DoodadMarker").to_string(),
+        super::DOODAD_MARKER_COLOR,
+    ));
 
     let root_node = scene.add_node(Node::group(file_name(opened_path), None, NodeTransform::IDENTITY));
     let mut bounds = Bounds::EMPTY;
@@ -283,6 +289,11 @@ fn assemble(
     }
     scene.textures = textures.textures;
     scene.bounds = bounds;
+}
+
+/// The see-through overlays' colour: their RGB at the alpha that lets the model show through.
+fn with_alpha([r, g, b]: [f32; 3]) -> [f32; 4] {
+    [r, g, b, 0.35]
 }
 
 /// Each MODD entry of every set, placed by its transform. Each distinct MODN model is read and built

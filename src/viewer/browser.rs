@@ -109,6 +109,12 @@ impl ArchiveBrowser {
     /// Opens the browser on `source` (the window's game data, or the archive just dropped); its files
     /// are listed on a task and appear when [`ArchiveBrowser::poll_listing`] finds them ready.
     pub fn show(&mut self, source: Arc<dyn FileSource>) {
+        // The same source again (the browser reopened after a model was opened from it) keeps its list,
+        // its filters and its scroll place.
+        if source.describe() == self.source_name && (self.listing.is_some() || !self.entries.is_empty()) {
+            self.open = true;
+            return;
+        }
         self.source_name = source.describe();
         self.entries.clear();
         self.listing = Some(AsyncComputeTaskPool::get().spawn(async move { source.browse() }));
@@ -218,7 +224,30 @@ pub fn open_row(
         return browser.preview_error.clone().map_or(Ok(()), Err);
     }
     viewer.open(asset_server, &in_game_data(&path));
+    // The model is what the user came for: the browser steps out of its way (File ▸ Browse game data…
+    // brings it back as it was).
+    browser.open = false;
     Ok(())
+}
+
+/// The game data to browse: the window's (`--data`, an archive dropped, Recent's) or, with none, the
+/// data root the shown model was read with (the folder holding `World` above it).
+pub fn browse_source(switch: &GameDataSwitch, shown: Option<&std::path::Path>) -> Arc<dyn FileSource> {
+    if switch.0.get().is_none()
+        && let Some(root) = shown.and_then(data_root_above)
+    {
+        switch.0.set(crate::source::open_data_root(&root));
+    }
+    switch.0.clone()
+}
+
+/// The folder holding `World` above a model on disk, as the loader finds it for textures and doodads.
+fn data_root_above(model: &std::path::Path) -> Option<std::path::PathBuf> {
+    let absolute = std::path::absolute(model).ok()?;
+    let text = absolute.to_str()?;
+    let everything = crate::source::LooseFolder::new("/");
+    let root = crate::scene::find_data_root(&everything, text.trim_start_matches('/'))?;
+    Some(std::path::PathBuf::from(root.describe()))
 }
 
 /// Why a BLP of the game data cannot be previewed.
@@ -282,6 +311,8 @@ pub fn draw_browser(
     egui::Window::new(format!("Game data: {}", browser.source_name))
         .id(egui::Id::new("game data browser"))
         .open(&mut open)
+        // Shown whole on its first frame: a fade-in lasts several frames on a slow (software) renderer.
+        .fade_in(false)
         .default_pos([420.0, 40.0])
         .default_size([520.0, 560.0])
         .show(&ctx, |ui| {

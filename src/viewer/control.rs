@@ -71,18 +71,19 @@ pub fn poll_control(
     mut panel: Option<ResMut<PanelState>>,
     pick_count: Option<Res<super::picking::PickCount>>,
     cameras: Query<(&Camera, &GlobalTransform), With<super::camera::ViewCamera>>,
-    window_scale: Query<&Window, With<PrimaryWindow>>,
+    (window_scale, orbits): (Query<&Window, With<PrimaryWindow>>, Query<&bevy_panorbit_camera::PanOrbitCamera>),
     (mut export, mut toggles, mut morphs, mut shots): (
         Option<ResMut<super::export::WindowExport>>,
         ResMut<super::scene::ViewToggles>,
         ResMut<super::morphs::MorphControls>,
         MessageWriter<super::screenshot::TakeScreenshot>,
     ),
-    (models, watch, mut culling, mut camera_request): (
+    (models, watch, mut culling, mut camera_request, fly): (
         Res<Assets<crate::plugin::ModelAsset>>,
         Option<Res<super::watch::FileWatch>>,
         ResMut<super::culling::PortalCulling>,
         Option<ResMut<super::window::CameraRequest>>,
+        Option<Res<super::fly::FlyCamera>>,
     ),
     (mut browser, switch, asset_server, mut images, mut wmo_materials, (mut clock, mut motions)): (
         Option<ResMut<super::browser::ArchiveBrowser>>,
@@ -209,7 +210,7 @@ pub fn poll_control(
             }
             "browse" => {
                 if let (Some(browser), Some(switch)) = (browser.as_mut(), switch.as_ref()) {
-                    browser.show(switch.0.clone());
+                    browser.show(super::browser::browse_source(switch, viewer.current_path.as_deref()));
                 }
             }
             "browser-filter" => {
@@ -263,7 +264,9 @@ pub fn poll_control(
         "pick": panel.as_ref().and_then(|p| p.picked.as_ref()).map(|p| p.to_json()),
         "hex": panel.as_ref().map(|p| serde_json::json!({ "offset": p.hex_base, "bytes": p.hex.len() })),
         "picks": pick_count.map_or(0, |c| c.0),
-        "camera": camera_state(&cameras),
+        "camera": camera_state(&cameras, orbits.iter().next()),
+        "fly": fly.as_ref().map(|f| serde_json::json!({ "on": f.on, "speed": f.speed })),
+        "panel": panel.as_ref().map(|p| serde_json::json!({ "hidden": p.panel_hidden, "right": p.panel_right })),
         "export": export.as_ref().and_then(|e| e.status.clone()),
         "morphs": morphs.weights,
         "notice": viewer.notice,
@@ -285,12 +288,14 @@ pub fn poll_control(
             "enabled": culling.enabled,
             "drawn": culling.seen.as_ref().map(|s| (0..s.groups.len()).filter(|&g| s.groups[g]).collect::<Vec<_>>()),
             "camera_in": culling.seen.as_ref().map(|s| s.camera_in.clone()),
+            "interiors_from_outside": culling.interiors_from_outside,
             "hidden_doodads": culling.seen.as_ref().map(|s| (0..s.doodads.len()).filter(|&d| !s.doodads[d]).collect::<Vec<_>>()),
         }),
         "watching": watch.as_ref().map(|w| w.followed()),
         "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),
         "browser": browser.as_ref().filter(|b| b.open).map(|b| serde_json::json!({
             "source": b.source_name,
+            "filter": b.filter,
             "listing": b.listing(),
             "entries": b.entries.len(),
             "shown": b.shown.iter().take(20).map(|&i| b.entries[i].label.clone()).collect::<Vec<_>>(),
@@ -323,9 +328,21 @@ pub fn poll_control(
 
 /// The 3D camera's clip-from-world matrix (column-major) and its viewport in logical pixels, so a
 /// script can find where a point of the scene is drawn and pick there.
-fn camera_state(cameras: &Query<(&Camera, &GlobalTransform), With<super::camera::ViewCamera>>) -> serde_json::Value {
+fn camera_state(
+    cameras: &Query<(&Camera, &GlobalTransform), With<super::camera::ViewCamera>>,
+    orbit: Option<&bevy_panorbit_camera::PanOrbitCamera>,
+) -> serde_json::Value {
     let Ok((camera, transform)) = cameras.single() else { return serde_json::Value::Null };
     let clip_from_world = camera.clip_from_view() * transform.to_matrix().inverse();
     let viewport = camera.logical_viewport_rect().map(|r| [r.min.x, r.min.y, r.width(), r.height()]);
-    serde_json::json!({ "clip_from_world": clip_from_world.to_cols_array(), "viewport": viewport })
+    let eye = transform.translation().to_array();
+    let forward = transform.forward().to_array();
+    let focus = orbit.map(|o| o.target_focus.to_array());
+    serde_json::json!({
+        "clip_from_world": clip_from_world.to_cols_array(),
+        "viewport": viewport,
+        "eye": eye,
+        "forward": forward,
+        "focus": focus,
+    })
 }

@@ -278,7 +278,8 @@ pub fn to_text(path: &Path, info: &Info) -> String {
         info.document.format.name()
     ));
     out.push_str(&tree_text(&info.document.tree));
-    out.push_str("\nsummary:\n");
+    // The window's panel counts what it draws; this is what the file holds, and says so.
+    out.push_str("\nsummary (the file's own records; the window counts drawn vertices, doodads included):\n");
     for (k, v) in &info.summary {
         match v {
             Value::Array(items) => {

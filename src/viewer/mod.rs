@@ -9,6 +9,7 @@ pub mod cli;
 pub mod control;
 pub mod culling;
 pub mod export;
+pub mod fly;
 pub mod headless;
 pub mod info;
 pub mod morphs;

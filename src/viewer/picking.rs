@@ -1,6 +1,6 @@
 //! Picking a triangle: a click on the model (without dragging) casts a ray through the cursor with
-//! Bevy's mesh ray casting; the hit triangle is outlined, and the panel shows the records it came from
-//! (the scene description's source of each triangle). Esc clears it. The control hook's `pick X Y`
+//! Bevy's mesh ray casting; the record that made the hit triangle (a LightWave polygon, a WMO or M2
+//! triangle) is outlined, and the panel shows it (the scene description's source of each triangle). Esc clears it. The control hook's `pick X Y`
 //! does the same at window pixels.
 
 use bevy::picking::mesh_picking::ray_cast::{MeshRayCast, MeshRayCastSettings, RayCastVisibility};
@@ -37,6 +37,9 @@ struct PressedAt(Option<Vec2>);
 #[derive(Resource, Default)]
 pub struct PickCount(pub u64);
 
+/// The colour of the pick's outline.
+pub const PICK_COLOR: [f32; 3] = [1.0, 0.85, 0.1];
+
 /// What was picked, for the panel and the control hook.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PickInfo {
@@ -52,8 +55,9 @@ pub struct PickInfo {
     pub bytes: std::ops::Range<usize>,
     /// A WMO doodad hit: its MODD entry, model and set.
     pub doodad: Option<(usize, String, u32)>,
-    /// The triangle in world space, for the outline.
-    pub corners: [Vec3; 3],
+    /// The outline of the picked record (a LightWave polygon's sides, a WMO or M2 triangle's) in world
+    /// space.
+    pub outline: Vec<[Vec3; 2]>,
 }
 
 impl PickInfo {
@@ -65,6 +69,7 @@ impl PickInfo {
             "record": self.record,
             "bytes": [self.bytes.start, self.bytes.end],
             "fields": self.fields.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone()))).collect::<serde_json::Map<_, _>>(),
+            "outline_edges": self.outline.len(),
             "doodad": self.doodad.as_ref().map(|(modd, model, set)| serde_json::json!({ "modd": modd, "model": model, "set": set })),
         })
     }
@@ -104,6 +109,7 @@ fn pick(
     mut ray_cast: MeshRayCast,
     cameras: Query<(&Camera, &GlobalTransform), With<super::camera::ViewCamera>>,
     drawn: Query<&DrawnMesh>,
+    (transforms, mesh3d, bevy_meshes): (Query<&GlobalTransform>, Query<&Mesh3d>, Res<Assets<Mesh>>),
     parents: Query<&ChildOf>,
     doodads: Query<&DoodadInstance>,
     viewer: Res<Viewer>,
@@ -124,10 +130,23 @@ fn pick(
         panel.picked = None;
         return;
     };
-    let (Ok(&DrawnMesh(mesh)), Some(triangle), Some(corners)) = (drawn.get(entity), hit.triangle_index, hit.triangle)
+    let (Ok(&DrawnMesh(mesh)), Some(triangle), Some([a, b, c])) = (drawn.get(entity), hit.triangle_index, hit.triangle)
     else {
         return;
     };
+    // The hit's corners are in world space; the record's outline is in the mesh's, placed the way Bevy's
+    // ray cast placed the hit (the entity's transform).
+    let to_world = transforms.get(entity).map_or(bevy::math::Affine3A::IDENTITY, GlobalTransform::affine);
+    let drawn_mesh = mesh3d.get(entity).ok().and_then(|m| bevy_meshes.get(&m.0));
+    let mut outline: Vec<[Vec3; 2]> = drawn_mesh
+        .map(|drawn| record_outline_of(drawn, &model.description.meshes[mesh].data.triangle_records, triangle))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|[p, q]| [to_world.transform_point3(p.into()), to_world.transform_point3(q.into())])
+        .collect();
+    if outline.is_empty() {
+        outline = vec![[a, b], [b, c], [c, a]];
+    }
     let doodad = parents.iter_ancestors(entity).find_map(|a| doodads.get(a).ok()).and_then(|&DoodadInstance(modd)| {
         let info = model.description.doodad_of_modd(modd)?;
         Some((modd, info.model.clone(), info.set))
@@ -144,7 +163,7 @@ fn pick(
             record: d.origin.record,
             bytes: d.origin.bytes,
             doodad,
-            corners,
+            outline: outline.clone(),
         },
         None => PickInfo {
             heading: format!("{} · triangle {triangle}", model.description.meshes[mesh].label),
@@ -156,7 +175,7 @@ fn pick(
             record: triangle as u32,
             bytes: 0..0,
             doodad,
-            corners,
+            outline,
         },
     });
     // The chunk tree opens at the record's chunk with its bytes highlighted.
@@ -170,6 +189,19 @@ fn pick(
     }
 }
 
+/// [`crate::scene::provenance::record_outline`] over the vertices the renderer's mesh holds (a loaded
+/// model's vertex data moves there).
+fn record_outline_of(mesh: &Mesh, triangle_records: &[u32], triangle: usize) -> Vec<[[f32; 3]; 2]> {
+    let Some(positions) = mesh.attribute(Mesh::ATTRIBUTE_POSITION).and_then(|a| a.as_float3()) else {
+        return Vec::new();
+    };
+    let indices: Vec<u32> = match mesh.indices() {
+        Some(indices) => indices.iter().map(|i| i as u32).collect(),
+        None => (0..positions.len() as u32).collect(),
+    };
+    crate::scene::provenance::record_outline(positions, &indices, triangle_records, triangle)
+}
+
 fn clear_on_escape(keys: Res<ButtonInput<KeyCode>>, mut panel: ResMut<PanelState>) {
     if keys.just_pressed(KeyCode::Escape) && panel.picked.is_some() {
         panel.picked = None;
@@ -178,7 +210,8 @@ fn clear_on_escape(keys: Res<ButtonInput<KeyCode>>, mut panel: ResMut<PanelState
 
 fn outline_pick(panel: Res<PanelState>, mut gizmos: Gizmos) {
     let Some(picked) = &panel.picked else { return };
-    let [a, b, c] = picked.corners;
-    let color = Color::srgb(1.0, 0.85, 0.1);
-    gizmos.linestrip([a, b, c, a], color);
+    let color = super::overlays::srgb(PICK_COLOR);
+    for [a, b] in &picked.outline {
+        gizmos.line(*a, *b, color);
+    }
 }

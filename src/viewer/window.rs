@@ -52,6 +52,7 @@ pub fn run(mut args: Args) -> ExitCode {
     })
     .add_plugins(super::overlays::ViewOptionsPlugin)
     .add_plugins(super::picking::PickingPlugin)
+    .add_plugins(super::fly::FlyPlugin)
     // Picks are cast on a click, not on every pointer move over the view.
     .insert_resource(bevy::picking::mesh_picking::MeshPickingSettings { require_markers: true, ..default() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
@@ -278,7 +279,9 @@ pub fn frame_all(
         };
         camera.target_focus = focus;
         camera.target_radius = distance;
-        camera.zoom_lower_limit = distance * 0.001;
+        // Closer than this the wheel walks the target forward (super::fly), so rooms can be walked through.
+        camera.zoom_lower_limit = distance * super::fly::CLOSEST_SHARE;
+        camera.zoom_sensitivity = super::fly::ZOOM_SENSITIVITY;
         camera.pan_sensitivity = 1.0;
         camera.target_yaw = yaw;
         camera.target_pitch = pitch;
@@ -367,9 +370,13 @@ fn handle_keys(
     mut cameras: Query<(&mut PanOrbitCamera, &mut Projection, &Camera)>,
     windows: Query<&Window>,
     mut screenshots: MessageWriter<super::screenshot::TakeScreenshot>,
+    mut panel: ResMut<PanelState>,
 ) {
     if wants.wants_keyboard_input() {
         return;
+    }
+    if keys.just_pressed(KeyCode::KeyN) {
+        panel.panel_hidden = !panel.panel_hidden;
     }
     if keys.just_pressed(KeyCode::Escape) && viewer.pending.is_some() {
         viewer.cancel();
@@ -461,8 +468,21 @@ fn poll_export(
     }
 }
 
-fn gate_camera(wants: Res<EguiWantsInput>, mut cameras: Query<&mut PanOrbitCamera>) {
-    let free = !wants.wants_pointer_input() && !wants.is_pointer_over_area();
+/// The orbit camera takes the pointer only over the 3D view, and not while flying.
+fn gate_camera(
+    wants: Res<EguiWantsInput>,
+    fly: Res<super::fly::FlyCamera>,
+    panel: Res<PanelState>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    mut cameras: Query<&mut PanOrbitCamera>,
+) {
+    // The panel's resize edge reaches a few pixels into the view: a drag there resizes, never orbits.
+    let on_edge = window
+        .single()
+        .ok()
+        .and_then(Window::cursor_position)
+        .is_some_and(|c| !panel.panel_hidden && (c.x - panel.panel_right).abs() <= super::panel::GRAB_RADIUS);
+    let free = !wants.wants_pointer_input() && !wants.is_pointer_over_area() && !on_edge && !fly.on;
     for mut camera in &mut cameras {
         if camera.enabled != free {
             camera.enabled = free;

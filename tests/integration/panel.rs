@@ -12,7 +12,7 @@ use lwo_wmo_viewer::plugin::{DoodadInfo, ModelAsset, ModelPart, Overlay, PartInf
 use lwo_wmo_viewer::scene::{Scene, SceneFile};
 use lwo_wmo_viewer::viewer::morphs::MorphControls;
 use lwo_wmo_viewer::viewer::overlays::ViewOptions;
-use lwo_wmo_viewer::viewer::panel::{ChunkSelection, PanelInput, PanelState, inspector};
+use lwo_wmo_viewer::viewer::panel::{ChunkSelection, FreeArea, PanelInput, PanelState, inspector};
 use lwo_wmo_viewer::viewer::scene::{ViewToggles, apply_visibility};
 
 fn sample_model() -> ModelAsset {
@@ -88,6 +88,26 @@ fn run_panel(
     toggles: &mut ViewToggles,
     reveal: bool,
 ) -> String {
+    run_panel_in(model, error, state, toggles, reveal, egui::vec2(1400.0, 8000.0), 2).text
+}
+
+/// What one run of the panel drew: its text, the room it left the 3D view, and the shapes themselves.
+struct Drawn {
+    text: String,
+    free: FreeArea,
+    shapes: Vec<egui::epaint::ClippedShape>,
+}
+
+/// The inspector drawn `passes` times on a bare context of `size` logical pixels.
+fn run_panel_in(
+    model: Option<&ModelAsset>,
+    error: Option<&str>,
+    state: &mut PanelState,
+    toggles: &mut ViewToggles,
+    reveal: bool,
+    size: egui::Vec2,
+    passes: usize,
+) -> Drawn {
     let ctx = egui::Context::default();
     let input = PanelInput {
         model,
@@ -99,30 +119,37 @@ fn run_panel(
         notice: None,
         progress: None,
         culling: None,
+        flying: false,
     };
-    let raw = egui::RawInput {
-        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 8000.0))),
-        ..Default::default()
-    };
-    let mut text = String::new();
-    for _ in 0..2 {
+    let mut drawn = Drawn { text: String::new(), free: FreeArea { left: 0.0, top: 0.0 }, shapes: Vec::new() };
+    for pass in 0..passes {
+        let raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+            // A clock that moves, so egui's open and close animations finish.
+            time: Some(pass as f64 * 0.1),
+            ..Default::default()
+        };
         state.reveal = reveal;
-        let mut output = ctx.run_ui(raw.clone(), |ui| {
-            inspector(
-                ui.ctx(),
-                &input,
-                state,
-                toggles,
-                &mut ViewOptions::default(),
-                &mut MorphControls::default(),
-                None,
+        let mut free = None;
+        let mut output = ctx.run_ui(raw, |ui| {
+            free = Some(
+                inspector(
+                    ui.ctx(),
+                    &input,
+                    state,
+                    toggles,
+                    &mut ViewOptions::default(),
+                    &mut MorphControls::default(),
+                    None,
+                )
+                .1,
             );
         });
         // No renderer here to upload the font atlas to.
         output.textures_delta.clear();
-        text = texts(&output.shapes);
+        drawn = Drawn { text: texts(&output.shapes), free: free.unwrap(), shapes: output.shapes };
     }
-    text
+    drawn
 }
 
 #[test]
@@ -311,4 +338,119 @@ fn the_scene_section_fits_each_format() {
     let m2 = draw_scene(&crate::support::asset("World/Generic/Barrel.m2"), "");
     assert!(m2.contains(" texture units") && m2.contains("view: Barrel00.skin (skin 1 of 1)"), "{m2}");
     assert!(!m2.contains("liquids") && !m2.contains("collision-only"), "{m2}");
+}
+
+/// The panel keeps one width whatever the file (the user's, 400 px at first), leaves the 3D view at
+/// least 240 px of a 480 px window, and gives the whole window to the view when put away (N).
+#[test]
+fn the_panel_keeps_its_width_leaves_the_view_room_and_can_be_put_away() {
+    let wide = egui::vec2(1400.0, 900.0);
+    let mut toggles = ViewToggles { parts: vec![true; 3], ..Default::default() };
+    let courtyard = sample_model();
+    let mut state = PanelState { selected: selection(&courtyard.description, "MOHD"), ..Default::default() };
+    let first = run_panel_in(Some(&courtyard), None, &mut state, &mut toggles, true, wide, 3);
+    // A file with long names and long rows: the panel scrolls sideways rather than widening.
+    let hierarchy = std::path::Path::new("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo");
+    let (source, relative) = lwo_wmo_viewer::source::LooseFolder::containing(hierarchy);
+    let mut description = lwo_wmo_viewer::scene::load(&source, &relative, None, &Default::default()).unwrap();
+    description.parts[0].name = "a layer name far longer than any panel is wide, so that it would push".repeat(3);
+    let lwo = ModelAsset { description, ..sample_model() };
+    let mut toggles_lwo = ViewToggles { parts: vec![true; lwo.description.parts.len()], ..Default::default() };
+    let second = run_panel_in(Some(&lwo), None, &mut state, &mut toggles_lwo, false, wide, 3);
+    assert_eq!(first.free.left, 400.0, "the first width");
+    assert_eq!(second.free.left, first.free.left, "another file, another width");
+
+    let small = run_panel_in(
+        Some(&courtyard),
+        None,
+        &mut PanelState::default(),
+        &mut toggles,
+        false,
+        egui::vec2(480.0, 360.0),
+        3,
+    );
+    assert!(
+        small.free.left <= 240.0 && small.free.left > 100.0,
+        "a 480 px window keeps 240 px of view: {:?}",
+        small.free
+    );
+
+    let mut hidden = PanelState { panel_hidden: true, ..Default::default() };
+    let away = run_panel_in(Some(&courtyard), None, &mut hidden, &mut toggles, false, wide, 12);
+    assert_eq!(away.free.left, 0.0, "a panel put away leaves the window to the view");
+    assert!(!away.text.contains("Chunks"), "{}", away.text);
+}
+
+/// A hex row is one line at any panel width: the dump of MOHD's 64 bytes (from 0x14) is four rows, each
+/// with its offset, sixteen bytes and their characters, in a 480 px window too.
+#[test]
+fn hex_rows_never_wrap() {
+    let courtyard = sample_model();
+    let mohd = courtyard.description.files[0].document.as_ref().unwrap().tree.find_path("MOHD").unwrap();
+    let data = courtyard.description.files[0].document.as_ref().unwrap().tree.node(mohd).data_range();
+    let mut state = PanelState::default();
+    state.show_chunk(&courtyard.description, 0, ChunkSelection::Chunk(mohd), data, None, true);
+    let mut toggles = ViewToggles { parts: vec![true; 3], ..Default::default() };
+    let drawn = run_panel_in(Some(&courtyard), None, &mut state, &mut toggles, true, egui::vec2(480.0, 2000.0), 3);
+    let mut dump = None;
+    fn find(shape: &egui::Shape, dump: &mut Option<Arc<egui::Galley>>) {
+        match shape {
+            egui::Shape::Text(t) if t.galley.text().starts_with("00000014  ") => *dump = Some(t.galley.clone()),
+            egui::Shape::Vec(inner) => inner.iter().for_each(|s| find(s, dump)),
+            _ => {}
+        }
+    }
+    drawn.shapes.iter().for_each(|s| find(&s.shape, &mut dump));
+    let dump = dump.unwrap_or_else(|| panic!("no hex dump drawn: {}", drawn.text));
+    let lines = dump.text().lines().count();
+    assert_eq!(lines, 4, "{}", dump.text());
+    // One laid-out row per line of text (a trailing empty row after the last newline aside).
+    let rows = dump.rows.iter().filter(|r| !r.glyphs.is_empty()).count();
+    assert_eq!(rows, lines, "the hex rows wrapped: {} rows for {lines} lines", rows);
+}
+
+/// Warnings come right after the file's own section, with their count, before the view options, the
+/// scene and the chunk tree; a long list is one header line until opened.
+#[test]
+fn warnings_come_near_the_top_with_their_count() {
+    use lwo_wmo_viewer::scene::diagnostics::{Diagnostic, DiagnosticKind};
+    let mut courtyard = sample_model();
+    for i in 0..3 {
+        courtyard.description.warnings.push(Diagnostic::new(
+            DiagnosticKind::MissingFile,
+            "courtyard.wmo",
+            format!("doodad World\\Generic\\Crate{i}.m2: not found under the data root; a marker is shown"),
+        ));
+    }
+    let text = draw(&courtyard, "");
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle} not drawn: {text}"));
+    // ("View" is also the menu bar's: the section is found by its first option.)
+    let warnings = at("Warnings (3)");
+    assert!(warnings < at("wireframe") && warnings < at("Scene: ") && at("Scene: ") < at("Chunks"), "{text}");
+    assert!(text.contains("Crate1.m2"), "a short list is open: {text}");
+}
+
+/// The legend names the marks the model has: a built courtyard with a doodad whose model is missing
+/// has its marker explained, with portals and collision; an LWO's legend has no marker line.
+#[test]
+fn the_legend_names_the_marks_the_model_has() {
+    let dir = crate::support::scratch("panel-legend");
+    crate::support::copy_folder(&crate::support::asset(""), &dir);
+    std::fs::remove_file(dir.join("World/Generic/Lamp.m2")).unwrap();
+    let wmo = draw_scene(&dir.join("courtyard.wmo"), "");
+    assert!(wmo.contains("Legend"), "{wmo}");
+    assert!(wmo.contains("a doodad whose model was not found"), "{wmo}");
+    assert!(wmo.contains("portals (MOPT)") && wmo.contains("collision-only triangles, when ticked"), "{wmo}");
+    let lwo = draw_scene(std::path::Path::new("/usr/share/assimp/models/LWO/LWO2/hierarchy.lwo"), "");
+    // Closed until opened, where no doodad marker needs explaining.
+    assert!(lwo.contains("Legend") && !lwo.contains("doodad whose model"), "{lwo}");
+}
+
+/// The window says what its counts count: drawn vertices (not the file's records, which --info gives),
+/// and a WMO's own materials apart from its doodads'.
+#[test]
+fn the_counts_say_what_they_count() {
+    let wmo = draw_scene(&crate::support::asset("courtyard.wmo"), "");
+    assert!(wmo.contains("drawn: vertices "), "{wmo}");
+    assert!(wmo.contains(" of the WMO, ") && wmo.contains(" of its doodads)"), "{wmo}");
 }

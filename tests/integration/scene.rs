@@ -229,3 +229,29 @@ fn a_large_lightwave_object_reports_its_meshes_piece_by_piece() {
     assert!(meshes.windows(2).all(|w| w[0] <= w[1]), "counts only rise: {seen:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A LightWave quad is outlined by its four sides, not by the two triangles it was cut into; a WMO
+/// triangle (its record) by its three.
+#[test]
+fn a_record_is_outlined_by_its_own_sides() {
+    let lwo = scene_of(&asset("square-with-detail.lwo"));
+    let (m, t) = lwo
+        .meshes
+        .iter()
+        .enumerate()
+        .find_map(|(m, mesh)| mesh.data.triangle_records.iter().position(|&r| r == 0).map(|t| (m, t)))
+        .expect("polygon 0 was drawn");
+    let outline = lwo.meshes[m].record_outline(t);
+    let data = &lwo.meshes[m].data;
+    assert_eq!(
+        outline.len(),
+        4,
+        "{outline:?}; records {:?}; indices {:?}; positions {:?}",
+        data.triangle_records,
+        data.indices,
+        data.positions
+    );
+    let wmo = scene_of(&asset("courtyard.wmo"));
+    let m = wmo.meshes.iter().position(|mesh| mesh.source.is_some()).unwrap();
+    assert_eq!(wmo.meshes[m].record_outline(0).len(), 3);
+}

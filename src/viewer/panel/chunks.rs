@@ -100,7 +100,9 @@ fn m2_arrays(
                     "header field at 0x{:X}: count {}, offset 0x{:X}",
                     array.header_offset, array.count, array.offset
                 ));
-                ui.label(egui::RichText::new(hex_dump(&state.hex, state.hex_base)).monospace().small());
+                let dump = egui::RichText::new(hex_dump(&state.hex, state.hex_base)).monospace().small();
+                // A hex row is one line however narrow the panel: the panel scrolls sideways instead.
+                ui.add(egui::Label::new(dump).wrap_mode(egui::TextWrapMode::Extend));
             });
         }
     }
@@ -157,7 +159,8 @@ fn chunk_node(
             for (k, v) in chunk_fields(document, node.chunk, bytes) {
                 ui.label(format!("{k}: {v}"));
             }
-            ui.label(hex_job(&state.hex, state.hex_base, state.picked.as_ref().map(|p| p.bytes.clone())));
+            let dump = hex_job(&state.hex, state.hex_base, state.picked.as_ref().map(|p| p.bytes.clone()));
+            ui.add(egui::Label::new(dump).wrap_mode(egui::TextWrapMode::Extend));
         });
     }
 }

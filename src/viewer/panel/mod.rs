@@ -11,6 +11,7 @@ use bevy_egui::{EguiContexts, egui};
 
 mod animation;
 mod chunks;
+mod scene;
 
 pub use animation::Playback;
 
@@ -21,16 +22,24 @@ use super::morphs::MorphControls;
 use super::overlays::ViewOptions;
 use super::scene::{ViewToggles, Viewer};
 use super::window::{FileDialog, save_recent};
-use crate::formats::{ChunkId, ChunkTree, Model};
+use crate::formats::{ChunkId, ChunkTree};
 use crate::plugin::ModelAsset;
 
 const RECENT_LIMIT: usize = 10;
 const HEX_BYTES: usize = 128;
+/// The side panel's first width, its narrowest, and the least the 3D view keeps beside it (logical px).
+const PANEL_WIDTH: f32 = 400.0;
+const PANEL_MIN_WIDTH: f32 = 220.0;
+const MIN_VIEW_WIDTH: f32 = 240.0;
+/// How far either side of the panel's edge a drag resizes it (egui's default is 3 px).
+pub const GRAB_RADIUS: f32 = 8.0;
 
 #[derive(Resource, Default)]
 pub struct PanelState {
     pub recent: Vec<PathBuf>,
     pub show_path_field: bool,
+    /// The path field was drawn last frame (it is given the keyboard on the frame it opens).
+    pub path_field_was_shown: bool,
     pub path_input: String,
     /// Selected chunk: file index in `ModelAsset::files` and the chunk there.
     pub selected: Option<(usize, ChunkSelection)>,
@@ -48,6 +57,10 @@ pub struct PanelState {
     pub export_status: Option<String>,
     /// The size of F12 and File ▸ Save screenshot images; `None`: the 3D view's size on screen.
     pub screenshot_size: Option<(u32, u32)>,
+    /// The side panel is put away (N, View ▸ Panel): the 3D view takes the whole window.
+    pub panel_hidden: bool,
+    /// Where the side panel ends, in logical pixels from the window's left edge (its resize edge).
+    pub panel_right: f32,
     /// The BLP drawn for each of the shown model's replaceable textures (`Scene::replaceable_textures`
     /// order; 0, the first, as loaded).
     pub texture_choices: Vec<usize>,
@@ -142,6 +155,8 @@ pub enum PanelAction {
     },
     /// Turn WMO portal culling on or off.
     PortalCulling(bool),
+    /// Switch between the orbit and the fly camera.
+    ToggleFly,
 }
 
 /// Everything the panel shows, borrowed from the app.
@@ -156,6 +171,8 @@ pub struct PanelInput<'a> {
     /// How far the load is ("group files 120 / 300, 1.2 s").
     pub progress: Option<String>,
     pub culling: Option<&'a super::culling::PortalCulling>,
+    /// The fly camera is on.
+    pub flying: bool,
 }
 
 pub fn draw_panel(
@@ -174,12 +191,13 @@ pub fn draw_panel(
     mut morphs: ResMut<MorphControls>,
     mut screenshot_dialog: ResMut<super::screenshot::ScreenshotDialog>,
     mut wmo_materials: ResMut<Assets<crate::plugin::WmoMaterial>>,
-    (switch, mut browser, mut culling, mut clock, mut motions): (
+    (switch, mut browser, mut culling, mut clock, mut motions, mut fly): (
         Option<Res<super::browser::GameDataSwitch>>,
         ResMut<super::browser::ArchiveBrowser>,
         ResMut<super::culling::PortalCulling>,
         ResMut<crate::plugin::M2Clock>,
         ResMut<Assets<crate::plugin::M2Motion>>,
+        ResMut<super::fly::FlyCamera>,
     ),
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
@@ -196,6 +214,7 @@ pub fn draw_panel(
         notice: viewer.notice.as_deref(),
         progress: viewer.pending.as_ref().map(|p| p.describe()),
         culling: Some(&culling),
+        flying: fly.on,
     };
     let mut edited = options.clone();
     let mut edited_morphs = morphs.clone();
@@ -243,7 +262,7 @@ pub fn draw_panel(
             }
             PanelAction::Browse => {
                 if let Some(switch) = &switch {
-                    browser.show(switch.0.clone());
+                    browser.show(super::browser::browse_source(switch, viewer.current_path.as_deref()));
                 }
             }
             PanelAction::OpenDialog => {
@@ -251,6 +270,7 @@ pub fn draw_panel(
             }
             PanelAction::Reload => viewer.reload(&asset_server),
             PanelAction::PortalCulling(on) => culling.enabled = on,
+            PanelAction::ToggleFly => fly.toggle(),
             PanelAction::Export => {
                 export.ask(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf))
             }
@@ -354,6 +374,23 @@ pub fn inspector(
                     }
                 }
             });
+            ui.menu_button("View", |ui| {
+                let mut shown = !state.panel_hidden;
+                if ui.checkbox(&mut shown, "Panel (N)").changed() {
+                    state.panel_hidden = !shown;
+                }
+                let mut flying = input.flying;
+                if ui
+                    .checkbox(&mut flying, "Fly camera (V)")
+                    .on_hover_text("W A S D move, Q E down and up, drag to look, wheel sets the speed, Shift faster")
+                    .changed()
+                {
+                    actions.push(PanelAction::ToggleFly);
+                }
+            });
+            if input.flying {
+                ui.label("fly: W A S D, Q E, drag to look, wheel speed (V: orbit)");
+            }
             if input.dialog_open {
                 ui.label("the open dialog is up…");
             }
@@ -372,22 +409,35 @@ pub fn inspector(
             }
         });
     });
-    let left =
-        egui::Panel::left("inspector").resizable(true).default_size(400.0).min_size(300.0).show(&mut root, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
+    if ctx.global_style().interaction.resize_grab_radius_side != GRAB_RADIUS {
+        ctx.all_styles_mut(|style| style.interaction.resize_grab_radius_side = GRAB_RADIUS);
+    }
+    // The panel keeps the width the user gave it, whatever the file, and always leaves the 3D view room.
+    let window_width = ctx.viewport_rect().width();
+    let widest = (window_width - MIN_VIEW_WIDTH).max(window_width * 0.5);
+    let mut expanded = !state.panel_hidden;
+    let left = egui::Panel::left("inspector")
+        .resizable(true)
+        .default_size(PANEL_WIDTH.min(widest))
+        .size_range(PANEL_MIN_WIDTH.min(widest)..=widest)
+        .show_collapsible(&mut root, &mut expanded, |ui| {
+            // Scrolling both ways, so content wider than the panel (hex rows, long names) never widens it.
+            egui::ScrollArea::both().auto_shrink([false; 2]).show(ui, |ui| {
                 file_section(ui, input, state);
+                if let Some(model) = input.model {
+                    warnings_section(ui, model);
+                }
                 view_section(ui, options);
                 if let Some(playback) = playback {
                     animation::playback_section(ui, playback);
                 }
                 if let Some(model) = input.model {
                     picked_section(ui, state);
-                    scene_section(ui, model, toggles, options, input.culling, &mut actions);
+                    scene::scene_section(ui, model, toggles, options, input.culling, &mut actions);
                     morphs_section(ui, model, morphs);
                     materials_section(ui, model);
                     replaceable_section(ui, model, state, &mut actions);
                     chunks_section(ui, model, state, &mut actions);
-                    warnings_section(ui, model);
                 } else if input.loading.is_none() {
                     ui.label(
                         "No file open. Drop a .lwo, .lxo, .wmo or .m2 file (or an .MPQ archive) on the window, or use \
@@ -396,12 +446,20 @@ pub fn inspector(
                 }
             });
         });
-    let free = FreeArea { left: left.response.rect.right(), top: top.response.rect.bottom() };
+    state.panel_hidden = !expanded;
+    let panel_right = left.map_or(ctx.viewport_rect().left(), |l| l.response.rect.right());
+    state.panel_right = panel_right;
+    let free = FreeArea { left: panel_right, top: top.response.rect.bottom() };
     state.reveal = false;
     if state.show_path_field {
         egui::Window::new("Open a file by path").collapsible(false).show(ctx, |ui| {
             ui.label("No file dialog is available here (it needs xdg-desktop-portal or zenity). Type a path:");
             let response = ui.text_edit_singleline(&mut state.path_input);
+            // The field takes the keyboard as it opens, so the first keys typed are not lost.
+            if !state.path_field_was_shown {
+                response.request_focus();
+                state.path_field_was_shown = true;
+            }
             let enter = response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             ui.horizontal(|ui| {
                 if ui.button("Open").clicked() || enter {
@@ -413,6 +471,9 @@ pub fn inspector(
                 }
             });
         });
+    }
+    if !state.show_path_field {
+        state.path_field_was_shown = false;
     }
     if let Some(error) = input.error {
         egui::Window::new("Could not open the file").id("error_panel".into()).collapsible(false).show(ctx, |ui| {
@@ -441,10 +502,16 @@ fn file_section(ui: &mut egui::Ui, input: &PanelInput<'_>, state: &PanelState) {
             if let Some(document) = model.description.files.first().and_then(|f| f.document.as_ref()) {
                 ui.label(format!("format: {}", document.format.name()));
             }
+            let stats = &model.description.stats;
             ui.label(format!(
-                "vertices {}   triangles {}   draw calls {}",
-                model.description.stats.vertices, model.description.stats.triangles, model.description.stats.draw_calls
-            ));
+                "drawn: vertices {}   triangles {}   draw calls {}",
+                stats.vertices, stats.triangles, stats.draw_calls
+            ))
+            .on_hover_text(
+                "What the view draws: vertices as the meshes were built (the ones no triangle uses left out, \
+                 split where normals or texture coordinates differ), doodads and their materials included. \
+                 --info counts the file's own records instead (a WMO's MOVT vertices, an M2's vertex array).",
+            );
         }
         if let Some(ms) = input.load_time_ms {
             ui.label(format!("load time {ms:.0} ms"));
@@ -470,135 +537,6 @@ fn view_section(ui: &mut egui::Ui, options: &mut ViewOptions) {
     });
 }
 
-/// What the file calls its parts: a LightWave object's layers, a WMO's groups, an M2's texture units.
-fn part_kind(model: &ModelAsset) -> (&'static str, &'static str) {
-    match model.description.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) {
-        Some(Model::Lwo(_)) => ("layer", "layers"),
-        Some(Model::WmoRoot(_) | Model::WmoGroup(_)) => ("group", "groups"),
-        Some(Model::M2(_)) => ("texture unit", "texture units"),
-        None => ("part", "parts"),
-    }
-}
-
-fn scene_section(
-    ui: &mut egui::Ui,
-    model: &ModelAsset,
-    toggles: &mut ViewToggles,
-    options: &mut ViewOptions,
-    culling: Option<&super::culling::PortalCulling>,
-    actions: &mut Vec<PanelAction>,
-) {
-    let count = model.description.parts.len();
-    let (one, many) = part_kind(model);
-    let header = format!("Scene: {count} {}", if count == 1 { one } else { many });
-    egui::CollapsingHeader::new(header).id_salt("scene").default_open(true).show(ui, |ui| {
-        if let Some(Model::M2(m2)) =
-            model.description.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model)
-        {
-            // Which view the texture units come from: the first .skin (264) or the embedded view 0.
-            let skin = model.description.files.iter().find(|f| f.path.to_ascii_lowercase().ends_with(".skin"));
-            ui.label(match (skin, m2.version >= 264) {
-                (Some(skin), _) => format!(
-                    "view: {} (skin 1 of {})",
-                    skin.path.rsplit('/').next().unwrap_or(&skin.path),
-                    m2.skin_file_count
-                ),
-                (None, true) => format!("view: no .skin found ({} named)", m2.skin_file_count),
-                (None, false) => format!("view: embedded view 0 of {}", m2.embedded_views.len()),
-            });
-        }
-        for (i, part) in model.description.parts.iter().enumerate() {
-            if toggles.parts.len() <= i {
-                toggles.parts.resize(i + 1, true);
-            }
-            let indent = parent_depth(model, i);
-            ui.horizontal(|ui| {
-                ui.add_space(indent as f32 * 12.0);
-                let mut shown = toggles.parts[i];
-                if ui.checkbox(&mut shown, "").changed() {
-                    toggles.parts[i] = shown;
-                }
-                let selected = options.selected_part == Some(i);
-                if ui.selectable_label(selected, format!("{}  ({})", part.name, part.description)).clicked() {
-                    options.selected_part = if selected { None } else { Some(i) };
-                }
-            });
-        }
-        if !model.description.doodad_sets.is_empty() {
-            ui.separator();
-            ui.checkbox(&mut toggles.doodads, "doodad markers");
-            egui::ComboBox::from_label("doodad set")
-                .selected_text(
-                    model.description.doodad_sets.get(toggles.doodad_set as usize).cloned().unwrap_or_default(),
-                )
-                .show_ui(ui, |ui| {
-                    for (i, name) in model.description.doodad_sets.iter().enumerate() {
-                        let label = if i == 0 { format!("{name} (always on)") } else { name.clone() };
-                        ui.selectable_value(&mut toggles.doodad_set, i as u32, label);
-                    }
-                });
-            let shown: Vec<_> =
-                model.description.doodads.iter().filter(|d| d.set == 0 || d.set == toggles.doodad_set).collect();
-            egui::CollapsingHeader::new(format!("doodads shown ({})", shown.len())).id_salt("doodads").show(ui, |ui| {
-                for d in shown {
-                    let [x, y, z] = d.position;
-                    ui.label(format!("{}  at ({x:.1}, {y:.1}, {z:.1}) ×{:.2}", d.model, d.scale));
-                }
-            });
-        }
-        if model.description.portal_count > 0 {
-            ui.checkbox(&mut toggles.portals, format!("portals ({})", model.description.portal_count));
-        }
-        if let (Some(graph), Some(culling)) = (&model.description.portal_graph, culling) {
-            ui.horizontal(|ui| {
-                let mut enabled = culling.enabled;
-                if ui
-                    .checkbox(&mut enabled, "portal culling")
-                    .on_hover_text("draw only the groups the camera sees through portals")
-                    .changed()
-                {
-                    actions.push(PanelAction::PortalCulling(enabled));
-                }
-                let total = graph.groups.iter().filter(|g| g.present).count();
-                ui.label(match &culling.seen {
-                    Some(seen) => {
-                        let inside: Vec<&str> = seen
-                            .camera_in
-                            .iter()
-                            .filter_map(|&g| model.description.parts.get(g))
-                            .map(|p| p.name.as_str())
-                            .collect();
-                        let place =
-                            if inside.is_empty() { "outside".to_owned() } else { format!("in {}", inside.join(", ")) };
-                        format!("{} of {total} groups drawn, camera {place}", seen.drawn_count())
-                    }
-                    None => format!("{total} of {total} groups drawn"),
-                });
-            });
-        }
-        // Overlay toggles only where the file has something to show with them.
-        let has = |overlay: crate::scene::Overlay| model.description.nodes.iter().any(|n| n.overlay == Some(overlay));
-        if has(crate::scene::Overlay::Liquid) {
-            ui.checkbox(&mut toggles.liquids, "liquids");
-        }
-        if has(crate::scene::Overlay::Collision) {
-            ui.checkbox(&mut toggles.collision, "collision-only triangles");
-        }
-    });
-}
-
-fn parent_depth(model: &ModelAsset, mut i: usize) -> usize {
-    let mut depth = 0;
-    while let Some(p) = model.description.parts.get(i).and_then(|p| p.parent) {
-        depth += 1;
-        i = p;
-        if depth > model.description.parts.len() {
-            break;
-        }
-    }
-    depth
-}
-
 /// A slider per morph target (LightWave's endomorphs), 0 at rest to 1 fully applied, and a reset.
 fn morphs_section(ui: &mut egui::Ui, model: &ModelAsset, morphs: &mut MorphControls) {
     let names = model.description.morph_target_names();
@@ -619,7 +557,18 @@ fn morphs_section(ui: &mut egui::Ui, model: &ModelAsset, morphs: &mut MorphContr
 }
 
 fn materials_section(ui: &mut egui::Ui, model: &ModelAsset) {
-    egui::CollapsingHeader::new(format!("Materials ({})", model.description.material_infos.len())).show(ui, |ui| {
+    let all = model.description.material_infos.len();
+    // A WMO's own MOMT materials come first, its doodads' after them: said apart, as --info counts only
+    // the first.
+    let own = match model.description.files.first().and_then(|f| f.document.as_deref()).map(|d| &d.model) {
+        Some(crate::formats::Model::WmoRoot(root)) => Some(root.materials.len().min(all)),
+        _ => None,
+    };
+    let header = match own {
+        Some(own) if own < all => format!("Materials ({own} of the WMO, {} of its doodads)", all - own),
+        _ => format!("Materials ({all})"),
+    };
+    egui::CollapsingHeader::new(header).id_salt("materials").show(ui, |ui| {
         for (i, m) in model.description.material_infos.iter().enumerate() {
             egui::CollapsingHeader::new(format!("{i}: {}", m.name)).id_salt(("material", i)).show(ui, |ui| {
                 for (k, v) in &m.parameters {
@@ -684,12 +633,16 @@ fn picked_section(ui: &mut egui::Ui, state: &PanelState) {
 
 fn warnings_section(ui: &mut egui::Ui, model: &ModelAsset) {
     let warnings = &model.description.warnings;
-    egui::CollapsingHeader::new(format!("Warnings ({})", warnings.len())).default_open(!warnings.is_empty()).show(
-        ui,
-        |ui| {
-            for line in crate::scene::diagnostics::grouped_lines(warnings) {
-                ui.label(egui::RichText::new(line).color(egui::Color32::from_rgb(240, 200, 90)));
-            }
-        },
-    );
+    if warnings.is_empty() {
+        return;
+    }
+    let lines = crate::scene::diagnostics::grouped_lines(warnings);
+    let yellow = egui::Color32::from_rgb(240, 200, 90);
+    let header = egui::RichText::new(format!("Warnings ({})", warnings.len())).color(yellow);
+    // Open when it is short; a long list stays one line until asked for, so the panel below stays in reach.
+    egui::CollapsingHeader::new(header).id_salt("warnings").default_open(lines.len() <= 6).show(ui, |ui| {
+        for line in lines {
+            ui.label(egui::RichText::new(line).color(yellow));
+        }
+    });
 }

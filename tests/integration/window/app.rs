@@ -148,15 +148,3 @@ pub(super) fn window_pixel(status: &serde_json::Value, point: [f32; 3]) -> Optio
     let py = viewport[1] + (1.0 - ny) / 2.0 * viewport[3];
     Some((px.round() as u32, py.round() as u32))
 }
-
-pub(super) fn copy_folder(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_folder(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}

@@ -7,6 +7,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 mod app;
+mod browser;
+mod navigation;
+mod text_fields;
 mod xserver;
 
 use app::*;
@@ -251,10 +254,15 @@ fn a_lightwave_pick_names_its_pols_record_and_surface() {
             .unwrap_or_else(|| panic!("no POLS record {index} at {start}: {hit}"));
         let surface = &object.surfaces[polygons.surface().get(p) as usize].name;
         assert!(hit["fields"]["surface"].as_str().unwrap().starts_with(surface.as_str()), "{hit}");
+        // The outline is the polygon's own sides, not the triangle that was hit.
+        assert_eq!(hit["outline_edges"].as_u64(), Some(polygons.vertices(p).len() as u64), "{hit}");
     }
-    // The seed's square is POLS record 0 on "Square", and it fills most of the view.
+    // The seed's square is POLS record 0 on "Square" (a quad: outlined by its four sides), and it fills
+    // most of the view.
     assert!(
-        hits.iter().any(|h| h["record"] == 0 && h["fields"]["surface"].as_str().unwrap().starts_with("Square")),
+        hits.iter().any(|h| h["record"] == 0
+            && h["fields"]["surface"].as_str().unwrap().starts_with("Square")
+            && h["outline_edges"] == 4),
         "{hits:?}"
     );
 }
@@ -346,73 +354,6 @@ fn a_replaceable_texture_chosen_in_the_window_is_drawn() {
     quit(&dir, child);
     let differ = first.pixels().zip(second.pixels()).filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 30)).count();
     assert!(differ > 300, "only {differ} pixels changed with the other skin");
-}
-
-/// A dropped `.MPQ` opens the game data browser on that archive alone: the filters narrow its list, a
-/// row opens the WMO from inside the archive (groups, textures and doodads with it), a BLP row shows
-/// the texture with its mip levels and encoding, and File ▸ Recent reopens the WMO from the archive
-/// after a restart.
-#[test]
-fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
-    let dir = scratch("window-browser");
-    let archive = crate::batch::sample_game_data().join("common.MPQ");
-    let child = start(&dir, &asset("square-with-detail.lwo"));
-    let minute = Duration::from_secs(90);
-    wait_for(&dir, "the LWO to show", minute, |s| {
-        s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false
-    });
-    send(&dir, &format!("drop {}", archive.display()));
-    let s = wait_for(&dir, "the browser with its files listed", minute, |s| {
-        s["browser"].is_object() && s["browser"]["listing"] == false
-    });
-    assert_eq!(s["browser"]["source"].as_str(), Some(archive.display().to_string().as_str()));
-    assert!(s["browser"]["entries"].as_u64().unwrap() >= 11, "{s}");
-    assert!(s["shown"].as_str().unwrap().ends_with("square-with-detail.lwo"), "the model stays until a file is opened");
-    send(&dir, "browser-filter *.WMO");
-    wait_for(&dir, "four WMO files", minute, |s| s["browser"]["shown_count"] == 4);
-    send(&dir, "browser-kind wmo");
-    let s = wait_for(&dir, "the root alone", minute, |s| s["browser"]["shown_count"] == 1);
-    assert_eq!(s["browser"]["shown"], serde_json::json!(["courtyard.wmo"]));
-    send(&dir, "browser-open 0");
-    let s = wait_for(&dir, "the WMO from the archive", minute, |s| {
-        s["shown"] == "wow://courtyard.wmo" && s["loading"] == false
-    });
-    assert_eq!(s["triangles"], 36, "its groups came from the archive: {s}");
-    let recent = format!("{}|wow://courtyard.wmo", archive.display());
-    wait_for(&dir, "the archive path in Recent", minute, |s| s["recent"][0].as_str() == Some(recent.as_str()));
-    send(&dir, "browser-kind blp");
-    send(&dir, "browser-filter stone");
-    wait_for(&dir, "the stone texture", minute, |s| s["browser"]["shown_count"] == 1);
-    send(&dir, "browser-open 0");
-    let s = wait_for(&dir, "the BLP preview", minute, |s| {
-        s["browser"]["preview"].is_string() || s["browser"]["preview_error"].is_string()
-    });
-    let preview = s["browser"]["preview"].as_str().unwrap_or_else(|| panic!("{s}"));
-    assert!(
-        preview.starts_with("World/wmo/Sample/Stone.blp: ")
-            && preview.contains("BLP2")
-            && preview.contains("mip levels"),
-        "{preview}"
-    );
-    quit(&dir, child);
-
-    // A new start without --data: Recent's entry opens the archive again, then the WMO inside it.
-    let again = dir.join("again");
-    std::fs::create_dir_all(&again).unwrap();
-    std::fs::create_dir_all(again.join("config")).unwrap();
-    copy_folder(&dir.join("config"), &again.join("config"));
-    let child = start(&again, &asset("square-with-detail.lwo"));
-    wait_for(&again, "the LWO to show", minute, |s| {
-        s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false
-    });
-    let s = status(&again);
-    assert_eq!(s["recent"][1].as_str(), Some(recent.as_str()), "{s}");
-    send(&again, "open-recent 1");
-    let s = wait_for(&again, "the WMO from Recent", minute, |s| {
-        s["shown"] == "wow://courtyard.wmo" && s["loading"] == false
-    });
-    assert_eq!(s["triangles"], 36);
-    quit(&again, child);
 }
 
 /// Page Down on the only model of its folder says so in the menu bar instead of doing nothing.
@@ -712,8 +653,8 @@ fn a_cancelled_load_keeps_the_model_and_a_large_wmo_reports_progress_by_stage() 
 }
 
 /// Portal culling in the window (the scene of `culling.rs`): placed in room A looking east, the status
-/// says A, B and the yard are drawn and C's barrel is hidden; in room B looking north, C is drawn; with
-/// culling turned off nothing is culled.
+/// says A, B and the yard are drawn and C's barrel is hidden; in room B looking north, C is drawn; from
+/// the yard with the yard unticked, the rooms are drawn whole; with culling turned off nothing is culled.
 #[test]
 fn the_window_draws_only_the_groups_the_camera_sees_until_culling_is_turned_off() {
     use lwo_wmo_viewer::fixtures::wmo::{portal_rooms, portal_rooms_groups::*};
@@ -744,6 +685,17 @@ fn the_window_draws_only_the_groups_the_camera_sees_until_culling_is_turned_off(
     send(&dir, "camera 30,3,-5:30,3,-40");
     let s = settled("the view from room B", B);
     assert_eq!(s["portal_culling"]["drawn"], serde_json::json!([B, C, YARD]), "{s}");
+    // Outside, facing away from the building: the yard alone. With the yard unticked, culling from
+    // outside would leave nothing: the rooms ticked are drawn whole, and the status (the panel) says why.
+    send(&dir, "camera -20,3,-10:-40,3,-10");
+    wait_for(&dir, "the view from the yard", minute, |s| s["portal_culling"]["drawn"] == serde_json::json!([YARD]));
+    send(&dir, &format!("part {YARD} off"));
+    let s = wait_for(&dir, "the rooms drawn from outside", minute, |s| {
+        s["portal_culling"]["interiors_from_outside"] == true
+    });
+    assert!(s["portal_culling"]["drawn"].is_null(), "{s}");
+    send(&dir, &format!("part {YARD} on"));
+    wait_for(&dir, "the yard back", minute, |s| s["portal_culling"]["drawn"] == serde_json::json!([YARD]));
     send(&dir, "view portal-culling off");
     // Nothing is culled once the option is off.
     wait_for(&dir, "culling off", minute, |s| {

@@ -40,61 +40,28 @@ impl XServer {
 }
 
 impl XServer {
-    /// Presses and releases `key` (an X keysym name) with the pointer over the 3D view, through XTest.
-    pub(super) fn press_key(&self, key: &str) {
-        // With no window manager nothing gives the window the keyboard: the script focuses it first.
-        const SCRIPT: &str = r#"
-import sys, time
-from Xlib import display, X, XK
-from Xlib.ext import xtest
-d = display.Display()
-def find(w):
-    for c in w.query_tree().children:
-        if 'lwo-wmo-viewer' in (c.get_wm_name() or ''):
-            return c
-        r = find(c)
-        if r:
-            return r
-find(d.screen().root).set_input_focus(X.RevertToParent, X.CurrentTime)
-xtest.fake_input(d, X.MotionNotify, x=900, y=400)
-k = d.keysym_to_keycode(XK.string_to_keysym(sys.argv[1]))
-xtest.fake_input(d, X.KeyPress, k)
-d.sync()
-time.sleep(0.1)
-xtest.fake_input(d, X.KeyRelease, k)
-d.sync()
-"#;
+    /// Does what a user does with mouse and keyboard, step by step, through XTest
+    /// (`tests/tools/xtest_act.py` lists the steps: `focus`, `move:X:Y`, `click:1`, `key:w`, `type:…`).
+    pub(super) fn act(&self, steps: &[&str]) {
+        let tool = crate::support::repo().join("tests/tools/xtest_act.py");
         let out = Command::new("/usr/bin/python3")
-            .args(["-c", SCRIPT, key])
+            .arg(&tool)
+            .args(steps)
             .env("DISPLAY", &self.display)
             .output()
-            .expect("python3-xlib");
-        assert!(out.status.success(), "pressing {key}: {}", String::from_utf8_lossy(&out.stderr));
+            .expect("Debian's python3 with python3-xlib runs xtest_act.py");
+        assert!(out.status.success(), "xtest_act.py {steps:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
-}
 
-impl XServer {
-    /// Moves the pointer to (`x`, `y`) on the screen and clicks the left button there at once, through
-    /// XTest: the move and the press reach the app in the same frame, as a quick hand's do.
+    /// Presses and releases `key` (an X keysym name) with the pointer over the 3D view.
+    pub(super) fn press_key(&self, key: &str) {
+        self.act(&["focus", "move:900:400", &format!("key:{key}")]);
+    }
+
+    /// Moves the pointer to (`x`, `y`) on the screen and clicks the left button there at once: the move
+    /// and the press reach the app in the same frame, as a quick hand's do.
     pub(super) fn click(&self, x: u32, y: u32) {
-        const SCRIPT: &str = r#"
-import sys, time
-from Xlib import display, X
-from Xlib.ext import xtest
-d = display.Display()
-xtest.fake_input(d, X.MotionNotify, x=int(sys.argv[1]), y=int(sys.argv[2]))
-xtest.fake_input(d, X.ButtonPress, 1)
-d.sync()
-time.sleep(0.05)
-xtest.fake_input(d, X.ButtonRelease, 1)
-d.sync()
-"#;
-        let out = Command::new("/usr/bin/python3")
-            .args(["-c", SCRIPT, &x.to_string(), &y.to_string()])
-            .env("DISPLAY", &self.display)
-            .output()
-            .expect("python3-xlib");
-        assert!(out.status.success(), "clicking at {x},{y}: {}", String::from_utf8_lossy(&out.stderr));
+        self.act(&[&format!("move:{x}:{y}"), "click:1"]);
     }
 }
 

@@ -1,0 +1,118 @@
+//! The game data browser in the window: on an archive dropped on it, and on the data root the open
+//! model was read from.
+
+use std::time::Duration;
+
+use super::app::*;
+use crate::support::{asset, copy_folder, scratch};
+
+/// A dropped `.MPQ` opens the game data browser on that archive alone: the filters narrow its list, a
+/// row opens the WMO from inside the archive (groups, textures and doodads with it), a BLP row shows
+/// the texture with its mip levels and encoding, and File ▸ Recent reopens the WMO from the archive
+/// after a restart.
+#[test]
+fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
+    let dir = scratch("window-browser");
+    let archive = crate::batch::sample_game_data().join("common.MPQ");
+    let child = start(&dir, &asset("square-with-detail.lwo"));
+    let minute = Duration::from_secs(90);
+    wait_for(&dir, "the LWO to show", minute, |s| {
+        s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false
+    });
+    send(&dir, &format!("drop {}", archive.display()));
+    let s = wait_for(&dir, "the browser with its files listed", minute, |s| {
+        s["browser"].is_object() && s["browser"]["listing"] == false
+    });
+    assert_eq!(s["browser"]["source"].as_str(), Some(archive.display().to_string().as_str()));
+    assert!(s["browser"]["entries"].as_u64().unwrap() >= 11, "{s}");
+    assert!(s["shown"].as_str().unwrap().ends_with("square-with-detail.lwo"), "the model stays until a file is opened");
+    send(&dir, "browser-filter *.WMO");
+    wait_for(&dir, "four WMO files", minute, |s| s["browser"]["shown_count"] == 4);
+    send(&dir, "browser-kind wmo");
+    let s = wait_for(&dir, "the root alone", minute, |s| s["browser"]["shown_count"] == 1);
+    assert_eq!(s["browser"]["shown"], serde_json::json!(["courtyard.wmo"]));
+    send(&dir, "browser-open 0");
+    let s = wait_for(&dir, "the WMO from the archive", minute, |s| {
+        s["shown"] == "wow://courtyard.wmo" && s["loading"] == false
+    });
+    assert_eq!(s["triangles"], 36, "its groups came from the archive: {s}");
+    assert!(s["browser"].is_null(), "the browser steps aside for the model it opened: {s}");
+    // Brought back, it is as it was: the same list, the same filters.
+    send(&dir, "browse");
+    let s = wait_for(&dir, "the browser back", minute, |s| s["browser"].is_object());
+    assert_eq!(
+        (&s["browser"]["filter"], &s["browser"]["shown_count"]),
+        (&serde_json::json!("*.WMO"), &serde_json::json!(1))
+    );
+    let recent = format!("{}|wow://courtyard.wmo", archive.display());
+    wait_for(&dir, "the archive path in Recent", minute, |s| s["recent"][0].as_str() == Some(recent.as_str()));
+    send(&dir, "browser-kind blp");
+    send(&dir, "browser-filter stone");
+    wait_for(&dir, "the stone texture", minute, |s| s["browser"]["shown_count"] == 1);
+    send(&dir, "browser-open 0");
+    let s = wait_for(&dir, "the BLP preview", minute, |s| {
+        s["browser"]["preview"].is_string() || s["browser"]["preview_error"].is_string()
+    });
+    let preview = s["browser"]["preview"].as_str().unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        preview.starts_with("World/wmo/Sample/Stone.blp: ")
+            && preview.contains("BLP2")
+            && preview.contains("mip levels"),
+        "{preview}"
+    );
+    quit(&dir, child);
+
+    // A new start without --data: Recent's entry opens the archive again, then the WMO inside it.
+    let again = dir.join("again");
+    std::fs::create_dir_all(&again).unwrap();
+    std::fs::create_dir_all(again.join("config")).unwrap();
+    copy_folder(&dir.join("config"), &again.join("config"));
+    let child = start(&again, &asset("square-with-detail.lwo"));
+    wait_for(&again, "the LWO to show", minute, |s| {
+        s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false
+    });
+    let s = status(&again);
+    assert_eq!(s["recent"][1].as_str(), Some(recent.as_str()), "{s}");
+    send(&again, "open-recent 1");
+    let s = wait_for(&again, "the WMO from Recent", minute, |s| {
+        s["shown"] == "wow://courtyard.wmo" && s["loading"] == false
+    });
+    assert_eq!(s["triangles"], 36);
+    quit(&again, child);
+}
+
+/// Without `--data`, File ▸ Browse game data… lists the data root the open model was read from (the
+/// folder holding `World` above it), not an empty list; opening a model from it puts the browser away,
+/// and it comes back with its filter.
+#[test]
+fn the_browser_lists_the_data_root_of_the_open_model_and_steps_aside_for_a_model() {
+    let dir = scratch("window-browser-root");
+    let root = dir.join("Data");
+    let sample = root.join("World/wmo/Sample");
+    std::fs::create_dir_all(&sample).unwrap();
+    copy_folder(&asset("World"), &root.join("World"));
+    for name in ["courtyard.wmo", "courtyard_000.wmo", "courtyard_001.wmo", "courtyard_002.wmo"] {
+        std::fs::copy(asset(name), sample.join(name)).unwrap();
+    }
+    let wmo = sample.join("courtyard.wmo");
+    let child = start(&dir, &wmo);
+    let minute = Duration::from_secs(90);
+    let path = wmo.display().to_string();
+    wait_for(&dir, "the WMO to show", minute, |s| s["shown"].as_str() == Some(path.as_str()) && s["loading"] == false);
+    send(&dir, "browse");
+    let s = wait_for(&dir, "the data root listed", minute, |s| s["browser"]["listing"] == false);
+    assert_eq!(s["browser"]["source"].as_str(), Some(root.display().to_string().as_str()), "{s}");
+    assert!(s["browser"]["entries"].as_u64().unwrap() >= 8, "the root's files: {s}");
+    send(&dir, "browser-filter Lamp.m2");
+    wait_for(&dir, "the lamp alone", minute, |s| s["browser"]["shown_count"] == 1);
+    send(&dir, "browser-open 0");
+    let s = wait_for(&dir, "the lamp from the data root", minute, |s| {
+        s["shown"].as_str().is_some_and(|p| p.starts_with("wow://") && p.ends_with("Lamp.m2")) && s["loading"] == false
+    });
+    assert!(s["browser"].is_null(), "the browser steps aside: {s}");
+    assert!(s["error"].is_null(), "{s}");
+    send(&dir, "browse");
+    let s = wait_for(&dir, "the browser back", minute, |s| s["browser"].is_object());
+    assert_eq!(s["browser"]["filter"], "Lamp.m2", "{s}");
+    quit(&dir, child);
+}
