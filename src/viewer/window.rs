@@ -338,7 +338,7 @@ fn handle_drops(
     let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) = dropped.into_iter().partition(|p| p.is_dir());
     let Some((first, rest)) = files.split_first() else {
         viewer.error = Some(format!(
-            "{} is a folder: drop one of the files in it, or open one with File ▸ Open",
+            "{} is a folder: drop one of the files in it, or open one with File > Open",
             folders[0].display()
         ));
         return;
@@ -351,7 +351,7 @@ fn handle_drops(
     let name = |p: &Path| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned());
     let mut notice = Vec::new();
     if !rest.is_empty() {
-        notice.push(format!("opening {}; the other {} dropped are in File ▸ Recent", name(first), rest.len()));
+        notice.push(format!("opening {}; the other {} dropped are in File > Recent", name(first), rest.len()));
     }
     if !folders.is_empty() {
         notice.push(format!("{} folder(s) skipped", folders.len()));

@@ -454,3 +454,53 @@ fn the_counts_say_what_they_count() {
     assert!(wmo.contains("drawn: vertices "), "{wmo}");
     assert!(wmo.contains(" of the WMO, ") && wmo.contains(" of its doodads)"), "{wmo}");
 }
+
+/// Text the panel shows later (a frame time, a count) draws with glyphs already in egui's font atlas:
+/// the first frame fills it, so no later frame has to upload new glyphs before they can be seen.
+#[test]
+fn later_text_needs_no_new_glyphs() {
+    let ctx = egui::Context::default();
+    let courtyard = sample_model();
+    let input = PanelInput {
+        model: Some(&courtyard),
+        current_path: None,
+        loading: None,
+        error: None,
+        load_time_ms: None,
+        dialog_open: false,
+        notice: None,
+        progress: None,
+        culling: None,
+        flying: false,
+    };
+    let mut state = PanelState::default();
+    let mut toggles = ViewToggles { parts: vec![true; 3], ..Default::default() };
+    let frame = |state: &mut PanelState, toggles: &mut ViewToggles| {
+        let raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 900.0))),
+            ..Default::default()
+        };
+        ctx.run_ui(raw, |ui| {
+            inspector(
+                ui.ctx(),
+                &input,
+                state,
+                toggles,
+                &mut ViewOptions::default(),
+                &mut MorphControls::default(),
+                None,
+            );
+        })
+    };
+    // (No renderer here: each frame's uploads are set aside once looked at.)
+    for _ in 0..2 {
+        frame(&mut state, &mut toggles).textures_delta.clear();
+    }
+    // Digits at places (and so sub-pixel offsets) the first frames did not show them at.
+    state.frame_time_ms = 184.379;
+    let mut output = frame(&mut state, &mut toggles);
+    let uploads = output.textures_delta.set.len();
+    output.textures_delta.clear();
+    assert!(texts(&output.shapes).contains("frame time 184.4 ms"));
+    assert_eq!(uploads, 0, "new glyphs were uploaded for the later text");
+}

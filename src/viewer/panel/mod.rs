@@ -59,6 +59,8 @@ pub struct PanelState {
     pub screenshot_size: Option<(u32, u32)>,
     /// The side panel is put away (N, View ▸ Panel): the 3D view takes the whole window.
     pub panel_hidden: bool,
+    /// The scale the font atlas was filled at (see [`prepare_glyphs`]).
+    pub glyphs_ready_at: f32,
     /// Where the side panel ends, in logical pixels from the window's left edge (its resize edge).
     pub panel_right: f32,
     /// The BLP drawn for each of the shown model's replaceable textures (`Scene::replaceable_textures`
@@ -409,6 +411,10 @@ pub fn inspector(
             }
         });
     });
+    if state.glyphs_ready_at != ctx.pixels_per_point() {
+        prepare_glyphs(ctx);
+        state.glyphs_ready_at = ctx.pixels_per_point();
+    }
     if ctx.global_style().interaction.resize_grab_radius_side != GRAB_RADIUS {
         ctx.all_styles_mut(|style| style.interaction.resize_grab_radius_side = GRAB_RADIUS);
     }
@@ -490,6 +496,28 @@ pub fn inspector(
         });
     }
     (actions, free)
+}
+
+/// Lays out every character the panel writes in every size it writes them, so their glyphs are in
+/// egui's font atlas from the first frame: a glyph drawn for the first time reaches the renderer a
+/// frame or more later, and a changing number ("frame time 184.3 ms") showed gaps until it did.
+fn prepare_glyphs(ctx: &egui::Context) {
+    const CHARACTERS: &str = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~×·…–—°±²³µ½→←↑↓▸▾";
+    let mut fonts: Vec<egui::FontId> = ctx.global_style().text_styles.values().cloned().collect();
+    fonts.push(egui::FontId::monospace(10.0));
+    // egui rasterises each glyph at four sub-pixel offsets (quarter pixels): each line starts a quarter
+    // pixel further on, so every character meets every offset.
+    let quarter_pixel = 0.25 / ctx.pixels_per_point();
+    ctx.fonts_mut(|view| {
+        for font in fonts {
+            for shift in 0..4 {
+                let mut job = egui::text::LayoutJob::default();
+                let format = egui::TextFormat::simple(font.clone(), egui::Color32::WHITE);
+                job.append(CHARACTERS, shift as f32 * quarter_pixel, format);
+                view.layout_job(job);
+            }
+        }
+    });
 }
 
 /// The rejected file's chunks as far as they could be read, the one where reading broke marked.
