@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use bevy::camera::primitives::Aabb;
 use bevy::math::Affine2;
 use bevy::prelude::*;
 use bevy::transform::TransformSystems;
@@ -62,6 +63,24 @@ pub struct M2Joint {
     pub bone: u16,
 }
 
+/// On a skinned M2 mesh: the box, in the mesh's space, that holds it in every pose its sequences take
+/// (the file's own culling box). It stands in for the mesh's bind-pose bounds, so a moving model is
+/// culled as the game culls it, with no bounds recomputed from the joints every frame.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component)]
+pub struct M2MotionBounds {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+/// Puts each skinned mesh's [`M2MotionBounds`] in its `Aabb` where Bevy has just computed the bind
+/// pose's (on spawn, or when the mesh changed).
+fn apply_motion_bounds(mut meshes: Query<(&M2MotionBounds, &mut Aabb), Changed<Aabb>>) {
+    for (bounds, mut aabb) in &mut meshes {
+        aabb.set_if_neq(Aabb::from_min_max(bounds.min, bounds.max));
+    }
+}
+
 /// On a joint that turns to face the camera: how (spherical 0, cylindrical about X/Y/Z 1–3).
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Component)]
@@ -101,9 +120,16 @@ pub(super) fn build(app: &mut App) {
         .init_resource::<M2Clock>()
         .register_type::<M2Joint>()
         .register_type::<M2Billboard>()
+        .register_type::<M2MotionBounds>()
         .add_systems(
             PostUpdate,
             (advance_clock, read_anim_files, pose_joints, face_camera).chain().before(TransformSystems::Propagate),
+        )
+        .add_systems(
+            PostUpdate,
+            apply_motion_bounds
+                .after(bevy::camera::visibility::VisibilitySystems::CalculateBounds)
+                .before(bevy::camera::visibility::VisibilitySystems::CheckVisibility),
         );
 }
 

@@ -128,7 +128,16 @@ pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene, opene
         if let Some(skin) = &node.skin {
             let joints = skin.joints.iter().map(|&j| entities[j]).collect();
             let inverse_bindposes = inverse_bindposes[skin.skeleton].clone();
-            entity.insert((SkinnedMesh { inverse_bindposes, joints }, DynamicSkinnedMeshBounds));
+            entity.insert(SkinnedMesh { inverse_bindposes, joints });
+            match description.skeletons[skin.skeleton].motion_bounds {
+                // The file's own box for every pose: nothing to recompute as the joints move.
+                Some(bounds) => entity.insert(super::animation::M2MotionBounds {
+                    min: Vec3::from_array(bounds.min),
+                    max: Vec3::from_array(bounds.max),
+                }),
+                // Bounds that follow the joints, so a moving model is not culled at the view's edges.
+                None => entity.insert(DynamicSkinnedMeshBounds),
+            };
         }
         if !node.morph_targets.is_empty() {
             let weights = MorphWeights::new(vec![0.0; node.morph_targets.len()], None).unwrap_or_default();

@@ -22,6 +22,10 @@ pub struct Skeleton {
     pub inverse_bindposes: Vec<[f32; 16]>,
     /// The joints with each after its parent: the order every instance places its joint nodes in.
     pub order: Vec<usize>,
+    /// A box, in the model's space, that holds the model in every pose its sequences take: the union
+    /// of the sequences' own bounds and the header's, as the game culls a moving model. `None` when the
+    /// file's boxes are flat or empty, and a renderer must follow the joints instead.
+    pub motion_bounds: Option<crate::mesh::Bounds>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -113,7 +117,25 @@ pub fn skeleton(model: &M2Model, label_model: usize, model_file: usize) -> Skele
     joints.push(SkeletonJoint { parent: None, rest: NodeTransform::IDENTITY, billboard: None });
     inverse_bindposes.push(translation_matrix([0.0; 3]));
     let order = crate::animation::parents_first(joints.len(), |i| joints[i].parent);
-    Skeleton { model: label_model, model_file, joints, inverse_bindposes, order }
+    Skeleton { model: label_model, model_file, joints, inverse_bindposes, order, motion_bounds: motion_bounds(model) }
+}
+
+/// [`Skeleton::motion_bounds`]: every sequence's box and the header's, in the view's axes. A flat box
+/// (an exporter's zeros) says nothing; without one real sequence box there are none.
+fn motion_bounds(model: &M2Model) -> Option<crate::mesh::Bounds> {
+    let real = |[low, high]: &[[f32; 3]; 2]| (0..3).all(|k| high[k] - low[k] > 1e-4);
+    let sequences: Vec<[[f32; 3]; 2]> = model.animation.sequences.iter().map(|s| s.bounds).filter(real).collect();
+    if sequences.is_empty() {
+        return None;
+    }
+    let mut bounds = crate::mesh::Bounds::EMPTY;
+    for [low, high] in sequences.into_iter().chain([model.bounding_box].into_iter().filter(real)) {
+        for corner in 0..8 {
+            let pick = |axis: usize| if corner & (1 << axis) == 0 { low[axis] } else { high[axis] };
+            bounds.include(wmo_to_bevy([pick(0), pick(1), pick(2)]));
+        }
+    }
+    bounds.extent().iter().all(|e| e.is_finite()).then_some(bounds)
 }
 
 fn translation_matrix([x, y, z]: [f32; 3]) -> [f32; 16] {

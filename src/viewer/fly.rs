@@ -81,7 +81,7 @@ fn fly_keys(
     }
     if !fly.on && !ctrl && keys.any_just_pressed(MOVE_KEYS) && viewer.current.is_some() {
         fly.toggle_asked = true;
-        viewer.notice = Some("fly camera (V or Esc goes back to orbiting)".into());
+        viewer.notice = Some("a movement key started the fly camera".into());
     }
     if fly.on && keys.just_pressed(KeyCode::Escape) {
         fly.toggle_asked = true;

@@ -80,6 +80,10 @@ fn the_scene_gives_the_flag_a_skeleton_and_skinned_meshes() {
     assert!(skinned.iter().all(|s| s.joints.iter().all(|&j| scene.nodes[j].joint.is_some())));
     assert!(scene.meshes.iter().all(|m| m.data.skin.is_some()));
     assert_eq!(scene.animated_materials.len(), 1, "the cloth's colour and texture move");
+    // Culled by the sequences' own box, as the game does, which holds the model at rest and more.
+    let motion = scene.skeletons[0].motion_bounds.expect("the flag's sequences have boxes");
+    let rest = scene.bounds;
+    assert!((0..3).all(|k| motion.min[k] < rest.min[k] && motion.max[k] > rest.max[k]), "{motion:?} vs {rest:?}");
 }
 
 #[test]

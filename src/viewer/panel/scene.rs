@@ -135,7 +135,7 @@ pub(super) fn scene_section(
         if has(crate::scene::Overlay::Collision) {
             ui.checkbox(&mut toggles.collision, "collision-only triangles");
         }
-        legend(ui, model, options);
+        legend(ui, model, options, toggles.doodad_set);
     });
 }
 
@@ -150,18 +150,26 @@ fn legend_entry(ui: &mut egui::Ui, [r, g, b]: [f32; 3], text: &str) {
 }
 
 /// What the marks the view draws over the model mean, for the marks this model can have.
-fn legend(ui: &mut egui::Ui, model: &ModelAsset, options: &ViewOptions) {
+fn legend(ui: &mut egui::Ui, model: &ModelAsset, options: &ViewOptions, doodad_set: u32) {
     let scene = &model.description;
     let marker_label = crate::scene::ModelLabel::DoodadMarkerMesh.to_string();
     let marker_mesh = scene.meshes.iter().position(|m| m.label == marker_label);
-    let markers = scene.nodes.iter().filter(|n| n.draw.is_some_and(|d| Some(d.mesh) == marker_mesh)).count();
+    // Markers of the doodad sets drawn now (the default set and the chosen one).
+    let in_shown_set = |n: &&crate::scene::Node| match n.overlay {
+        Some(crate::scene::Overlay::Doodad(set)) => set == 0 || set == doodad_set,
+        _ => true,
+    };
+    let markers =
+        scene.nodes.iter().filter(in_shown_set).filter(|n| n.draw.is_some_and(|d| Some(d.mesh) == marker_mesh)).count();
     let has = |overlay: crate::scene::Overlay| scene.nodes.iter().any(|n| n.overlay == Some(overlay));
     egui::CollapsingHeader::new("Legend").id_salt("legend").default_open(markers > 0).show(ui, |ui| {
         if markers > 0 {
             legend_entry(
                 ui,
                 crate::scene::DOODAD_MARKER_COLOR,
-                &format!("box with axis bars: a doodad whose model was not found ({markers}; see Warnings)"),
+                &format!(
+                    "box with axis bars: a doodad whose model was not found ({markers} in the sets shown; see Warnings)"
+                ),
             );
         }
         if has(crate::scene::Overlay::Portals) {
