@@ -73,11 +73,13 @@ pub struct M2MotionBounds {
     pub max: Vec3,
 }
 
-/// Puts each skinned mesh's [`M2MotionBounds`] in its `Aabb` where Bevy has just computed the bind
-/// pose's (on spawn, or when the mesh changed).
+/// Grows each skinned mesh's `Aabb`, where Bevy has just computed the bind pose's (on spawn, or when
+/// the mesh changed), to hold its [`M2MotionBounds`] too: a file's box that misses part of the model at
+/// rest still never culls what is drawn at rest.
 fn apply_motion_bounds(mut meshes: Query<(&M2MotionBounds, &mut Aabb), Changed<Aabb>>) {
     for (bounds, mut aabb) in &mut meshes {
-        aabb.set_if_neq(Aabb::from_min_max(bounds.min, bounds.max));
+        let (min, max) = (Vec3::from(aabb.min()).min(bounds.min), Vec3::from(aabb.max()).max(bounds.max));
+        aabb.set_if_neq(Aabb::from_min_max(min, max));
     }
 }
 

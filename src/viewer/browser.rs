@@ -103,18 +103,14 @@ pub struct ArchiveBrowser {
     retired: Vec<Handle<Image>>,
     /// The source's files being listed, off the main thread (a client's archives name some 300,000).
     listing: Option<Task<Vec<BrowseEntry>>>,
+    /// The data root [`browse_source`] found above a model from disk, and the game data it made of it.
+    found_root: Option<(std::path::PathBuf, Arc<dyn FileSource>)>,
 }
 
 impl ArchiveBrowser {
     /// Opens the browser on `source` (the window's game data, or the archive just dropped); its files
     /// are listed on a task and appear when [`ArchiveBrowser::poll_listing`] finds them ready.
     pub fn show(&mut self, source: Arc<dyn FileSource>) {
-        // The same source again (the browser reopened after a model was opened from it) keeps its list,
-        // its filters and its scroll place.
-        if source.describe() == self.source_name && (self.listing.is_some() || !self.entries.is_empty()) {
-            self.open = true;
-            return;
-        }
         self.source_name = source.describe();
         self.entries.clear();
         self.listing = Some(AsyncComputeTaskPool::get().spawn(async move { source.browse() }));
@@ -231,12 +227,27 @@ pub fn open_row(
 }
 
 /// The game data to browse: the window's (`--data`, an archive dropped, Recent's) or, with none, the
-/// data root the shown model was read with (the folder holding `World` above it).
-pub fn browse_source(switch: &GameDataSwitch, shown: Option<&std::path::Path>) -> Arc<dyn FileSource> {
-    if switch.0.get().is_none()
-        && let Some(root) = shown.and_then(data_root_above)
+/// data root the shown model was read with (the folder holding `World` above it) — found again for
+/// each model from disk, as long as nothing else has set the game data since.
+pub fn browse_source(
+    switch: &GameDataSwitch,
+    browser: &mut ArchiveBrowser,
+    shown: Option<&std::path::Path>,
+) -> Arc<dyn FileSource> {
+    let now = switch.0.get();
+    let ours = match (&now, &browser.found_root) {
+        (None, _) => true,
+        (Some(now), Some((_, found))) => Arc::ptr_eq(now, found),
+        (Some(_), None) => false,
+    };
+    let from_disk = shown.filter(|p| super::scene::game_data_path(p).is_none());
+    if ours
+        && let Some(root) = from_disk.and_then(data_root_above)
+        && browser.found_root.as_ref().is_none_or(|(found, _)| *found != root)
     {
-        switch.0.set(crate::source::open_data_root(&root));
+        let data = crate::source::open_data_root(&root);
+        switch.0.set(data.clone());
+        browser.found_root = Some((root, data));
     }
     switch.0.clone()
 }

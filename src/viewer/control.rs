@@ -210,7 +210,8 @@ pub fn poll_control(
             }
             "browse" => {
                 if let (Some(browser), Some(switch)) = (browser.as_mut(), switch.as_ref()) {
-                    browser.show(super::browser::browse_source(switch, viewer.current_path.as_deref()));
+                    let source = super::browser::browse_source(switch, browser, viewer.current_path.as_deref());
+                    browser.show(source);
                 }
             }
             "browser-filter" => {

@@ -56,9 +56,15 @@ impl FlyCamera {
 
 pub struct FlyPlugin;
 
+/// The flight's systems: the app orders them after whatever frames the camera, so a framing is seen
+/// (and ends a flight) in the frame it is asked for.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FlySystems;
+
 impl Plugin for FlyPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<FlyCamera>().add_systems(Update, (fly_keys, fly, walk_the_orbit_target).chain());
+        app.init_resource::<FlyCamera>()
+            .add_systems(Update, (fly_keys, fly, walk_the_orbit_target).chain().in_set(FlySystems));
     }
 }
 
@@ -99,14 +105,16 @@ fn fly(
     time: Res<Time<Real>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut cameras: Query<(&mut PanOrbitCamera, &mut Transform, &Camera), With<ViewCamera>>,
+    mut shown: MessageReader<super::scene::ModelShown>,
 ) {
     let Ok((mut orbit, mut transform, camera)) = cameras.single_mut() else { return };
-    // Framing the model (F, Home, the view keys, a new file) is an orbit move: it ends the flight.
-    let framed = fly.on && orbit.force_update;
-    if framed {
+    if shown.read().any(|s| !s.reload) {
         // Another model may be another size: its first flight takes its own speed.
         fly.speed = None;
     }
+    // Framing the model (F, Home, the view keys, a new file) is an orbit move: it ends the flight, and
+    // the orbit eases to its framing from where the flight left the camera.
+    let framed = fly.on && orbit.force_update;
     if std::mem::take(&mut fly.toggle_asked) || framed {
         fly.on = !fly.on;
         if fly.on {
@@ -115,18 +123,30 @@ fn fly(
             let framing = orbit.zoom_lower_limit / CLOSEST_SHARE;
             fly.speed.get_or_insert((framing * SPEED_SHARE).max(1e-3));
             orbit.enabled = false;
-        } else if !framed {
-            // Orbit from here, around a point a little ahead, so the wheel goes on from where one is.
-            let distance = (orbit.zoom_lower_limit * 5.0).max(1e-3);
+        } else {
+            // Orbit from here, around a point a little ahead, so the wheel goes on from where one is
+            // (after a framing, toward the framing's distance).
+            let distance = if framed { orbit.target_radius } else { orbit.zoom_lower_limit * 5.0 }.max(1e-3);
             let eye = transform.translation;
             let placement = CameraPlacement { eye, target: eye + transform.forward() * distance };
             let (focus, radius, yaw, pitch) = placement.orbit();
-            (orbit.focus, orbit.target_focus) = (focus, focus);
-            (orbit.radius, orbit.target_radius) = (Some(radius), radius);
-            (orbit.yaw, orbit.target_yaw) = (Some(yaw), yaw);
-            (orbit.pitch, orbit.target_pitch) = (Some(pitch), pitch);
+            (orbit.focus, orbit.radius, orbit.yaw, orbit.pitch) = (focus, Some(radius), Some(yaw), Some(pitch));
+            if !framed {
+                (orbit.target_focus, orbit.target_radius) = (focus, radius);
+                (orbit.target_yaw, orbit.target_pitch) = (yaw, pitch);
+            }
         }
         fly.looking_from = None;
+    }
+    if fly.on {
+        // The orbit camera writes the transform whenever its targets differ from where it is, enabled
+        // or not (it may still be easing, or a hair short of its target): held where it is, it leaves
+        // the transform to the flight.
+        let (focus, radius, yaw, pitch) = (orbit.focus, orbit.radius, orbit.yaw, orbit.pitch);
+        orbit.target_focus = focus;
+        if let (Some(radius), Some(yaw), Some(pitch)) = (radius, yaw, pitch) {
+            (orbit.target_radius, orbit.target_yaw, orbit.target_pitch) = (radius, yaw, pitch);
+        }
     }
     if !fly.on {
         return;
@@ -147,10 +167,7 @@ fn fly(
         fly.pitch = (fly.pitch - moved.y * LOOK_PER_PIXEL).clamp(-1.55, 1.55);
         fly.looking_from = Some(to);
     }
-    let notches = match scroll.unit {
-        MouseScrollUnit::Line => scroll.delta.y,
-        MouseScrollUnit::Pixel => scroll.delta.y / 100.0,
-    };
+    let notches = wheel_notches(&scroll);
     let mut speed = fly.speed.unwrap_or(1.0);
     if notches != 0.0 && free {
         speed = (speed * SPEED_STEP.powf(notches)).clamp(1e-3, 1e5);
@@ -170,6 +187,14 @@ fn fly(
     transform.translation += step.normalize_or_zero() * speed * fast * time.delta_secs();
 }
 
+/// This frame's wheel turn in notches (a touchpad's pixels counted a notch per hundred).
+fn wheel_notches(scroll: &AccumulatedMouseScroll) -> f32 {
+    match scroll.unit {
+        MouseScrollUnit::Line => scroll.delta.y,
+        MouseScrollUnit::Pixel => scroll.delta.y / 100.0,
+    }
+}
+
 /// The orbit camera's wheel at its closest: the target walks forward by a share of that distance per
 /// notch, and the camera with it.
 fn walk_the_orbit_target(
@@ -177,10 +202,7 @@ fn walk_the_orbit_target(
     fly: Res<FlyCamera>,
     mut cameras: Query<(&mut PanOrbitCamera, &Transform), With<ViewCamera>>,
 ) {
-    let notches = match scroll.unit {
-        MouseScrollUnit::Line => scroll.delta.y,
-        MouseScrollUnit::Pixel => scroll.delta.y / 100.0,
-    };
+    let notches = wheel_notches(&scroll);
     if notches <= 0.0 || fly.on {
         return;
     }

@@ -53,6 +53,7 @@ pub fn run(mut args: Args) -> ExitCode {
     .add_plugins(super::overlays::ViewOptionsPlugin)
     .add_plugins(super::picking::PickingPlugin)
     .add_plugins(super::fly::FlyPlugin)
+    .configure_sets(Update, super::fly::FlySystems.after(handle_keys).after(place_camera).after(frame_on_show))
     // Picks are cast on a click, not on every pointer move over the view.
     .insert_resource(bevy::picking::mesh_picking::MeshPickingSettings { require_markers: true, ..default() })
     .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))

@@ -98,18 +98,9 @@ struct Drawn {
     shapes: Vec<egui::epaint::ClippedShape>,
 }
 
-/// The inspector drawn `passes` times on a bare context of `size` logical pixels.
-fn run_panel_in(
-    model: Option<&ModelAsset>,
-    error: Option<&str>,
-    state: &mut PanelState,
-    toggles: &mut ViewToggles,
-    reveal: bool,
-    size: egui::Vec2,
-    passes: usize,
-) -> Drawn {
-    let ctx = egui::Context::default();
-    let input = PanelInput {
+/// What the panel is given when no file is loading and no dialog is up.
+fn panel_input<'a>(model: Option<&'a ModelAsset>, error: Option<&'a str>) -> PanelInput<'a> {
+    PanelInput {
         model,
         current_path: None,
         loading: None,
@@ -120,34 +111,52 @@ fn run_panel_in(
         progress: None,
         culling: None,
         flying: false,
+    }
+}
+
+/// One frame of the inspector on `ctx`, `size` logical pixels at `time` seconds: egui's output and the
+/// room left to the 3D view.
+fn panel_frame(
+    ctx: &egui::Context,
+    input: &PanelInput<'_>,
+    state: &mut PanelState,
+    toggles: &mut ViewToggles,
+    size: egui::Vec2,
+    time: f64,
+) -> (egui::FullOutput, FreeArea) {
+    let raw = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+        time: Some(time),
+        ..Default::default()
     };
+    let mut free = FreeArea { left: 0.0, top: 0.0 };
+    let output = ctx.run_ui(raw, |ui| {
+        let options = &mut ViewOptions::default();
+        free = inspector(ui.ctx(), input, state, toggles, options, &mut MorphControls::default(), None).1;
+    });
+    (output, free)
+}
+
+/// The inspector drawn `passes` times on a bare context of `size` logical pixels, its clock moving a
+/// tenth of a second a pass so egui's open and close animations finish.
+fn run_panel_in(
+    model: Option<&ModelAsset>,
+    error: Option<&str>,
+    state: &mut PanelState,
+    toggles: &mut ViewToggles,
+    reveal: bool,
+    size: egui::Vec2,
+    passes: usize,
+) -> Drawn {
+    let ctx = egui::Context::default();
+    let input = panel_input(model, error);
     let mut drawn = Drawn { text: String::new(), free: FreeArea { left: 0.0, top: 0.0 }, shapes: Vec::new() };
     for pass in 0..passes {
-        let raw = egui::RawInput {
-            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
-            // A clock that moves, so egui's open and close animations finish.
-            time: Some(pass as f64 * 0.1),
-            ..Default::default()
-        };
         state.reveal = reveal;
-        let mut free = None;
-        let mut output = ctx.run_ui(raw, |ui| {
-            free = Some(
-                inspector(
-                    ui.ctx(),
-                    &input,
-                    state,
-                    toggles,
-                    &mut ViewOptions::default(),
-                    &mut MorphControls::default(),
-                    None,
-                )
-                .1,
-            );
-        });
+        let (mut output, free) = panel_frame(&ctx, &input, state, toggles, size, pass as f64 * 0.1);
         // No renderer here to upload the font atlas to.
         output.textures_delta.clear();
-        drawn = Drawn { text: texts(&output.shapes), free: free.unwrap(), shapes: output.shapes };
+        drawn = Drawn { text: texts(&output.shapes), free, shapes: output.shapes };
     }
     drawn
 }
@@ -461,37 +470,12 @@ fn the_counts_say_what_they_count() {
 fn later_text_needs_no_new_glyphs() {
     let ctx = egui::Context::default();
     let courtyard = sample_model();
-    let input = PanelInput {
-        model: Some(&courtyard),
-        current_path: None,
-        loading: None,
-        error: None,
-        load_time_ms: None,
-        dialog_open: false,
-        notice: None,
-        progress: None,
-        culling: None,
-        flying: false,
-    };
+    let input = panel_input(Some(&courtyard), None);
     let mut state = PanelState::default();
     let mut toggles = ViewToggles { parts: vec![true; 3], ..Default::default() };
-    let frame = |state: &mut PanelState, toggles: &mut ViewToggles| {
-        let raw = egui::RawInput {
-            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 900.0))),
-            ..Default::default()
-        };
-        ctx.run_ui(raw, |ui| {
-            inspector(
-                ui.ctx(),
-                &input,
-                state,
-                toggles,
-                &mut ViewOptions::default(),
-                &mut MorphControls::default(),
-                None,
-            );
-        })
-    };
+    let size = egui::vec2(1400.0, 900.0);
+    let frame =
+        |state: &mut PanelState, toggles: &mut ViewToggles| panel_frame(&ctx, &input, state, toggles, size, 0.0).0;
     // (No renderer here: each frame's uploads are set aside once looked at.)
     for _ in 0..2 {
         frame(&mut state, &mut toggles).textures_delta.clear();

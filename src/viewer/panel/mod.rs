@@ -264,7 +264,8 @@ pub fn draw_panel(
             }
             PanelAction::Browse => {
                 if let Some(switch) = &switch {
-                    browser.show(super::browser::browse_source(switch, viewer.current_path.as_deref()));
+                    let source = super::browser::browse_source(switch, &mut browser, viewer.current_path.as_deref());
+                    browser.show(source);
                 }
             }
             PanelAction::OpenDialog => {
@@ -461,7 +462,8 @@ pub fn inspector(
         egui::Window::new("Open a file by path").collapsible(false).show(ctx, |ui| {
             ui.label("No file dialog is available here (it needs xdg-desktop-portal or zenity). Type a path:");
             let response = ui.text_edit_singleline(&mut state.path_input);
-            // The field takes the keyboard as it opens, so the first keys typed are not lost.
+            // The field takes the keyboard as it opens, so the keys typed next are not lost. (Asked
+            // before the field is drawn, egui drops the request: the field is not known yet.)
             if !state.path_field_was_shown {
                 response.request_focus();
                 state.path_field_was_shown = true;
@@ -502,7 +504,7 @@ pub fn inspector(
 /// egui's font atlas from the first frame: a glyph drawn for the first time reaches the renderer a
 /// frame or more later, and a changing number ("frame time 184.3 ms") showed gaps until it did.
 fn prepare_glyphs(ctx: &egui::Context) {
-    const CHARACTERS: &str = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~×·…–—°±²³µ½→←↑↓▸▾";
+    const CHARACTERS: &str = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~×·…–—°±²³µ½→←↑↓";
     let mut fonts: Vec<egui::FontId> = ctx.global_style().text_styles.values().cloned().collect();
     fonts.push(egui::FontId::monospace(10.0));
     // egui rasterises each glyph at four sub-pixel offsets (quarter pixels): each line starts a quarter
