@@ -67,10 +67,6 @@ pub const WIREFRAME_COLOR: [f32; 3] = [0.1, 0.9, 0.4];
 pub const NORMALS_COLOR: [f32; 3] = [0.3, 0.6, 1.0];
 pub const SELECTION_COLOR: [f32; 3] = [1.0, 0.85, 0.2];
 
-pub fn srgb([r, g, b]: [f32; 3]) -> Color {
-    Color::srgb(r, g, b)
-}
-
 fn apply_background(options: Res<ViewOptions>, mut clear: ResMut<ClearColor>) {
     if options.is_changed() {
         let [r, g, b] = options.background;
@@ -183,7 +179,10 @@ fn derived_lines(
         let (wire_material, normal_material) = line_materials
             .get_or_insert_with(|| {
                 let unlit = |c: Color| StandardMaterial { base_color: c, unlit: true, ..default() };
-                (materials.add(unlit(srgb(WIREFRAME_COLOR))), materials.add(unlit(srgb(NORMALS_COLOR))))
+                (
+                    materials.add(unlit(Color::srgb_from_array(WIREFRAME_COLOR))),
+                    materials.add(unlit(Color::srgb_from_array(NORMALS_COLOR))),
+                )
             })
             .clone();
         let Some(root) = scene_entity else { return };
@@ -270,7 +269,7 @@ fn highlight_selection(
     for (entity, part, shown) in &parts {
         let want = options.selected_part == Some(part.0);
         if want && !shown {
-            commands.entity(entity).insert(ShowAabbGizmo { color: Some(srgb(SELECTION_COLOR)) });
+            commands.entity(entity).insert(ShowAabbGizmo { color: Some(Color::srgb_from_array(SELECTION_COLOR)) });
         } else if !want && shown {
             commands.entity(entity).remove::<ShowAabbGizmo>();
         }

@@ -210,7 +210,7 @@ fn clear_on_escape(keys: Res<ButtonInput<KeyCode>>, mut panel: ResMut<PanelState
 
 fn outline_pick(panel: Res<PanelState>, mut gizmos: Gizmos) {
     let Some(picked) = &panel.picked else { return };
-    let color = super::overlays::srgb(PICK_COLOR);
+    let color = Color::srgb_from_array(PICK_COLOR);
     for [a, b] in &picked.outline {
         gizmos.line(*a, *b, color);
     }
