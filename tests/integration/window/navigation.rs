@@ -36,14 +36,22 @@ fn start_on_courtyard(x: &XServer, name: &str) -> (std::path::PathBuf, RunningAp
     (dir, child)
 }
 
-/// Waits until the camera is where it was half a second before.
+/// Waits until the camera has stayed where it is for more than 30 frames. Counting frames, not time:
+/// on a loaded machine one frame can take longer than any fixed wait, and the camera may still be
+/// easing. The app writes its status when something changes and every 30 frames besides.
 fn settle(dir: &std::path::Path) -> serde_json::Value {
-    let mut last = serde_json::Value::Null;
+    let mut since: Option<(serde_json::Value, u64)> = None;
     wait_for(dir, "the camera to come to rest", MINUTE, |s| {
-        let still = !s["camera"].is_null() && s["camera"] == last["camera"];
-        last = s.clone();
-        std::thread::sleep(Duration::from_millis(500));
-        still
+        let frame = s["frame"].as_u64().unwrap_or(0);
+        let still = match &since {
+            Some((camera, first)) if *camera == s["camera"] => frame > first + 30,
+            _ => {
+                since = Some((s["camera"].clone(), frame));
+                false
+            }
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        still && !s["camera"].is_null()
     })
 }
 
