@@ -37,8 +37,23 @@ pub enum BlpError {
     #[error("BLP level 0 decoded as {decoded:?}, the header says {width}×{height}")]
     WrongSize { decoded: (u32, u32), width: u32, height: u32 },
     /// The pixel data does not decode.
-    #[error("BLP data: {0}")]
-    Decoder(String),
+    #[error("BLP data at byte {at}: {message}")]
+    Decoder { at: usize, message: String },
+}
+
+impl BlpError {
+    /// The byte of the file the error is about.
+    pub fn offset(&self) -> usize {
+        match self {
+            Self::NoMagic | Self::NotBlp(_) | Self::ExternalMips => 0,
+            Self::HeaderCut { length, .. } => *length,
+            Self::SizeOutOfRange { .. } | Self::TooLarge { .. } => 12,
+            Self::LevelPastEnd { field, .. } => *field,
+            Self::NoJpegHeader(at) | Self::JpegHeaderPastEnd { at, .. } => *at,
+            Self::WrongSize { .. } => 0,
+            Self::Decoder { at, .. } => *at,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,28 +139,53 @@ pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
     Ok((width, height))
 }
 
+/// What a BLP header says about its texture: what `--info` reports and the panel shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlpInfo {
+    /// 1 for BLP1, 2 for BLP2.
+    pub version: u8,
+    pub width: u32,
+    pub height: u32,
+    /// `JPEG`, `palettized`, `DXT1`, `DXT3`, `DXT5` or `uncompressed BGRA`.
+    pub encoding: String,
+    pub alpha_bits: u8,
+    /// The levels the file holds, level 0 included, as far as each halves the one before.
+    pub mip_levels: usize,
+    /// What was read past (an alpha type no client defines), each naming its header field.
+    pub warnings: Vec<crate::formats::Warning>,
+}
+
+impl BlpInfo {
+    /// `BLP1` or `BLP2`.
+    pub fn format_name(&self) -> &'static str {
+        if self.version == 1 { "BLP1" } else { "BLP2" }
+    }
+}
+
+/// Reads and checks a BLP header (every level's offset and size within the file) without decoding.
+pub fn read_info(bytes: &[u8]) -> Result<BlpInfo, BlpError> {
+    let (width, height) = checked_dimensions(bytes)?;
+    let mut warnings = Vec::new();
+    let encoding = Encoding::of(bytes, &mut warnings)?;
+    let chain = if encoding.has_mips { (width.max(height).ilog2() as usize + 1).min(16) } else { 1 };
+    let mip_levels =
+        1 + (1..chain).take_while(|&level| header_word(bytes, encoding.offsets_at + 64 + 4 * level) > 0).count();
+    let version = if &bytes[..4] == b"BLP1" { 1 } else { 2 };
+    Ok(BlpInfo {
+        version,
+        width,
+        height,
+        encoding: encoding.kind.name().to_owned(),
+        alpha_bits: encoding.alpha_bits,
+        mip_levels,
+        warnings,
+    })
+}
+
 /// How a BLP file stores its pixels, as a browser shows it: `BLP2, DXT5, 8-bit alpha`.
 pub fn describe_encoding(bytes: &[u8]) -> Result<String, BlpError> {
-    checked_dimensions(bytes)?;
-    let byte = |at: usize| bytes[at];
-    let word = |at: usize| header_word(bytes, at);
-    let jpeg = word(4) != 1;
-    let text = if &bytes[..4] == b"BLP2" {
-        let (compression, alpha_bits) = (byte(8), byte(9));
-        let encoding = match (jpeg, compression, alpha_type_for_decoder(compression, alpha_bits, byte(10))) {
-            (true, _, _) => "JPEG".to_owned(),
-            (false, 1, _) => "palettized".to_owned(),
-            (false, 2, 0) => "DXT1".to_owned(),
-            (false, 2, 7) => "DXT5".to_owned(),
-            (false, 2, _) => "DXT3".to_owned(),
-            (false, 3, _) => "uncompressed BGRA".to_owned(),
-            (false, other, _) => format!("compression {other}"),
-        };
-        format!("BLP2, {encoding}, {alpha_bits}-bit alpha")
-    } else {
-        format!("BLP1, {}, {}-bit alpha", if jpeg { "JPEG" } else { "palettized" }, word(8))
-    };
-    Ok(text)
+    let info = read_info(bytes)?;
+    Ok(format!("{}, {}, {}-bit alpha", info.format_name(), info.encoding, info.alpha_bits))
 }
 
 /// Decodes level 0 and the file's mip levels for as long as each halves the one before (the chain a GPU
@@ -166,6 +206,10 @@ pub fn decode(bytes: &[u8]) -> Result<BlpTexture, BlpError> {
         let data = bytes.get(offset as usize..offset as usize + size as usize).unwrap_or(&[]);
         match encoding.decode_level(bytes, data, w, h) {
             Ok(pixels) => levels.push(pixels),
+            // The level's data is where its decoding failed.
+            Err(BlpError::Decoder { message, .. }) if level == 0 => {
+                return Err(BlpError::Decoder { at: offset as usize, message });
+            }
             Err(e) if level == 0 => return Err(e),
             Err(_) => break,
         }
@@ -194,6 +238,19 @@ enum Kind {
     Palette,
     Dxt(texpresso::Format),
     Bgra,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Jpeg => "JPEG",
+            Self::Palette => "palettized",
+            Self::Dxt(texpresso::Format::Bc1) => "DXT1",
+            Self::Dxt(texpresso::Format::Bc2) => "DXT3",
+            Self::Dxt(_) => "DXT5",
+            Self::Bgra => "uncompressed BGRA",
+        }
+    }
 }
 
 impl Encoding {
@@ -227,7 +284,7 @@ impl Encoding {
             (false, 2, _) => Kind::Dxt(texpresso::Format::Bc2),
             (false, 3, _) => Kind::Bgra,
             (false, other, _) => {
-                return Err(BlpError::Decoder(format!("compression {other} at byte 8 is not 1, 2 or 3")));
+                return Err(BlpError::Decoder { at: 8, message: format!("compression {other} is not 1, 2 or 3") });
             }
         };
         Ok(Self { kind, alpha_bits, has_mips: bytes[11] != 0, offsets_at: 20, shared_at: 148 })
@@ -237,8 +294,10 @@ impl Encoding {
     fn decode_level(&self, bytes: &[u8], data: &[u8], w: u32, h: u32) -> Result<Vec<u8>, BlpError> {
         let (w, h) = (w as usize, h as usize);
         let pixels = w * h;
-        let short =
-            |needed: usize| BlpError::Decoder(format!("a {w}×{h} level needs {needed} bytes, it has {}", data.len()));
+        let short = |needed: usize| BlpError::Decoder {
+            at: 0,
+            message: format!("a {w}×{h} level needs {needed} bytes, it has {}", data.len()),
+        };
         match self.kind {
             Kind::Bgra => {
                 let data = data.get(..4 * pixels).ok_or_else(|| short(4 * pixels))?;
@@ -280,7 +339,7 @@ impl Encoding {
                 let header = &bytes[self.shared_at + 4..self.shared_at + 4 + header_size];
                 let whole = [header, data].concat();
                 let image = image::load_from_memory_with_format(&whole, image::ImageFormat::Jpeg)
-                    .map_err(|e| BlpError::Decoder(format!("JPEG: {e}")))?
+                    .map_err(|e| BlpError::Decoder { at: 0, message: format!("JPEG: {e}") })?
                     .into_rgba8();
                 if image.dimensions() != (w as u32, h as u32) {
                     return Err(BlpError::WrongSize { decoded: image.dimensions(), width: w as u32, height: h as u32 });

@@ -27,7 +27,7 @@ pub enum ErrorKind {
     #[error("{0}")]
     Invalid(String),
     /// The bytes are no format this crate reads (said without a place: there is no chunk to point at).
-    #[error("is not a LightWave, WMO or M2 file: {0}")]
+    #[error("is not a LightWave, WMO, M2 or BLP file: {0}")]
     NotAModel(String),
 }
 

@@ -23,16 +23,21 @@ pub enum Format {
     WmoRoot,
     WmoGroup,
     M2,
+    /// A BLP texture: 1 for BLP1, 2 for BLP2.
+    Blp(u8),
 }
 
 impl Format {
-    /// The name `--info --json` prints: `LWOB`, `LWO2`, `LWO3`, `LXOB`, `LWLO`, `WMO-root`, `WMO-group`.
+    /// The name `--info --json` prints: `LWOB`, `LWO2`, `LWO3`, `LXOB`, `LWLO`, `WMO-root`, `WMO-group`,
+    /// `M2`, `BLP1`, `BLP2`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Lwo(kind) => kind.name(),
             Self::WmoRoot => "WMO-root",
             Self::WmoGroup => "WMO-group",
             Self::M2 => "M2",
+            Self::Blp(1) => "BLP1",
+            Self::Blp(_) => "BLP2",
         }
     }
 }
@@ -45,6 +50,7 @@ pub enum Model {
     WmoRoot(wmo::WmoRoot),
     WmoGroup(wmo::WmoGroup),
     M2(m2::M2Model),
+    Blp(blp::BlpInfo),
 }
 
 /// A parsed file: its format, its chunk tree and its model.
@@ -68,7 +74,7 @@ impl Document {
             Model::Lwo(object) => lwo::fields::model_fields(object, &kind, id, &mut out),
             Model::WmoRoot(root) => wmo::fields::root_fields(root, &kind, &mut out),
             Model::WmoGroup(group) => wmo::fields::group_fields(group, &kind, &mut out),
-            Model::M2(_) => {}
+            Model::M2(_) | Model::Blp(_) => {}
         }
         out
     }
@@ -87,6 +93,7 @@ impl Document {
             Model::WmoRoot(r) => &r.warnings,
             Model::WmoGroup(g) => &g.warnings,
             Model::M2(m) => &m.warnings,
+            Model::Blp(b) => &b.warnings,
         }
     }
 }
@@ -99,21 +106,58 @@ pub struct FormatFamily {
     pub magics: &'static [&'static [u8; 4]],
     /// File name extensions, lower case.
     pub extensions: &'static [&'static str],
+    /// Models, as opposed to textures: what a batch looks for in folders (a texture is drawn when named).
+    pub is_model: bool,
     parse: fn(&[u8]) -> Result<Document, ParseError>,
 }
 
 /// Every format, in one table that the loader, the open dialog, drag-and-drop and `--info` share.
 pub const FORMATS: &[FormatFamily] = &[
-    FormatFamily { name: "LightWave object", magics: &[b"FORM"], extensions: &["lwo", "lxo"], parse: parse_lightwave },
-    FormatFamily { name: "World of Warcraft WMO", magics: &[b"REVM"], extensions: &["wmo"], parse: parse_wmo },
+    FormatFamily {
+        name: "LightWave object",
+        magics: &[b"FORM"],
+        extensions: &["lwo", "lxo"],
+        is_model: true,
+        parse: parse_lightwave,
+    },
+    FormatFamily {
+        name: "World of Warcraft WMO",
+        magics: &[b"REVM"],
+        extensions: &["wmo"],
+        is_model: true,
+        parse: parse_wmo,
+    },
     // MD21 is recognised so that the M2 reader can refuse it by name.
-    FormatFamily { name: "World of Warcraft M2", magics: &[b"MD20", b"MD21"], extensions: &["m2"], parse: parse_m2 },
+    FormatFamily {
+        name: "World of Warcraft M2",
+        magics: &[b"MD20", b"MD21"],
+        extensions: &["m2"],
+        is_model: true,
+        parse: parse_m2,
+    },
+    // BLP0 is recognised so that it is refused by name (its levels lie in other files).
+    FormatFamily {
+        name: "World of Warcraft BLP texture",
+        magics: &[b"BLP0", b"BLP1", b"BLP2"],
+        extensions: &["blp"],
+        is_model: false,
+        parse: parse_blp,
+    },
 ];
 
+/// Whether the viewer opens files of this name (a model or a texture), by its extension.
 pub fn is_supported_path(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| FORMATS.iter().flat_map(|f| f.extensions).any(|s| s.eq_ignore_ascii_case(e)))
+    family_of_path(path).is_some()
+}
+
+/// Whether the file is a model by its extension (not a texture).
+pub fn is_model_path(path: &Path) -> bool {
+    family_of_path(path).is_some_and(|f| f.is_model)
+}
+
+fn family_of_path(path: &Path) -> Option<&'static FormatFamily> {
+    let extension = path.extension()?.to_str()?;
+    FORMATS.iter().find(|f| f.extensions.iter().any(|s| s.eq_ignore_ascii_case(extension)))
 }
 
 fn parse_lightwave(bytes: &[u8]) -> Result<Document, ParseError> {
@@ -134,6 +178,12 @@ fn parse_wmo(bytes: &[u8]) -> Result<Document, ParseError> {
 fn parse_m2(bytes: &[u8]) -> Result<Document, ParseError> {
     let model = m2::parse(bytes)?;
     Ok(Document { format: Format::M2, tree: ChunkTree::default(), model: Model::M2(model) })
+}
+
+/// A BLP has no chunks: its header's values are the model; the pixels are decoded when it is shown.
+fn parse_blp(bytes: &[u8]) -> Result<Document, ParseError> {
+    let info = blp::read_info(bytes).map_err(|e| ParseError::invalid(e.offset(), e.to_string()).within("header"))?;
+    Ok(Document { format: Format::Blp(info.version), tree: ChunkTree::default(), model: Model::Blp(info) })
 }
 
 /// Parses a file by its content, whatever its name says: the first four bytes pick the format.

@@ -26,6 +26,8 @@ pub enum StandaloneMeshes {
     WmoGroup(wmo::GroupMeshes),
     /// Built from the embedded view 0; a version-264 model's `.skin` is another file, so it builds nothing here.
     M2(Option<m2::M2Meshes>),
+    /// A texture has no meshes of its own (the scene shows it on a quad).
+    Texture,
 }
 
 impl StandaloneMeshes {
@@ -39,13 +41,14 @@ impl StandaloneMeshes {
             },
             Model::WmoGroup(group) => Self::WmoGroup(wmo::build_group(group, None)),
             Model::M2(model) => Self::M2(model.view(None).map(|view| m2::build(model, view, m2::Geosets::All, false))),
+            Model::Blp(_) => Self::Texture,
         }
     }
 
     pub fn rendered_triangles(&self) -> usize {
         match self {
             Self::Lwo(meshes) => meshes.rendered_triangles,
-            Self::WmoRoot { .. } => 0,
+            Self::WmoRoot { .. } | Self::Texture => 0,
             Self::WmoGroup(meshes) => meshes.rendered_triangles,
             Self::M2(meshes) => meshes.as_ref().map_or(0, |m| m.triangles),
         }

@@ -25,7 +25,7 @@ use super::{DoodadInstance, DrawnMesh, ModelAsset, ModelLabel, ModelMaterial, Mo
 /// own are read there.
 pub(super) fn translate(ctx: &mut LoadContext<'_>, mut description: Scene, opened: Arc<dyn FileSource>) -> ModelAsset {
     let images: Vec<Handle<Image>> =
-        description.textures.iter().map(|t| ctx.add_labeled_asset(t.label.clone(), to_bevy_image(t))).collect();
+        description.textures.iter().map(|t| ctx.add_labeled_asset(t.label.clone(), texture_image(t))).collect();
     let mut standard_materials = Vec::new();
     let mut wmo_materials = Vec::new();
     let materials: Vec<ModelMaterial> = description
@@ -306,7 +306,7 @@ fn drawn_morph_targets(data: &MeshData) -> Vec<&MorphTarget> {
 }
 
 /// Decoded RGBA8 levels → a texture with its mip chain, sRGB unless it holds data (normals, roughness).
-fn to_bevy_image(texture: &scene::Texture) -> Image {
+pub fn texture_image(texture: &scene::Texture) -> Image {
     let image = &texture.image;
     let mut levels = image.levels.iter();
     let top = levels.next().cloned().unwrap_or_default();

@@ -22,6 +22,7 @@ use dependencies::{AssetPlace, DependencyReads};
 
 pub use crate::scene::{DoodadInfo, MaterialInfo, ModelLabel, ModelStats, PartInfo};
 pub use animation::{M2Billboard, M2Clock, M2Joint, M2Motion};
+pub use convert::texture_image;
 pub use source::{FileSourcePlugin, ModelSources, SourceReader};
 pub use wmo_material::{WmoExtension, WmoMaterial};
 

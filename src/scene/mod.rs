@@ -6,6 +6,7 @@
 
 pub mod anim_files;
 pub mod animation;
+mod blp;
 mod describe;
 pub mod diagnostics;
 mod error;
@@ -374,6 +375,7 @@ pub fn build(
         }
         (_, Model::WmoRoot(_) | Model::WmoGroup(_)) => Ok(wmo::build(source, file, data, report)),
         (_, Model::M2(_)) => m2::build_standalone(source, file, data),
+        (_, Model::Blp(_)) => blp::build(file),
         _ => Err(FileError::Unsupported {
             file: file.display_path.into(),
             message: "not a model this viewer builds".into(),

@@ -122,7 +122,7 @@ pub(super) fn build(
             scene.files.push(file);
             groups.push((index, scene.files.len() - 1));
         }
-        Model::Lwo(_) | Model::M2(_) => unreachable!("the caller matched the model"),
+        Model::Lwo(_) | Model::M2(_) | Model::Blp(_) => unreachable!("the caller matched the model"),
     }
     let files = std::mem::take(&mut scene.files);
     let root = files.first().and_then(|f| match f.document.as_deref().map(|d| &d.model) {

@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::formats::is_supported_path;
 use crate::formats::wmo::root_of_group_file;
+use crate::formats::{is_model_path, is_supported_path};
 use crate::source::{FileSource, files_matching};
 
 use super::scene::in_game_data;
@@ -96,7 +96,7 @@ pub fn collect(paths: &[PathBuf], game_data: Option<&dyn FileSource>) -> Collect
         } else if let Some(data) = game_data {
             let pattern = path.to_string_lossy();
             let matches: Vec<String> =
-                files_matching(data, &pattern).into_iter().filter(|p| is_supported_path(Path::new(p))).collect();
+                files_matching(data, &pattern).into_iter().filter(|p| wanted_match(&pattern, p)).collect();
             let before = collected.jobs.len();
             let wildcard = pattern.contains('*');
             for found in matches {
@@ -152,6 +152,13 @@ fn starts_like_a_model(path: &Path) -> bool {
     read.is_ok() && crate::formats::FORMATS.iter().any(|f| f.magics.contains(&&magic))
 }
 
+/// A wildcard's matches are models, or textures where the pattern names their extension (`*.blp`).
+fn wanted_match(pattern: &str, found: &str) -> bool {
+    let extension = |path: &str| Path::new(path).extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let asks_for_this_type = extension(pattern).is_some_and(|e| extension(found) == Some(e));
+    is_model_path(Path::new(found)) || (asks_for_this_type && is_supported_path(Path::new(found)))
+}
+
 fn extension_list() -> String {
     let all: Vec<String> = crate::formats::FORMATS.iter().flat_map(|f| f.extensions).map(|e| format!(".{e}")).collect();
     all.join(", ")
@@ -167,7 +174,7 @@ fn models_in_folder(dir: &Path) -> Vec<PathBuf> {
             let path = entry.path();
             match entry.file_type() {
                 Ok(t) if t.is_dir() => folders.push(path),
-                Ok(_) if path.is_file() && is_supported_path(&path) => found.push(path),
+                Ok(_) if path.is_file() && is_model_path(&path) => found.push(path),
                 _ => {}
             }
         }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, block_on, futures_lite::future::poll_once};
-use bevy_egui::{EguiContexts, EguiTextureHandle, egui};
+use bevy_egui::{EguiContexts, egui};
 
 use crate::formats::wmo::root_of_group_file;
 use crate::source::{BrowseEntry, FileSource, SwitchableSource, matches_wildcard};
@@ -66,24 +66,6 @@ pub fn filter_entries(entries: &[BrowseEntry], filter: &str, kind: KindFilter) -
         .collect()
 }
 
-/// A BLP shown from the browser: every mip level as an image, one at a time.
-pub struct BlpPreview {
-    pub path: String,
-    /// `BLP2, DXT5, 8-bit alpha`.
-    pub encoding: String,
-    pub levels: Vec<(u32, u32)>,
-    pub level: usize,
-    images: Vec<Handle<Image>>,
-    textures: Vec<egui::TextureId>,
-}
-
-impl BlpPreview {
-    pub fn describe(&self) -> String {
-        let (w, h) = self.levels.first().copied().unwrap_or_default();
-        format!("{w}×{h}, {}, {} mip levels", self.encoding, self.levels.len())
-    }
-}
-
 #[derive(Resource, Default)]
 pub struct ArchiveBrowser {
     pub open: bool,
@@ -96,11 +78,6 @@ pub struct ArchiveBrowser {
     pub shown: Vec<usize>,
     /// The filters `shown` was made for.
     shown_for: Option<(String, KindFilter)>,
-    pub preview: Option<BlpPreview>,
-    /// Why the last preview could not be shown.
-    pub preview_error: Option<String>,
-    /// Images of previews no longer shown, to be taken out of egui (which holds them) and freed.
-    retired: Vec<Handle<Image>>,
     /// The source's files being listed, off the main thread (a client's archives name some 300,000).
     listing: Option<Task<Vec<BrowseEntry>>>,
     /// The data root [`browse_source`] found above a model from disk, and the game data it made of it.
@@ -115,8 +92,6 @@ impl ArchiveBrowser {
         self.entries.clear();
         self.listing = Some(AsyncComputeTaskPool::get().spawn(async move { source.browse() }));
         self.shown_for = None;
-        self.retire_preview();
-        self.preview_error = None;
         self.open = true;
         self.refilter();
     }
@@ -135,12 +110,6 @@ impl ArchiveBrowser {
     /// Whether the files are still being listed.
     pub fn listing(&self) -> bool {
         self.listing.is_some()
-    }
-
-    fn retire_preview(&mut self) {
-        if let Some(old) = self.preview.take() {
-            self.retired.extend(old.images);
-        }
     }
 
     /// Recomputes `shown` if the filters changed since.
@@ -198,31 +167,24 @@ pub fn open_recent(
     viewer.open(asset_server, &in_game_data(inside));
 }
 
-/// Opens row `row` of the filtered list: a model in the viewer, a BLP in the preview.
+/// Opens row `row` of the filtered list in the viewer: a model, or a texture to look at.
 pub fn open_row(
     browser: &mut ArchiveBrowser,
     row: usize,
-    source: &dyn FileSource,
     viewer: &mut Viewer,
     asset_server: &AssetServer,
-    images: &mut Assets<Image>,
 ) -> Result<(), String> {
     let entry = browser.shown.get(row).and_then(|&i| browser.entries.get(i)).ok_or_else(|| format!("no row {row}"))?;
     let path = entry
         .path
         .clone()
         .ok_or_else(|| format!("{}: no listfile names it, so it cannot be opened by its type", entry.label))?;
-    if path.to_ascii_lowercase().ends_with(".blp") {
-        let preview = blp_preview(source, &path, images);
-        browser.retire_preview();
-        browser.preview_error = preview.as_ref().err().map(ToString::to_string);
-        browser.preview = preview.ok();
-        return browser.preview_error.clone().map_or(Ok(()), Err);
-    }
     viewer.open(asset_server, &in_game_data(&path));
-    // The model is what the user came for: the browser steps out of its way (File ▸ Browse game data…
-    // brings it back as it was).
-    browser.open = false;
+    // A model is what the user came for: the browser steps out of its way (File ▸ Browse game data…
+    // brings it back as it was). Textures are looked through one after another: it stays.
+    if !path.to_ascii_lowercase().ends_with(".blp") {
+        browser.open = false;
+    }
     Ok(())
 }
 
@@ -261,38 +223,6 @@ fn data_root_above(model: &std::path::Path) -> Option<std::path::PathBuf> {
     Some(std::path::PathBuf::from(root.describe()))
 }
 
-/// Why a BLP of the game data cannot be previewed.
-#[derive(Debug, thiserror::Error)]
-enum PreviewError {
-    #[error(transparent)]
-    Source(#[from] crate::source::SourceError),
-    #[error("{path}: {error}")]
-    Blp { path: String, error: crate::formats::blp::BlpError },
-}
-
-fn blp_preview(source: &dyn FileSource, path: &str, images: &mut Assets<Image>) -> Result<BlpPreview, PreviewError> {
-    let bytes = source.read(path)?;
-    let not_blp = |error| PreviewError::Blp { path: path.to_owned(), error };
-    let encoding = crate::formats::blp::describe_encoding(&bytes).map_err(not_blp)?;
-    let blp = crate::formats::blp::decode(&bytes).map_err(not_blp)?;
-    let mut levels = Vec::new();
-    let mut handles = Vec::new();
-    let (mut w, mut h) = (blp.width, blp.height);
-    for pixels in blp.levels {
-        let image = Image::new(
-            bevy::render::render_resource::Extent3d { width: w, height: h, depth_or_array_layers: 1 },
-            bevy::render::render_resource::TextureDimension::D2,
-            pixels,
-            bevy::render::render_resource::TextureFormat::Rgba8UnormSrgb,
-            bevy::asset::RenderAssetUsages::RENDER_WORLD,
-        );
-        handles.push(images.add(image));
-        levels.push((w, h));
-        (w, h) = ((w / 2).max(1), (h / 2).max(1));
-    }
-    Ok(BlpPreview { path: path.to_owned(), encoding, levels, level: 0, images: handles, textures: Vec::new() })
-}
-
 /// The browser's window, while it is open.
 pub fn draw_browser(
     mut contexts: EguiContexts,
@@ -300,20 +230,10 @@ pub fn draw_browser(
     mut viewer: ResMut<Viewer>,
     switch: Option<Res<GameDataSwitch>>,
     asset_server: Res<AssetServer>,
-    mut images: ResMut<Assets<Image>>,
 ) -> Result {
-    for image in std::mem::take(&mut browser.retired) {
-        contexts.remove_image(&image);
-        images.remove(&image);
-    }
     browser.poll_listing();
     if !browser.open {
         return Ok(());
-    }
-    // The preview's levels become egui textures here, where the egui context is at hand.
-    if let Some(preview) = browser.preview.as_mut().filter(|p| p.textures.is_empty()) {
-        preview.textures =
-            preview.images.iter().map(|h| contexts.add_image(EguiTextureHandle::Strong(h.clone()))).collect();
     }
     let ctx = contexts.ctx_mut()?.clone();
     let mut open = true;
@@ -365,28 +285,11 @@ pub fn draw_browser(
                     }
                 },
             );
-            if let Some(error) = &browser.preview_error {
-                ui.colored_label(egui::Color32::LIGHT_RED, error);
-            }
-            if let Some(preview) = &mut browser.preview {
-                ui.separator();
-                ui.label(format!("{}: {}", preview.path, preview.describe()));
-                if preview.levels.len() > 1 {
-                    ui.add(egui::Slider::new(&mut preview.level, 0..=preview.levels.len() - 1).text("mip level"));
-                }
-                if let (Some(&texture), Some(&(w, h))) =
-                    (preview.textures.get(preview.level), preview.levels.get(preview.level))
-                {
-                    ui.label(format!("level {}: {w}×{h}", preview.level));
-                    let scale = (256.0 / w.max(h) as f32).min(8.0);
-                    ui.image(egui::load::SizedTexture::new(texture, [w as f32 * scale, h as f32 * scale]));
-                }
-            }
         });
     browser.open = open;
     if let (Some(row), Some(switch)) = (clicked, switch)
-        && let Some(source) = switch.0.get()
-        && let Err(e) = open_row(browser, row, source.as_ref(), &mut viewer, &asset_server, &mut images)
+        && switch.0.get().is_some()
+        && let Err(e) = open_row(browser, row, &mut viewer, &asset_server)
     {
         viewer.notice = Some(e);
     }

@@ -18,6 +18,8 @@
 //! - `animation ID|NAME`, `time SECONDS`, `play`, `pause`: the M2 sequence the model opened on its own
 //!   plays (as `--animation`), the clock's time, and playing it, as the panel's Animation section;
 //!   `view animate on|off` turns all M2 animation on or off;
+//! - `texture LEVEL [alpha]`: for a texture opened on its own, the mip level shown and its alpha
+//!   channel alone, as the panel's Texture section;
 //! - `cancel`: stops the load in progress, as Esc does;
 //! - `quit`: exits.
 //!
@@ -78,18 +80,18 @@ pub fn poll_control(
         ResMut<super::morphs::MorphControls>,
         MessageWriter<super::screenshot::TakeScreenshot>,
     ),
-    (models, watch, mut culling, mut camera_request, fly): (
+    (models, watch, mut culling, mut camera_request, fly, mut texture_view): (
         Res<Assets<crate::plugin::ModelAsset>>,
         Option<Res<super::watch::FileWatch>>,
         ResMut<super::culling::PortalCulling>,
         Option<ResMut<super::window::CameraRequest>>,
         Option<Res<super::fly::FlyCamera>>,
+        Option<ResMut<super::texture_view::TextureView>>,
     ),
-    (mut browser, switch, asset_server, mut images, mut wmo_materials, (mut clock, mut motions)): (
+    (mut browser, switch, asset_server, mut wmo_materials, (mut clock, mut motions)): (
         Option<ResMut<super::browser::ArchiveBrowser>>,
         Option<Res<super::browser::GameDataSwitch>>,
         Res<AssetServer>,
-        ResMut<Assets<Image>>,
         ResMut<Assets<crate::plugin::WmoMaterial>>,
         (ResMut<crate::plugin::M2Clock>, ResMut<Assets<crate::plugin::M2Motion>>),
     ),
@@ -228,11 +230,16 @@ pub fn poll_control(
             }
             "browser-open" => {
                 let source = switch.as_ref().and_then(|s| s.0.get());
-                if let (Some(browser), Some(source), Ok(row)) = (browser.as_mut(), source, arg.trim().parse::<usize>())
-                    && let Err(e) =
-                        super::browser::open_row(browser, row, source.as_ref(), &mut viewer, &asset_server, &mut images)
+                if let (Some(browser), Some(_), Ok(row)) = (browser.as_mut(), source, arg.trim().parse::<usize>())
+                    && let Err(e) = super::browser::open_row(browser, row, &mut viewer, &asset_server)
                 {
                     viewer.notice = Some(e);
+                }
+            }
+            "texture" => {
+                let (level, channel) = arg.split_once(' ').unwrap_or((arg, ""));
+                if let (Some(view), Ok(level)) = (texture_view.as_mut(), level.trim().parse::<usize>()) {
+                    (view.level, view.alpha_only) = (level, channel.trim() == "alpha");
                 }
             }
             "open-recent" => {
@@ -294,6 +301,21 @@ pub fn poll_control(
         }),
         "watching": watch.as_ref().map(|w| w.followed()),
         "recent": panel.as_ref().map(|p| p.recent.iter().map(|r| r.display().to_string()).collect::<Vec<_>>()),
+        "texture": super::texture_view::shown_texture(&viewer, &models).and_then(|m| {
+            let view = texture_view.as_deref().copied().unwrap_or_default();
+            let document = m.description.files.first()?.document.as_deref()?;
+            let crate::formats::Model::Blp(info) = &document.model else { return None };
+            Some(serde_json::json!({
+                "format": info.format_name(),
+                "width": info.width,
+                "height": info.height,
+                "encoding": info.encoding,
+                "alpha_bits": info.alpha_bits,
+                "mip_levels": info.mip_levels,
+                "level": view.level,
+                "alpha_only": view.alpha_only,
+            }))
+        }),
         "browser": browser.as_ref().filter(|b| b.open).map(|b| serde_json::json!({
             "source": b.source_name,
             "filter": b.filter,
@@ -301,8 +323,6 @@ pub fn poll_control(
             "entries": b.entries.len(),
             "shown": b.shown.iter().take(20).map(|&i| b.entries[i].label.clone()).collect::<Vec<_>>(),
             "shown_count": b.shown.len(),
-            "preview": b.preview.as_ref().map(|p| format!("{}: {}", p.path, p.describe())),
-            "preview_error": b.preview_error,
         })),
         "replaceable_textures": viewer.current.as_ref().and_then(|h| models.get(h)).map(|m| {
             m.description.replaceable_textures.iter().enumerate().map(|(i, r)| serde_json::json!({

@@ -263,7 +263,15 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
         .add_systems(Startup, setup)
         .add_systems(
             Update,
-            (frame_camera, apply_overlay_flags, report_warnings, count_frames, report_failure, give_up_on_stalled),
+            (
+                frame_camera,
+                apply_overlay_flags,
+                report_warnings,
+                write_texture.before(count_frames),
+                count_frames,
+                report_failure,
+                give_up_on_stalled,
+            ),
         )
         .add_observer(scene_ready);
     app.add_plugins(RenderProgressPlugin);
@@ -536,6 +544,35 @@ fn count_frames(
         capture.requested = true;
         commands.spawn(Screenshot::image(capture.target.clone())).observe(image_captured);
     }
+}
+
+/// A texture opened on its own is written as it is, not rendered: its top level, at its own size, with
+/// its alpha.
+fn write_texture(
+    mut capture: ResMut<Capture>,
+    mut viewer: ResMut<Viewer>,
+    asset_server: Res<AssetServer>,
+    models: Res<Assets<ModelAsset>>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    if capture.ready_at.is_none() || capture.requested {
+        return;
+    }
+    let Some(model) = super::texture_view::shown_texture(&viewer, &models) else { return };
+    let (Some((job, _)), Some(texture)) = (capture.current.as_ref(), model.description.textures.first()) else {
+        return;
+    };
+    let path = job.image.clone();
+    capture.requested = true;
+    let image = &texture.image;
+    let top = image.levels.first().cloned().unwrap_or_default();
+    let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).map_err(|e| e.to_string()).and_then(|()| {
+        let pixels = image::RgbaImage::from_raw(image.width, image.height, top)
+            .ok_or_else(|| "the decoded level is shorter than its size".to_owned())?;
+        pixels.save(&path).map_err(|e| e.to_string())
+    });
+    let error = written.err().map(|e| format!("{}: {e}", path.display()));
+    finish_current(&mut capture, &mut viewer, &asset_server, &models, error, &mut exit);
 }
 
 fn image_captured(

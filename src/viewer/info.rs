@@ -71,6 +71,15 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
             wmo_summary(None, std::slice::from_ref(group))
         }
         Model::M2(model) => m2_summary(source, path, model, &mut warnings),
+        Model::Blp(blp) => {
+            // The header alone may be sound while the pixels are not: a texture that does not decode is
+            // refused here as it is in the window.
+            if let Err(e) = crate::formats::blp::decode(&bytes) {
+                let error = crate::formats::ParseError::invalid(e.offset(), e.to_string());
+                return Err(FileError::parse(display_path, error));
+            }
+            blp_summary(blp)
+        }
     };
     Ok(Info { document, bytes, summary, warnings })
 }
@@ -248,6 +257,17 @@ fn wmo_summary(root: Option<&WmoRoot>, groups: &[WmoGroup]) -> Map<String, Value
     out
 }
 
+/// A texture's header values, as `--info` reports them (`format` says BLP1 or BLP2).
+fn blp_summary(blp: &crate::formats::blp::BlpInfo) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("width".into(), json!(blp.width));
+    out.insert("height".into(), json!(blp.height));
+    out.insert("encoding".into(), json!(blp.encoding));
+    out.insert("alpha_bits".into(), json!(blp.alpha_bits));
+    out.insert("mip_levels".into(), json!(blp.mip_levels));
+    out
+}
+
 pub fn to_json(path: &Path, info: &Info) -> Value {
     let mut object = Map::new();
     object.insert("file".into(), json!(path.display().to_string()));
@@ -272,12 +292,12 @@ pub fn tree_text(tree: &crate::formats::ChunkTree) -> String {
 
 pub fn to_text(path: &Path, info: &Info) -> String {
     let mut out = String::new();
-    out.push_str(&format!(
-        "file:   {}\nformat: {}\n\nchunks (id, offset, length):\n",
-        path.display(),
-        info.document.format.name()
-    ));
-    out.push_str(&tree_text(&info.document.tree));
+    out.push_str(&format!("file:   {}\nformat: {}\n", path.display(), info.document.format.name()));
+    // M2 and BLP files have no chunks to list.
+    if info.document.tree.root_chunks().next().is_some() {
+        out.push_str("\nchunks (id, offset, length):\n");
+        out.push_str(&tree_text(&info.document.tree));
+    }
     // The window's panel counts what it draws; this is what the file holds, and says so.
     out.push_str("\nsummary (the file's own records; the window counts drawn vertices, doodads included):\n");
     for (k, v) in &info.summary {

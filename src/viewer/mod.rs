@@ -18,6 +18,7 @@ pub mod panel;
 pub mod picking;
 pub mod scene;
 pub mod screenshot;
+pub mod texture_view;
 pub mod watch;
 pub mod window;
 

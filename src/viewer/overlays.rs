@@ -228,10 +228,11 @@ fn derived_lines(
     }
 }
 
-/// A ground grid under the model and axes at the origin, sized to the model.
+/// A ground grid under the model and axes at the origin, sized to the model; none over a texture,
+/// which is looked at flat.
 fn draw_guides(mut gizmos: Gizmos, options: Res<ViewOptions>, viewer: Res<Viewer>, models: Res<Assets<ModelAsset>>) {
     let Some(model) = viewer.current.as_ref().and_then(|h| models.get(h)) else { return };
-    if model.description.bounds.is_empty() {
+    if model.description.bounds.is_empty() || super::texture_view::shown_texture(&viewer, &models).is_some() {
         return;
     }
     let extent = Vec3::from_array(model.description.bounds.extent());

@@ -53,6 +53,7 @@ pub fn run(mut args: Args) -> ExitCode {
     .add_plugins(super::overlays::ViewOptionsPlugin)
     .add_plugins(super::picking::PickingPlugin)
     .add_plugins(super::fly::FlyPlugin)
+    .add_plugins(super::texture_view::TextureViewPlugin)
     .configure_sets(Update, super::fly::FlySystems.after(handle_keys).after(place_camera).after(frame_on_show))
     // Picks are cast on a click, not on every pointer move over the view.
     .insert_resource(bevy::picking::mesh_picking::MeshPickingSettings { require_markers: true, ..default() })
@@ -120,7 +121,7 @@ impl FileDialog {
             return;
         }
         let task = AsyncComputeTaskPool::get().spawn(async move {
-            let mut dialog = rfd::AsyncFileDialog::new().set_title("Open a LightWave, WMO or M2 file");
+            let mut dialog = rfd::AsyncFileDialog::new().set_title("Open a LightWave, WMO, M2 or BLP file");
             // Every format together first, then each family, from the one format table.
             let every: Vec<String> = crate::formats::FORMATS
                 .iter()
@@ -216,8 +217,11 @@ fn frame_on_show(
     // The shown file loaded again keeps the user's view.
     if events.iter().any(|e| !e.reload) {
         // `--camera` places the camera for the first model; later ones are framed.
+        // A texture is looked at straight on.
+        let texture = super::texture_view::shown_texture(&viewer, &models).is_some();
         let aim = match placement.0.take() {
             Some(placement) => Aim::Placed(placement),
+            None if texture => Aim::View(ViewDirection::Front),
             None => Aim::KeepDirection,
         };
         frame_all(&viewer, &models, &mut cameras, &windows, aim);

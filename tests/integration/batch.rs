@@ -73,7 +73,7 @@ fn model_files(dir: &Path) -> Vec<PathBuf> {
         let path = entry.path();
         if path.is_dir() {
             found.extend(model_files(&path));
-        } else if lwo_wmo_viewer::formats::is_supported_path(&path) {
+        } else if lwo_wmo_viewer::formats::is_model_path(&path) {
             found.push(path);
         }
     }
@@ -348,5 +348,5 @@ fn failed_files_in_a_batch_print_no_backtraces() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     // Bevy's line for a failed asset, and the frames of a backtrace ("   0: from<…>").
     assert!(!stderr.contains("Failed to load asset") && !stderr.contains("   0: "), "{stderr}");
-    assert_eq!(stderr.matches("is not a LightWave, WMO or M2 file").count(), 2, "{stderr}");
+    assert_eq!(stderr.matches("is not a LightWave, WMO, M2 or BLP file").count(), 2, "{stderr}");
 }

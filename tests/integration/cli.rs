@@ -144,7 +144,7 @@ fn a_file_that_is_no_model_is_one_line_saying_what_it_starts_with() {
         assert_eq!(out.status.code(), Some(1));
         assert!(out.stdout.is_empty(), "no chunk listing: {}", String::from_utf8_lossy(&out.stdout));
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let expected = format!("{}: is not a LightWave, WMO or M2 file: {says}", path.display());
+        let expected = format!("{}: is not a LightWave, WMO, M2 or BLP file: {says}", path.display());
         assert_eq!(stderr.trim_end(), expected);
     }
 }

@@ -166,3 +166,29 @@ fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
     }
     files
 }
+
+/// Every real texture opens on its own: its header's size and level count, pixels that decode to that
+/// size, and a scene of one quad drawing it.
+#[test]
+fn real_textures_open_on_their_own() {
+    use lwo_wmo_viewer::formats::blp;
+    let Some(data) = wow_data() else { return };
+    let textures: Vec<PathBuf> =
+        walk(&data).into_iter().filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("blp"))).collect();
+    assert!(textures.len() >= 30, "{} textures", textures.len());
+    let source = LooseFolder::new(&data);
+    let mut encodings = std::collections::BTreeSet::new();
+    for path in &textures {
+        let bytes = std::fs::read(path).unwrap();
+        let document = parse_document(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let Model::Blp(info) = &document.model else { panic!("{}: not a texture", path.display()) };
+        let decoded = blp::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!((decoded.width, decoded.height), (info.width, info.height), "{}", path.display());
+        assert_eq!(decoded.levels.len(), info.mip_levels, "{}: every level decodes", path.display());
+        let relative = path.strip_prefix(&data).unwrap().to_string_lossy().into_owned();
+        let scene = scene::load(&source, &relative, None, &LoadOptions::default()).unwrap();
+        assert_eq!((scene.stats.triangles, scene.textures.len()), (2, 1), "{}", path.display());
+        encodings.insert(format!("{} {}", info.format_name(), info.encoding));
+    }
+    assert!(encodings.len() >= 2, "the real textures use more than one encoding: {encodings:?}");
+}

@@ -3,6 +3,7 @@
 mod animation;
 mod assets;
 mod batch;
+mod blp;
 mod chunks;
 mod cli;
 mod culling;

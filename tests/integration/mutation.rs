@@ -29,6 +29,11 @@ fn corpus() -> Vec<Vec<u8>> {
     let mut files = vec![fixtures::lwo::seed_square_with_detail()];
     files.extend(fixtures::wmo::sample_scene().files("m").into_iter().map(|(_, b)| b));
     files.extend(fixtures::m2::sample_doodad_files().into_iter().map(|(_, b)| b));
+    let pixels: Vec<u8> = (0..24 * 12 * 4).map(|i| (i * 7) as u8).collect();
+    for encoding in [fixtures::blp::BlpEncoding::Palette(4), fixtures::blp::BlpEncoding::Dxt(5)] {
+        files.push(fixtures::blp::write_blp2(24, 12, &pixels, encoding, true));
+    }
+    files.push(fixtures::blp::write_blp1(24, 12, &pixels, true, 0, true));
     fn walk(dir: &Path, out: &mut Vec<Vec<u8>>) {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
@@ -119,6 +124,9 @@ fn exercise(bytes: &[u8]) {
         let _ = lwo_wmo_viewer::formats::m2::parse_skin(bytes);
     }
     if let Ok(doc) = parse_document(bytes) {
+        if let lwo_wmo_viewer::formats::Model::Blp(_) = doc.model {
+            let _ = lwo_wmo_viewer::formats::blp::decode(bytes);
+        }
         let _ = mesh::StandaloneMeshes::build(
             &doc.model,
             mesh::lwo::BuildOptions { smoothing: true, subdivision_level: 1 },
@@ -160,7 +168,7 @@ fn run_mutation_cases(
 #[test]
 fn mutated_files_never_panic_or_stall() {
     let files = corpus();
-    assert!(files.len() >= 45, "the assimp corpus and the fixtures");
+    assert!(files.len() >= 48, "the assimp corpus and the fixtures");
     let pick = |rng: &mut Rng| {
         let file = &files[rng.below(files.len())];
         mutate(rng, file)

@@ -111,6 +111,7 @@ fn panel_input<'a>(model: Option<&'a ModelAsset>, error: Option<&'a str>) -> Pan
         progress: None,
         culling: None,
         flying: false,
+        texture_view: Default::default(),
     }
 }
 
@@ -487,4 +488,20 @@ fn later_text_needs_no_new_glyphs() {
     output.textures_delta.clear();
     assert!(texts(&output.shapes).contains("frame time 184.4 ms"));
     assert_eq!(uploads, 0, "new glyphs were uploaded for the later text");
+}
+
+/// A texture opened on its own has a Texture section: how the file stores it, its size and levels, a
+/// mip level slider and the alpha channel on its own.
+#[test]
+fn a_texture_shows_its_encoding_size_levels_and_alpha_choice() {
+    use lwo_wmo_viewer::fixtures::blp::{BlpEncoding, write_blp2};
+    let dir = crate::support::scratch("panel-texture");
+    let path = dir.join("stone.blp");
+    let pixels: Vec<u8> = (0..32 * 16 * 4).map(|i| (i * 3) as u8).collect();
+    std::fs::write(&path, write_blp2(32, 16, &pixels, BlpEncoding::Dxt(5), true)).unwrap();
+    let text = draw_scene(&path, "");
+    for expected in ["Texture", "BLP2, DXT5, 8-bit alpha", "32×16, 6 mip levels", "mip level", "level 0: 32×16"] {
+        assert!(text.contains(expected), "{expected:?} in {text}");
+    }
+    assert!(text.contains("alpha channel alone") && text.contains("Scene: 1 texture"), "{text}");
 }

@@ -12,6 +12,7 @@ use bevy_egui::{EguiContexts, egui};
 mod animation;
 mod chunks;
 mod scene;
+mod texture;
 
 pub use animation::Playback;
 
@@ -159,6 +160,11 @@ pub enum PanelAction {
     PortalCulling(bool),
     /// Switch between the orbit and the fly camera.
     ToggleFly,
+    /// Show mip level `level` of a texture opened on its own, or its alpha channel alone.
+    ShowTexture {
+        level: usize,
+        alpha_only: bool,
+    },
 }
 
 /// Everything the panel shows, borrowed from the app.
@@ -175,6 +181,8 @@ pub struct PanelInput<'a> {
     pub culling: Option<&'a super::culling::PortalCulling>,
     /// The fly camera is on.
     pub flying: bool,
+    /// The level and channel a texture opened on its own shows.
+    pub texture_view: super::texture_view::TextureView,
 }
 
 pub fn draw_panel(
@@ -193,13 +201,14 @@ pub fn draw_panel(
     mut morphs: ResMut<MorphControls>,
     mut screenshot_dialog: ResMut<super::screenshot::ScreenshotDialog>,
     mut wmo_materials: ResMut<Assets<crate::plugin::WmoMaterial>>,
-    (switch, mut browser, mut culling, mut clock, mut motions, mut fly): (
+    (switch, mut browser, mut culling, mut clock, mut motions, mut fly, mut texture_view): (
         Option<Res<super::browser::GameDataSwitch>>,
         ResMut<super::browser::ArchiveBrowser>,
         ResMut<super::culling::PortalCulling>,
         ResMut<crate::plugin::M2Clock>,
         ResMut<Assets<crate::plugin::M2Motion>>,
         ResMut<super::fly::FlyCamera>,
+        ResMut<super::texture_view::TextureView>,
     ),
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
@@ -217,6 +226,7 @@ pub fn draw_panel(
         progress: viewer.pending.as_ref().map(|p| p.describe()),
         culling: Some(&culling),
         flying: fly.on,
+        texture_view: *texture_view,
     };
     let mut edited = options.clone();
     let mut edited_morphs = morphs.clone();
@@ -274,6 +284,9 @@ pub fn draw_panel(
             PanelAction::Reload => viewer.reload(&asset_server),
             PanelAction::PortalCulling(on) => culling.enabled = on,
             PanelAction::ToggleFly => fly.toggle(),
+            PanelAction::ShowTexture { level, alpha_only } => {
+                (texture_view.level, texture_view.alpha_only) = (level, alpha_only);
+            }
             PanelAction::Export => {
                 export.ask(viewer.current_path.as_deref().and_then(Path::parent).map(Path::to_path_buf))
             }
@@ -433,6 +446,7 @@ pub fn inspector(
                 file_section(ui, input, state);
                 if let Some(model) = input.model {
                     warnings_section(ui, model);
+                    texture::texture_section(ui, model, input.texture_view, &mut actions);
                 }
                 view_section(ui, options);
                 if let Some(playback) = playback {
@@ -447,7 +461,7 @@ pub fn inspector(
                     chunks_section(ui, model, state, &mut actions);
                 } else if input.loading.is_none() {
                     ui.label(
-                        "No file open. Drop a .lwo, .lxo, .wmo or .m2 file (or an .MPQ archive) on the window, or use \
+                        "No file open. Drop a .lwo, .lxo, .wmo, .m2 or .blp file (or an .MPQ archive) on the window, or use \
                          File > Open (Ctrl+O).",
                     );
                 }

@@ -15,6 +15,7 @@ fn part_kind(model: &ModelAsset) -> (&'static str, &'static str) {
         Some(Model::Lwo(_)) => ("layer", "layers"),
         Some(Model::WmoRoot(_) | Model::WmoGroup(_)) => ("group", "groups"),
         Some(Model::M2(_)) => ("texture unit", "texture units"),
+        Some(Model::Blp(_)) => ("texture", "textures"),
         None => ("part", "parts"),
     }
 }

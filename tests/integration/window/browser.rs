@@ -7,9 +7,9 @@ use super::app::*;
 use crate::support::{asset, copy_folder, scratch};
 
 /// A dropped `.MPQ` opens the game data browser on that archive alone: the filters narrow its list, a
-/// row opens the WMO from inside the archive (groups, textures and doodads with it), a BLP row shows
-/// the texture with its mip levels and encoding, and File ▸ Recent reopens the WMO from the archive
-/// after a restart.
+/// row opens the WMO from inside the archive (groups, textures and doodads with it), a BLP row opens
+/// the texture (a level's alpha channel shown alone is grey), and File ▸ Recent reopens the WMO from
+/// the archive after a restart.
 #[test]
 fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     let dir = scratch("window-browser");
@@ -50,16 +50,28 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
     send(&dir, "browser-filter stone");
     wait_for(&dir, "the stone texture", minute, |s| s["browser"]["shown_count"] == 1);
     send(&dir, "browser-open 0");
-    let s = wait_for(&dir, "the BLP preview", minute, |s| {
-        s["browser"]["preview"].is_string() || s["browser"]["preview_error"].is_string()
+    let s = wait_for(&dir, "the texture shown", minute, |s| {
+        s["texture"].is_object() && s["loading"] == false || s["error"].is_string()
     });
-    let preview = s["browser"]["preview"].as_str().unwrap_or_else(|| panic!("{s}"));
-    assert!(
-        preview.starts_with("World/wmo/Sample/Stone.blp: ")
-            && preview.contains("BLP2")
-            && preview.contains("mip levels"),
-        "{preview}"
-    );
+    assert!(s["shown"].as_str().is_some_and(|p| p.ends_with("Stone.blp")), "{s}");
+    assert_eq!((&s["texture"]["format"], &s["texture"]["level"]), (&serde_json::json!("BLP2"), &serde_json::json!(0)));
+    let levels = s["texture"]["mip_levels"].as_u64().unwrap();
+    assert!(levels > 1, "{s}");
+    assert!(s["browser"].is_object(), "the browser stays up for the next texture: {s}");
+    // Its last level's alpha channel alone: grey, as its Texture section shows it.
+    send(&dir, &format!("texture {} alpha", levels - 1));
+    let s = wait_for(&dir, "the last level's alpha", minute, |s| s["texture"]["alpha_only"] == true);
+    assert_eq!(s["texture"]["level"].as_u64(), Some(levels - 1));
+    let shot = dir.join("alpha.png");
+    send(&dir, &format!("screenshot {}", shot.display()));
+    wait_for(&dir, "the screenshot", minute, |s| s["screenshots"].as_array().is_some_and(|a| !a.is_empty()));
+    let image = image::open(&shot).unwrap().to_rgb8();
+    let view = s["camera"]["viewport"]
+        .as_array()
+        .map(|v| v.iter().map(|x| x.as_f64().unwrap_or(0.0) as u32).collect::<Vec<_>>());
+    let (x, y) = view.map_or((image.width() / 2, image.height() / 2), |v| (v[0] + v[2] / 2, v[1] + v[3] / 2));
+    let centre = image.get_pixel(x, y).0;
+    assert!(centre[0].abs_diff(centre[1]) <= 2 && centre[1].abs_diff(centre[2]) <= 2, "grey: {centre:?}");
     quit(&dir, child);
 
     // A new start without --data: Recent's entry opens the archive again, then the WMO inside it.
@@ -72,8 +84,10 @@ fn a_dropped_archive_is_browsed_and_its_files_open_from_inside_it() {
         s["shown"].as_str().is_some_and(|p| p.ends_with("square-with-detail.lwo")) && s["loading"] == false
     });
     let s = status(&again);
-    assert_eq!(s["recent"][1].as_str(), Some(recent.as_str()), "{s}");
-    send(&again, "open-recent 1");
+    let entries = s["recent"].as_array().cloned().unwrap_or_default();
+    let at = entries.iter().position(|e| e.as_str() == Some(recent.as_str()));
+    let at = at.unwrap_or_else(|| panic!("{recent} in Recent: {s}"));
+    send(&again, &format!("open-recent {at}"));
     let s = wait_for(&again, "the WMO from Recent", minute, |s| {
         s["shown"] == "wow://courtyard.wmo" && s["loading"] == false
     });

@@ -48,7 +48,7 @@ fn drops_replace_the_model_and_a_corrupt_drop_keeps_it_with_an_error() {
     let s = wait_for(&dir, "the error for the text file", minute, |s| {
         s["error"].as_str().is_some_and(|e| e.contains("passwd.wmo"))
     });
-    let expected = format!("{}: is not a LightWave, WMO or M2 file: it starts with 'root'", passwd.display());
+    let expected = format!("{}: is not a LightWave, WMO, M2 or BLP file: it starts with 'root'", passwd.display());
     assert_eq!(s["error"].as_str(), Some(expected.as_str()));
     // Pipelines compile in the background in the window; give the last materials a few frames.
     let frame = status(&dir)["frame"].as_u64().unwrap_or(0);
