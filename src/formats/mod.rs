@@ -74,7 +74,8 @@ impl Document {
             Model::Lwo(object) => lwo::fields::model_fields(object, &kind, id, &mut out),
             Model::WmoRoot(root) => wmo::fields::root_fields(root, &kind, &mut out),
             Model::WmoGroup(group) => wmo::fields::group_fields(group, &kind, &mut out),
-            Model::M2(_) | Model::Blp(_) => {}
+            Model::M2(model) => m2::chunked::chunk_fields(model, &kind, &mut out),
+            Model::Blp(_) => {}
         }
         out
     }
@@ -127,7 +128,6 @@ pub const FORMATS: &[FormatFamily] = &[
         is_model: true,
         parse: parse_wmo,
     },
-    // MD21 is recognised so that the M2 reader can refuse it by name.
     FormatFamily {
         name: "World of Warcraft M2",
         magics: &[b"MD20", b"MD21"],
@@ -174,10 +174,11 @@ fn parse_wmo(bytes: &[u8]) -> Result<Document, ParseError> {
     })
 }
 
-/// An M2 has no chunks: its tree is empty and its header arrays stand in.
+/// An MD20 file has no chunks (its tree is empty and its header arrays stand in); an MD21 file's tree
+/// lists its chunks.
 fn parse_m2(bytes: &[u8]) -> Result<Document, ParseError> {
-    let model = m2::parse(bytes)?;
-    Ok(Document { format: Format::M2, tree: ChunkTree::default(), model: Model::M2(model) })
+    let (tree, model) = m2::parse_with_chunks(bytes)?;
+    Ok(Document { format: Format::M2, tree, model: Model::M2(model) })
 }
 
 /// A BLP has no chunks: its header's values are the model; the pixels are decoded when it is shown.

@@ -165,14 +165,13 @@ pub(super) fn build_model(
         // warning per texture unit using it.
         let texture = unit.texture.map(|t| {
             let texture = &model.textures[t];
-            let name = if texture.file_name.is_empty() {
-                format!("replaceable type {}", texture.kind)
-            } else {
-                texture.file_name.clone()
-            };
+            // An MD21 model names its files by FileDataID (TXID) where the name is empty.
+            let file_data_id = model.texture_file_data_id(t);
+            let name = model.texture_name(t);
             let sampler = Sampler { repeat: texture.wraps(), nearest: false };
             let label = ModelLabel::M2Texture { model: index, texture: t }.to_string();
             let located = match texture.kind {
+                0 if let Some(id) = file_data_id => Err(NotLocated::ByFileDataId { id }),
                 0 => locate_in_data(data, &texture.file_name),
                 kind if FOLDER_SKIN_TYPES.contains(&kind) && !folder_skins.is_empty() => {
                     Ok(Located { source, path: folder_skins[0].clone() })

@@ -82,6 +82,9 @@ pub enum NotLocated {
         "texture {texture} is replaceable (type {kind}): the game picks it from its database, and no BLP lies beside the model to stand in"
     )]
     ReplaceableWithoutStandIn { texture: usize, kind: u32 },
+    /// A model of Legion and later names its textures by number only; a listfile maps numbers to paths.
+    #[error("named only by FileDataID {id}, which no listfile maps to a path")]
+    ByFileDataId { id: u32 },
     #[error("texture {texture} is replaceable (type {kind}), resolved by game data this viewer does not read")]
     ReplaceableFromGameData { texture: usize, kind: u32 },
 }

@@ -105,16 +105,7 @@ fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &m
     out.insert("draw_passes".into(), json!(meshes.as_ref().map_or(0, |m| m.draw_passes)));
     out.insert("submeshes".into(), json!(view.map_or(0, |v| v.submeshes.len())));
     out.insert("texture_units".into(), json!(view.map_or(0, |v| v.texture_units.len())));
-    out.insert(
-        "textures".into(),
-        json!(
-            model
-                .textures
-                .iter()
-                .map(|t| if t.kind == 0 { t.file_name.clone() } else { format!("replaceable type {}", t.kind) })
-                .collect::<Vec<_>>()
-        ),
-    );
+    out.insert("textures".into(), json!((0..model.textures.len()).map(|t| model.texture_name(t)).collect::<Vec<_>>()));
     out.insert(
         "materials".into(),
         json!(model
@@ -158,6 +149,11 @@ fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &m
                 .collect::<Vec<_>>()
         ),
     );
+    if model.data_offset != 0 {
+        // MD21: the arrays' offsets count from the MD20 data inside the MD21 chunk.
+        out.insert("md20_offset".into(), json!(model.data_offset));
+        out.insert("file_ids".into(), json!(model.file_ids));
+    }
     out
 }
 

@@ -66,9 +66,9 @@ fn several_submeshes_two_textures_and_distinct_blend_modes_with_a_two_sided_flag
 fn later_and_broken_files_are_refused_naming_the_array_and_offset() {
     let (_, parts) = &sample_doodads()[0];
     let good = write_model(parts);
-    let mut md21 = good.clone();
-    md21[..4].copy_from_slice(b"MD21");
-    assert!(parse(&md21).unwrap_err().to_string().contains("not supported"));
+    let mut later = good.clone();
+    later[4..8].copy_from_slice(&275u32.to_le_bytes());
+    assert!(parse(&later).unwrap_err().to_string().contains("version 275 is not supported"));
     let mut old = good.clone();
     old[4..8].copy_from_slice(&255u32.to_le_bytes());
     assert!(parse(&old).unwrap_err().to_string().contains("version 255 is not supported"));
@@ -361,4 +361,51 @@ fn blp2_uncompressed_bgra_and_unknown_alpha_types_decode() {
             assert_eq!(decoded.levels, reference.levels, "alpha bits {}, alpha type {alpha_type}", bytes[9]);
         }
     }
+}
+
+/// An MD20 model in the MD21 container reads as the MD20 alone does, its offsets counted from the MD21
+/// chunk's data: the chunks (an unknown one kept) and their FileDataIDs, errors inside it placed in the
+/// file, a damaged chunk after it a warning. Versions up to 274 read with the 264 layout.
+#[test]
+fn md21_containers_and_later_versions_read_as_md20() {
+    use lwo_wmo_viewer::fixtures::m2::wrap_md21;
+    use lwo_wmo_viewer::formats::{Model, parse_document};
+    let (_, parts) = &sample_doodads()[0];
+    let good = write_model(parts);
+    let alone = parse(&good).unwrap();
+    let wrapped = wrap_md21(&good, &[508094], &[466255, 394818], &[(b"WXYZ", vec![1, 2, 3])]);
+    let document = parse_document(&wrapped).unwrap();
+    let Model::M2(model) = &document.model else { panic!("not an M2") };
+    let ids: Vec<String> = document.tree.root_chunks().map(|c| c.node().id.to_string()).collect();
+    assert_eq!(ids, ["MD21", "SFID", "TXID", "WXYZ"]);
+    assert_eq!(
+        (model.data_offset, model.vertices.len(), model.textures.len()),
+        (8, alone.vertices.len(), alone.textures.len())
+    );
+    assert_eq!((model.file_ids.skins.clone(), model.file_ids.textures.clone()), (vec![508094], vec![466255, 394818]));
+    assert_eq!(model.arrays, alone.arrays, "offsets count from the MD20 data");
+    let tree = &document.tree;
+    let txid = tree.root_chunks().nth(2).unwrap();
+    let fields = document.chunk_fields(txid.chunk, &wrapped);
+    assert!(fields.iter().any(|(k, v)| k == "texture FileDataIDs" && v == "466255, 394818"), "{fields:?}");
+    // Version 272 (Cataclysm) inside: the same layout.
+    let mut cataclysm = good.clone();
+    cataclysm[4..8].copy_from_slice(&272u32.to_le_bytes());
+    let model = parse(&wrap_md21(&cataclysm, &[], &[], &[])).unwrap();
+    assert_eq!((model.version, model.vertices.len()), (272, alone.vertices.len()));
+    // The vertex count inflated inside MD21: refused, naming the array at its place in the file.
+    let mut inflated = good.clone();
+    inflated[0x3C..0x40].copy_from_slice(&0x0FFF_FFFFu32.to_le_bytes());
+    let error = parse(&wrap_md21(&inflated, &[], &[], &[])).unwrap_err().to_string();
+    assert!(error.starts_with("MD21/vertices at byte 68 (0x44)"), "{error}");
+    // A chunk after MD21 whose length runs past the file: the model is read, with one warning.
+    let mut cut = wrap_md21(&good, &[1], &[2], &[]);
+    let at = cut.len() - 8;
+    cut[at..at + 4].copy_from_slice(&1000u32.to_le_bytes());
+    let model = parse(&cut).unwrap();
+    assert_eq!(model.vertices.len(), alone.vertices.len());
+    assert_eq!(model.warnings.len(), 1, "{:?}", model.warnings);
+    // MD21 itself cut short: refused, naming the array inside it that cannot be read.
+    let error = parse(&wrap_md21(&good, &[], &[], &[])[..good.len() / 2]).unwrap_err().to_string();
+    assert!(error.starts_with("MD21/") && error.contains("past the end"), "{error}");
 }

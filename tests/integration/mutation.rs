@@ -29,6 +29,8 @@ fn corpus() -> Vec<Vec<u8>> {
     let mut files = vec![fixtures::lwo::seed_square_with_detail()];
     files.extend(fixtures::wmo::sample_scene().files("m").into_iter().map(|(_, b)| b));
     files.extend(fixtures::m2::sample_doodad_files().into_iter().map(|(_, b)| b));
+    let md20 = fixtures::m2::sample_doodad_files().into_iter().find(|(n, _)| n.ends_with(".m2")).unwrap().1;
+    files.push(fixtures::m2::wrap_md21(&md20, &[1], &[2, 3], &[(b"AFID", vec![0; 8])]));
     let pixels: Vec<u8> = (0..24 * 12 * 4).map(|i| (i * 7) as u8).collect();
     for encoding in [fixtures::blp::BlpEncoding::Palette(4), fixtures::blp::BlpEncoding::Dxt(5)] {
         files.push(fixtures::blp::write_blp2(24, 12, &pixels, encoding, true));
@@ -168,7 +170,7 @@ fn run_mutation_cases(
 #[test]
 fn mutated_files_never_panic_or_stall() {
     let files = corpus();
-    assert!(files.len() >= 48, "the assimp corpus and the fixtures");
+    assert!(files.len() >= 49, "the assimp corpus and the fixtures");
     let pick = |rng: &mut Rng| {
         let file = &files[rng.below(files.len())];
         mutate(rng, file)

@@ -19,7 +19,8 @@ mod walk;
 pub use paths::NestedChunks;
 pub use tree::{ChildIds, ChunkId, ChunkNode, ChunkRef, ChunkTree};
 pub use walk::{
-    IffGrammar, LengthWidth, Nesting, read_iff_tree_partial_with, read_iff_tree_with, read_le_chunks_partial,
+    IffGrammar, LengthWidth, Nesting, read_iff_tree_partial_with, read_iff_tree_with, read_in_order_chunks_partial,
+    read_le_chunks_partial,
 };
 
 use super::fourcc::FourCc;

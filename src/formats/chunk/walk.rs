@@ -276,6 +276,18 @@ pub fn read_le_chunks_partial(
     (tree, error)
 }
 
+/// Walks a file of flat little-endian chunks whose ids are stored in reading order (M2's `MD21`,
+/// `SFID`, …), not reversed as WMO stores its own.
+pub fn read_in_order_chunks_partial(bytes: &[u8]) -> (ChunkTree, Option<ParseError>) {
+    let (mut tree, error) = read_le_chunks_partial(bytes, &|_| None);
+    let ids: Vec<ChunkId> = tree.ids().collect();
+    for id in ids {
+        let node = tree.node_mut(id);
+        node.id = FourCc::from_reversed(node.id.0);
+    }
+    (tree, error)
+}
+
 /// As [`IffWalk::read_children`], paths are made from the tree only for an error.
 fn read_le_chunks(
     r: &mut Reader<'_>,

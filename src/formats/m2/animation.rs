@@ -141,6 +141,7 @@ pub struct Light {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Camera {
     pub kind: u32,
+    /// Below 272; from 272 the field of view is [`Camera::field_of_view_keys`] and this is 0.
     pub field_of_view: f32,
     pub far_clip: f32,
     pub near_clip: f32,
@@ -149,6 +150,8 @@ pub struct Camera {
     pub targets: Track<SplineKey<[f32; 3]>>,
     pub target_base: [f32; 3],
     pub roll: Track<SplineKey<f32>>,
+    /// From 272: the field of view, animated (empty below).
+    pub field_of_view_keys: Track<SplineKey<f32>>,
 }
 
 /// Everything in an M2 that moves.
@@ -384,10 +387,18 @@ pub(super) fn read(file: &[u8], version: u32, arrays: &mut Vec<HeaderArray>, war
     let attachment_lookup = array(o.attachment_lookup, "attachment lookup", 2);
     let events = array(o.events, "events", 24 + track - 8);
     let lights = array(o.lights, "lights", 16 + 7 * track);
-    let cameras = array(o.cameras, "cameras", 40 + 3 * track);
+    // From 272 (Cataclysm) the field of view is a track after the roll, not a float after the type.
+    let camera_fov_track = version >= 272;
+    let cameras = array(o.cameras, "cameras", if camera_fov_track { 36 + 4 * track } else { 40 + 3 * track });
     let camera_lookup = array(o.camera_lookup, "camera lookup", 2);
     let ribbons = array(o.ribbons, "ribbon emitters", if per_sequence { 176 } else { 220 });
-    let particles = array(o.particles, "particle emitters", if per_sequence { 476 } else { 504 });
+    // Legion's multi-texture parameters (16 bytes) end the record from 272.
+    let particle_size = match version {
+        272.. => 492,
+        264.. => 476,
+        _ => 504,
+    };
+    let particles = array(o.particles, "particle emitters", particle_size);
 
     let global_loops = records(file, &global_loops, warnings, |_, r| r.u32());
     let sequences = records(file, &sequences, warnings, |_, r| read_sequence(r, per_sequence));
@@ -470,22 +481,30 @@ pub(super) fn read(file: &[u8], version: u32, arrays: &mut Vec<HeaderArray>, war
             visibility: tracks.read(track(6), || format!("lights[{i}].visibility"), BYTE),
         })
     });
-    let cameras = indexed_records(file, &cameras, warnings, |i, at, r| {
-        let (kind, field_of_view, far_clip, near_clip) = (r.u32()?, r.f32()?, r.f32()?, r.f32()?);
+    let cameras = indexed_records(file, &cameras, warnings, |i, _, r| {
+        let kind = r.u32()?;
+        let field_of_view = if camera_fov_track { 0.0 } else { r.f32()? };
+        let (far_clip, near_clip) = (r.f32()?, r.f32()?);
         let vec3_at = |offset: usize| {
             let mut v = Reader::little(file.get(offset..).unwrap_or(&[]), offset);
             v.vec3()
         };
+        let first = r.offset();
         Ok(Camera {
             kind,
             field_of_view,
             far_clip,
             near_clip,
-            positions: tracks.read(at + 16, || format!("cameras[{i}].positions"), SPLINE_VEC3),
-            position_base: vec3_at(at + 16 + h)?,
-            targets: tracks.read(at + 28 + h, || format!("cameras[{i}].targets"), SPLINE_VEC3),
-            target_base: vec3_at(at + 28 + 2 * h)?,
-            roll: tracks.read(at + 40 + 2 * h, || format!("cameras[{i}].roll"), SPLINE_FLOAT),
+            positions: tracks.read(first, || format!("cameras[{i}].positions"), SPLINE_VEC3),
+            position_base: vec3_at(first + h)?,
+            targets: tracks.read(first + 12 + h, || format!("cameras[{i}].targets"), SPLINE_VEC3),
+            target_base: vec3_at(first + 12 + 2 * h)?,
+            roll: tracks.read(first + 24 + 2 * h, || format!("cameras[{i}].roll"), SPLINE_FLOAT),
+            field_of_view_keys: if camera_fov_track {
+                tracks.read(first + 24 + 3 * h, || format!("cameras[{i}].field of view"), SPLINE_FLOAT)
+            } else {
+                Track::default()
+            },
         })
     });
     warnings.extend(tracks.warnings.into_iter().map(|(at, path, message)| Warning::new(path, at, message)));

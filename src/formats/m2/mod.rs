@@ -1,9 +1,11 @@
-//! M2 models (magic MD20, versions 256–264): the static geometry, as `m2.md` lays it out. Little-endian;
-//! every header array is a (count, offset) pair into the file, checked against the file's length before
-//! anything is read or allocated. Version 264 keeps its views in `NameNN.skin` files ([`parse_skin`]);
-//! 256–263 embed them.
+//! M2 models (magic MD20, versions 256–274, alone or in the `MD21` container): the static geometry, as
+//! `m2.md` lays it out. Little-endian; every header array is a (count, offset) pair into the model's data,
+//! checked against its length before anything is read or allocated. From version 264 the views are
+//! `NameNN.skin` files ([`parse_skin`]); 256–263 embed them. `docs/m2-versions.md` says what changes
+//! after 264.
 
 mod animation;
+pub mod chunked;
 mod sequence_names;
 pub mod track;
 
@@ -17,7 +19,7 @@ use super::reader::Reader;
 
 pub const MAGIC: &[u8; 4] = b"MD20";
 pub const SKIN_MAGIC: &[u8; 4] = b"SKIN";
-pub const SUPPORTED: &str = "256–264 (MD20)";
+pub const SUPPORTED: &str = "256–274 (MD20, alone or in MD21)";
 
 /// One header array as the file states it: the inspector's counterpart of a chunk.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -117,6 +119,11 @@ pub struct Skin {
 #[derive(Clone, Debug, PartialEq)]
 pub struct M2Model {
     pub version: u32,
+    /// Where the MD20 data starts in the file: 0, or the MD21 chunk's data. Every offset the model
+    /// holds (header arrays, warnings) counts from there.
+    pub data_offset: usize,
+    /// What an MD21 file names by FileDataID (empty for MD20 files).
+    pub file_ids: chunked::FileIds,
     pub name: String,
     pub global_flags: u32,
     pub vertices: Vec<Vertex>,
@@ -138,6 +145,22 @@ pub struct M2Model {
 }
 
 impl M2Model {
+    /// The FileDataID an MD21 model names texture `index` by, where the texture has no name of its own.
+    pub fn texture_file_data_id(&self, index: usize) -> Option<u32> {
+        let texture = self.textures.get(index)?;
+        (texture.kind == 0 && texture.file_name.is_empty()).then(|| self.file_ids.textures.get(index).copied())?
+    }
+
+    /// Texture `index` as people read it: its file name, `FileDataID N`, or `replaceable type N`.
+    pub fn texture_name(&self, index: usize) -> String {
+        let Some(texture) = self.textures.get(index) else { return String::new() };
+        match self.texture_file_data_id(index) {
+            Some(id) => format!("FileDataID {id}"),
+            None if texture.kind != 0 => format!("replaceable type {}", texture.kind),
+            None => texture.file_name.clone(),
+        }
+    }
+
     /// The view meshes are built from: the embedded view 0 (≤ 263), or `skin_00` for 264.
     pub fn view<'a>(&'a self, skin_00: Option<&'a Skin>) -> Option<&'a Skin> {
         if self.version >= 264 { skin_00 } else { self.embedded_views.first() }
@@ -241,15 +264,49 @@ fn string(file: &[u8], array: &HeaderArray) -> String {
     String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
+/// Reads a model: MD20, or MD21 (its chunk tree is left out: see [`parse_with_chunks`]).
 pub fn parse(file: &[u8]) -> Result<M2Model> {
-    let magic = file.get(..4).ok_or(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: file.len() }))?;
-    if magic == b"MD21" {
-        return Err(ParseError::invalid(
-            0,
-            "MD21-chunked M2 files (Legion and later) are not supported; this reader takes MD20, versions 256–264",
-        )
-        .within("header"));
+    parse_with_chunks(file).map(|(_, model)| model)
+}
+
+/// Reads a model with its chunk tree (empty for MD20, which has no chunks). Errors and warnings give
+/// offsets in the file; the model's own offsets count from [`M2Model::data_offset`].
+pub fn parse_with_chunks(file: &[u8]) -> Result<(crate::formats::ChunkTree, M2Model)> {
+    if !file.starts_with(b"MD21") {
+        return Ok((crate::formats::ChunkTree::default(), parse_md20(file)?));
     }
+    let chunks = chunked::read(file)?;
+    let base = chunks.md20.start;
+    let mut model = parse_md20(&file[chunks.md20.clone()]).map_err(|mut e| {
+        e.offset += base;
+        e.path = if e.path.is_empty() { "MD21".to_owned() } else { format!("MD21/{}", e.path) };
+        e
+    })?;
+    for warning in &mut model.warnings {
+        warning.offset += base;
+        warning.path = format!("MD21/{}", warning.path);
+    }
+    model.warnings.extend(chunks.warnings);
+    model.data_offset = base;
+    if model.textures.len() != chunks.file_ids.textures.len()
+        && model.textures.iter().any(|t| t.file_name.is_empty() && t.kind == 0)
+    {
+        model.warnings.push(Warning::new(
+            "TXID",
+            0,
+            format!(
+                "{} FileDataIDs for {} textures; a texture without one is drawn with the placeholder",
+                chunks.file_ids.textures.len(),
+                model.textures.len()
+            ),
+        ));
+    }
+    model.file_ids = chunks.file_ids;
+    Ok((chunks.tree, model))
+}
+
+fn parse_md20(file: &[u8]) -> Result<M2Model> {
+    let magic = file.get(..4).ok_or(ParseError::new(0, ErrorKind::Truncated { needed: 4, available: file.len() }))?;
     if magic != MAGIC {
         return Err(ParseError::new(
             0,
@@ -258,7 +315,7 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
         .within("header"));
     }
     let version = Reader::little(file.get(4..).unwrap_or(&[]), 4).u32().within("header")?;
-    if !(256..=264).contains(&version) {
+    if !(256..=274).contains(&version) {
         return Err(ParseError::new(4, ErrorKind::UnsupportedVersion { what: "M2", version, supported: SUPPORTED })
             .within("header"));
     }
@@ -329,6 +386,8 @@ pub fn parse(file: &[u8]) -> Result<M2Model> {
     }
     Ok(M2Model {
         version,
+        data_offset: 0,
+        file_ids: chunked::FileIds::default(),
         name: string(file, &name_array),
         global_flags: word(0x10),
         vertices,

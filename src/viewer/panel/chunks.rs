@@ -76,7 +76,14 @@ fn m2_arrays(
     state: &PanelState,
     actions: &mut Vec<PanelAction>,
 ) {
-    ui.label(format!("MD20 version {}, header arrays:", model.version));
+    if model.data_offset == 0 {
+        ui.label(format!("MD20 version {}, header arrays:", model.version));
+    } else {
+        ui.label(format!(
+            "MD20 version {} in MD21, header arrays (offsets from byte 0x{:X}):",
+            model.version, model.data_offset
+        ));
+    }
     for array in &model.arrays {
         let selected = state
             .selected
@@ -92,7 +99,8 @@ fn m2_arrays(
             .clicked()
         {
             let selection = ChunkSelection::Array(array.name.to_owned());
-            actions.push(PanelAction::SelectChunk { file, selection, data_offset: array.offset as usize, length });
+            let data_offset = model.data_offset + array.offset as usize;
+            actions.push(PanelAction::SelectChunk { file, selection, data_offset, length });
         }
         if selected {
             egui::Frame::group(ui.style()).show(ui, |ui| {
