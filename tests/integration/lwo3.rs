@@ -617,3 +617,74 @@ fn roughness_metallic_and_transparency_images_become_the_textures_bevy_and_gltf_
     );
     assert_eq!((pbr["metallicFactor"].as_f64(), pbr["roughnessFactor"].as_f64()), (Some(1.0), Some(1.0)));
 }
+
+/// LightWave 2018 keeps an image on a node input's own layer stack (`TXTR` → `BLOK` → `IMAP` inside
+/// the input's value): Cube09's and multipleUVs' UV grid on the Standard node's Color, the Phong bumps
+/// on Bump. Each is read as a classic block, drives the slot as an Image node would, and gives the mesh
+/// its UV map; no other input of the eleven objects has a layer.
+#[test]
+fn node_inputs_take_the_images_on_their_own_layers() {
+    use lwo_wmo_viewer::formats::lwo::BlockKind;
+    let mut with_layers = Vec::new();
+    for entry in std::fs::read_dir(content_root().join("Objects")).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let (_, _, object) = real(&name);
+        assert!(object.warnings.is_empty(), "{name}: {:?}", object.warnings);
+        for surface in &object.surfaces {
+            let Some(graph) = &surface.nodes else { continue };
+            for node in &graph.nodes {
+                for input in node.inputs.iter().filter(|i| !i.layers.is_empty()) {
+                    with_layers.push((name.clone(), surface.name.clone(), node.name.clone(), input.name.clone()));
+                    assert_eq!(input.layers.len(), 1, "{name} {}", surface.name);
+                    let layer = &input.layers[0];
+                    assert_eq!((layer.kind, layer.image, layer.projection), (BlockKind::Image, 1, Projection::Uv));
+                    assert!(layer.enabled && layer.opacity == 1.0, "{name} {}: {layer:?}", surface.name);
+                }
+            }
+        }
+    }
+    with_layers.sort();
+    let count = |file: &str, input: &str| with_layers.iter().filter(|l| l.0 == file && l.3 == input).count();
+    assert_eq!(with_layers.len(), 17, "{with_layers:#?}");
+    assert_eq!(count("Cube09-UVTextureMapPhong-Repeat.lwo", "Color"), 6);
+    assert_eq!(count("multipleUVs.lwo", "Color"), 6);
+    assert_eq!(count("PhongMaterials01-Basic.lwo", "Bump"), 5);
+    assert!(with_layers.iter().all(|l| l.2 == "Standard (1)"));
+
+    let (_, _, cube) = real("Cube09-UVTextureMapPhong-Repeat.lwo");
+    for surface in &cube.surfaces {
+        let shading = lwo::shading(surface, &cube);
+        let texture =
+            shading.texture(TextureSlot::BaseColor).unwrap_or_else(|| panic!("{}: no colour image", surface.name));
+        assert_eq!(
+            (texture.clip, texture.file.as_deref()),
+            (Some(1), Some("Images/general/UV_Grid.jpg")),
+            "{}",
+            surface.name
+        );
+        assert_eq!(shading.base_color, [1.0; 3], "{}: the image is the colour", surface.name);
+        let (uv_map, wrap) = match surface.name.as_str() {
+            "Left UV Alternate UVs" => ("Texture 2", [Wrap::Repeat; 2]),
+            "Front UV Oversized Mirror & Edge" => ("Texture", [Wrap::Mirror, Wrap::Edge]),
+            _ => ("Texture", [Wrap::Repeat; 2]),
+        };
+        assert_eq!((texture.uv_map.as_deref(), texture.wrap), (Some(uv_map), wrap), "{}", surface.name);
+        // The mesh builder takes its UV map from the same layer.
+        assert_eq!(surface.color_map().and_then(|b| b.uv_map.as_deref()), Some(uv_map), "{}", surface.name);
+    }
+    let (_, _, uvs) = real("multipleUVs.lwo");
+    for surface in &uvs.surfaces {
+        let expected = format!("UV{}", surface.name);
+        assert_eq!(surface.color_map().and_then(|b| b.uv_map.clone()), Some(expected), "{}", surface.name);
+    }
+    let (_, _, phong) = real("PhongMaterials01-Basic.lwo");
+    let bumped = phong.surfaces.iter().find(|s| s.name == "Phong_BumpHeight_100").unwrap();
+    let layer =
+        bumped.nodes.as_ref().unwrap().node("Standard (1)").unwrap().input("Bump").unwrap().image_layer().unwrap();
+    assert_eq!(
+        (layer.amplitude, phong.clip(layer.image).and_then(|c| c.source.file_name())),
+        (1.0, Some("Images/material-PBR-rocks/Rocks01_bump.jpg".to_owned()))
+    );
+    let notes = lwo::shading(bumped, &phong).notes;
+    assert!(notes.iter().any(|n| n.contains("Bump input's image layer")), "{notes:?}");
+}

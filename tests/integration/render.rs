@@ -236,7 +236,9 @@ fn doodads_whose_models_are_missing_keep_their_markers_with_a_warning() {
 }
 
 /// Real LightWave 2018 objects whose surfaces exist only as node graphs: the six Standard nodes'
-/// colours of Cube04, and Cube06's Image node with its UV grid from the content folder's Images/.
+/// colours of Cube04, Cube06's Image node with its UV grid from the content folder's Images/, and
+/// Cube09's UV grid on the Standard node's own Color layer (mirrored and clamped on one face, undersized
+/// and oversized on others).
 #[test]
 fn lightwave_2018_node_materials_match_baselines() {
     let dir = scratch("render-lw2018");
@@ -244,6 +246,7 @@ fn lightwave_2018_node_materials_match_baselines() {
     for (file, baseline) in [
         ("Cube04-MultipleStandard.lwo", "lw2018-cube04-node-colours.png"),
         ("Cube06-UVTextureMapStandard.lwo", "lw2018-cube06-uv-grid.png"),
+        ("Cube09-UVTextureMapPhong-Repeat.lwo", "lw2018-cube09-layer-uv-grid.png"),
     ] {
         let out = dir.join(baseline);
         render(&objects.join(file), &out, &[]);

@@ -37,6 +37,19 @@ pub struct Node {
 pub struct NodeInput {
     pub name: String,
     pub value: NodeValue,
+    /// The input's own texture layers (`TXTR` → `BLOK`), as a classic surface channel has them; they
+    /// take the place of the stored value where nothing is connected.
+    pub layers: Vec<super::model::Block>,
+}
+
+impl NodeInput {
+    /// The image layer drawn on top: enabled, the last in ordinal order (as a surface's colour map).
+    pub fn image_layer(&self) -> Option<&super::model::Block> {
+        self.layers
+            .iter()
+            .filter(|b| b.enabled && b.kind == super::model::BlockKind::Image)
+            .max_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()))
+    }
 }
 
 /// A stored input value as `FORM VALU` holds it.
@@ -153,7 +166,20 @@ impl NodeGraph {
                 }
             }
             if !node.inputs.is_empty() {
-                let inputs: Vec<String> = node.inputs.iter().map(|i| format!("{} = {}", i.name, i.value)).collect();
+                let inputs: Vec<String> = node
+                    .inputs
+                    .iter()
+                    .map(|i| match i.image_layer() {
+                        Some(layer) => format!(
+                            "{} = {} [image layer: clip {}, UV map {}]",
+                            i.name,
+                            i.value,
+                            layer.image,
+                            layer.uv_map.as_deref().unwrap_or("(none)")
+                        ),
+                        None => format!("{} = {}", i.name, i.value),
+                    })
+                    .collect();
                 line.push_str(&format!(": {}", inputs.join(", ")));
             }
             out.push(line);
@@ -250,7 +276,7 @@ fn collect_entries(file: &[u8], form: ChunkRef<'_>, node: &mut Node, warnings: &
     }
     for child in form.children() {
         if child.is_form(b"ENTR") {
-            match read_entry(file, child) {
+            match read_entry(file, child, warnings) {
                 Ok(Some(input)) => node.inputs.push(input),
                 Ok(None) => {}
                 Err(e) => read_leniently(warnings, child, Err(e)),
@@ -261,17 +287,22 @@ fn collect_entries(file: &[u8], form: ChunkRef<'_>, node: &mut Node, warnings: &
     }
 }
 
-/// `FORM ENTR` {`NAME`, `FLAG`, `TAG `…, `FORM VALU`}.
-fn read_entry(file: &[u8], entry: ChunkRef<'_>) -> Result<Option<NodeInput>> {
+/// `FORM ENTR` {`NAME`, `FLAG`, `TAG `…, `FORM VALU`}; the value's `FORM TXTR` holds the input's
+/// texture layers (one `FORM BLOK` each).
+fn read_entry(file: &[u8], entry: ChunkRef<'_>, warnings: &mut Vec<Warning>) -> Result<Option<NodeInput>> {
     let Some(name_chunk) = entry.children().find(|c| c.id.0 == *b"NAME") else {
         return Ok(None);
     };
     let name = name_chunk.reader(file, Endian::Big).s0()?;
-    let value = match entry.children().find(|c| c.is_form(b"VALU")) {
+    let valu = entry.children().find(|c| c.is_form(b"VALU"));
+    let value = match valu {
         Some(valu) => read_value(file, valu)?,
         None => NodeValue::Other(String::new()),
     };
-    Ok(Some(NodeInput { name, value }))
+    let texture_forms = valu.into_iter().flat_map(|v| v.children()).chain(entry.children());
+    let blocks = texture_forms.filter(|c| c.is_form(b"TXTR")).flat_map(|t| t.children()).filter(|b| b.is_form(b"BLOK"));
+    let layers = blocks.map(|b| super::surface::read_block(file, b, warnings)).collect();
+    Ok(Some(NodeInput { name, value, layers }))
 }
 
 /// `FORM VALU` → `"    "` {S0 type, then an `int`'s U4 or a `double`'s F8}; a `vparam`'s values sit in a

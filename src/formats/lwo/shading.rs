@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::model::{LwoObject, Projection, Surface, Wrap};
+use super::model::{Block, LwoObject, Projection, Surface, Wrap};
 use super::nodes::{Node, NodeGraph};
 
 /// Nodes between a material and a constant are followed at most this deep (a graph may loop) …
@@ -160,24 +160,29 @@ pub fn basic_shading(surface: &Surface, object: &LwoObject) -> SurfaceShading {
     out.ior = surface.refraction_index;
     out.diffuse_transmission = surface.translucency.clamp(0.0, 1.0);
     if let Some(block) = surface.color_map() {
-        let clip = (block.image != 0).then_some(block.image);
-        let file =
-            clip.and_then(|i| object.clip(i)).and_then(|c| c.source.file_name()).or_else(|| block.image_file.clone());
-        out.textures.push(ShadingTexture {
-            slot: TextureSlot::BaseColor,
-            clip,
-            file,
-            uv_map: block.uv_map.clone(),
-            projection: block.projection,
-            axis: block.axis,
-            wrap: block.wrap,
-            tiling: block.wrap_cycles,
-            center: block.center,
-            size: block.size,
-            rotation: block.rotation,
-        });
+        out.textures.push(block_texture(block, TextureSlot::BaseColor, object));
     }
     out
+}
+
+/// The texture an image block (a surface's, or a node input's layer) gives `slot`.
+fn block_texture(block: &Block, slot: TextureSlot, object: &LwoObject) -> ShadingTexture {
+    let clip = (block.image != 0).then_some(block.image);
+    let file =
+        clip.and_then(|i| object.clip(i)).and_then(|c| c.source.file_name()).or_else(|| block.image_file.clone());
+    ShadingTexture {
+        slot,
+        clip,
+        file,
+        uv_map: block.uv_map.clone(),
+        projection: block.projection,
+        axis: block.axis,
+        wrap: block.wrap,
+        tiling: block.wrap_cycles,
+        center: block.center,
+        size: block.size,
+        rotation: block.rotation,
+    }
 }
 
 /// What an input evaluates to.
@@ -185,6 +190,8 @@ enum Input<'g> {
     Constant(Vec<f64>),
     /// An Image node's output.
     Image(&'g Node),
+    /// The input's own image layer (LightWave 2018's `TXTR` on a node input).
+    Layer(&'g Block),
     /// Nothing known: the caller keeps its default.
     Missing,
 }
@@ -212,6 +219,7 @@ impl<'g> Evaluator<'g> {
             }
         }
         match node.input(input) {
+            Some(stored) if let Some(layer) = stored.image_layer() => Input::Layer(layer),
             Some(stored) if !stored.value.numbers().is_empty() => Input::Constant(stored.value.numbers()),
             _ => Input::Missing,
         }
@@ -365,8 +373,16 @@ fn node_shading<'g>(surface: &Surface, object: &LwoObject, graph: &'g NodeGraph,
     }
     // A normal map reaches Normal directly or through a NormalMap node; the connection is followed
     // whether or not the node stores a Normal value of its own.
-    if let Input::Image(image) = inputs.eval.input(material, "Normal", 0) {
-        out.textures.push(image_texture(image, TextureSlot::Normal, object));
+    match inputs.eval.input(material, "Normal", 0) {
+        Input::Image(image) => out.textures.push(image_texture(image, TextureSlot::Normal, object)),
+        Input::Layer(layer) => out.textures.push(block_texture(layer, TextureSlot::Normal, object)),
+        _ => {}
+    }
+    if material.input("Bump").and_then(|b| b.image_layer()).is_some() {
+        inputs
+            .eval
+            .notes
+            .insert("the Bump input's image layer (a height map) is not drawn: there is no bump slot".into());
     }
     match kind {
         "Standard" => {
@@ -411,6 +427,10 @@ impl<'g> MaterialInputs<'_, 'g> {
                 out.textures.push(image_texture(image, slot, self.object));
                 None
             }
+            Input::Layer(layer) => {
+                out.textures.push(block_texture(layer, slot, self.object));
+                None
+            }
             Input::Missing => None,
         }
     }
@@ -421,6 +441,12 @@ impl<'g> MaterialInputs<'_, 'g> {
             Input::Image(image) => {
                 if let Some(slot) = slot {
                     out.textures.push(image_texture(image, slot, self.object));
+                }
+                None
+            }
+            Input::Layer(layer) => {
+                if let Some(slot) = slot {
+                    out.textures.push(block_texture(layer, slot, self.object));
                 }
                 None
             }
@@ -470,7 +496,10 @@ mod tests {
     use crate::formats::lwo::nodes::{Connection, NodeInput, NodeValue};
 
     fn node(kind: &str, name: &str, inputs: &[(&str, NodeValue)]) -> Node {
-        let inputs = inputs.iter().map(|(n, v)| NodeInput { name: (*n).to_owned(), value: v.clone() }).collect();
+        let inputs = inputs
+            .iter()
+            .map(|(n, v)| NodeInput { name: (*n).to_owned(), value: v.clone(), layers: Vec::new() })
+            .collect();
         Node { kind: kind.to_owned(), name: name.to_owned(), inputs, image: None, offset: 0 }
     }
 

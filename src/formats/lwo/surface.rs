@@ -190,24 +190,37 @@ fn read_lwo2_parameter(id: FourCc, r: &mut Reader<'_>, s: &mut Surface) -> Resul
     Ok(())
 }
 
-fn read_block(file: &[u8], node: ChunkRef<'_>, warnings: &mut Vec<Warning>) -> Block {
+/// A part of a texture block as (what it is, the chunk holding its values). In LWO2 a sub-chunk is both;
+/// LightWave 2018 (a node input's `TXTR` layers) wraps the block, its header and every value that can
+/// carry an envelope in `FORM <id>` around an anonymous chunk of the same bytes as LWO2's.
+fn block_part(chunk: ChunkRef<'_>) -> (FourCc, ChunkRef<'_>) {
+    match chunk.form_type {
+        Some(kind) => (kind, chunk.children().find(|c| c.id == ANONYMOUS).unwrap_or(chunk)),
+        None => (chunk.id, chunk),
+    }
+}
+
+/// A texture block: LWO2's `BLOK` chunk, or LightWave 2018's `FORM BLOK` in a node input's layers.
+pub(super) fn read_block(file: &[u8], node: ChunkRef<'_>, warnings: &mut Vec<Warning>) -> Block {
     let Some(header) = node.first_child() else {
         return Block::new(BlockKind::Procedural);
     };
-    let kind = match &header.id.0 {
+    let (header_kind, ordinal) = block_part(header);
+    let kind = match &header_kind.0 {
         b"IMAP" => BlockKind::Image,
         b"GRAD" => BlockKind::Gradient,
         b"SHDR" => BlockKind::Shader,
         _ => BlockKind::Procedural,
     };
     let mut block = Block::new(kind);
-    match header.reader(file, Endian::Big).s0() {
+    match ordinal.reader(file, Endian::Big).s0() {
         Ok(ordinal) => block.ordinal = ordinal,
         Err(e) => read_leniently(warnings, header, Err(e)),
     }
-    for sub in header.children() {
+    for sub in header.children().filter(|c| c.id != ANONYMOUS) {
+        let (id, sub) = block_part(sub);
         let mut r = sub.reader(file, Endian::Big);
-        let result = match &sub.id.0 {
+        let result = match &id.0 {
             b"CHAN" => r.fourcc().map(|c| block.channel = c),
             b"ENAB" => r.u16().map(|v| block.enabled = v != 0),
             b"OPAC" => r.u16().and_then(|t| {
@@ -220,13 +233,15 @@ fn read_block(file: &[u8], node: ChunkRef<'_>, warnings: &mut Vec<Warning>) -> B
         };
         check_sub_chunk(warnings, sub, &r, result);
     }
-    for attr in node.children().skip(1) {
+    for whole in node.children().skip(1) {
+        let (id, attr) = block_part(whole);
         let mut r = attr.reader(file, Endian::Big);
-        let result = match &attr.id.0 {
+        let result = match &id.0 {
             b"TMAP" => {
-                for t in attr.children() {
+                for t in whole.children() {
+                    let (id, t) = block_part(t);
                     let mut r = t.reader(file, Endian::Big);
-                    let result = read_texture_mapping(t.id, &mut r, &mut block);
+                    let result = read_texture_mapping(id, &mut r, &mut block);
                     check_sub_chunk(warnings, t, &r, result);
                 }
                 Ok(())

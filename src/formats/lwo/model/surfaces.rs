@@ -100,13 +100,20 @@ impl Surface {
 
     /// The colour image block that drives the base colour, if any.
     /// The last in ordinal order (layered last, drawn on top); of equal ordinals, the later block.
+    /// Without one, the image layer of the node material's base colour input (LightWave 2018), so that
+    /// the mesh takes that layer's UV map and projection.
     pub fn color_map(&self) -> Option<&Block> {
         // `max_by` gives the last of equal maxima: what the last of a stable sort gives, with no list
         // made (asked for each surface several times a load).
-        self.blocks
+        let surface_map = self
+            .blocks
             .iter()
             .filter(|b| b.enabled && b.channel.0 == *b"COLR" && b.kind == BlockKind::Image)
-            .max_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()))
+            .max_by(|a, b| a.ordinal.as_bytes().cmp(b.ordinal.as_bytes()));
+        surface_map.or_else(|| {
+            let material = self.nodes.as_ref()?.material_node()?;
+            ["Color", "Base Color"].iter().find_map(|name| material.input(name)?.image_layer())
+        })
     }
 }
 
