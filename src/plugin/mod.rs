@@ -23,7 +23,7 @@ use dependencies::{AssetPlace, DependencyReads};
 pub use crate::scene::{DoodadInfo, MaterialInfo, ModelLabel, ModelStats, PartInfo};
 pub use animation::{M2Billboard, M2Clock, M2Joint, M2Motion};
 pub use convert::texture_image;
-pub use source::{FileSourcePlugin, ModelSources, SourceReader};
+pub use source::{FileSourcePlugin, Listfiles, ModelSources, SourceReader};
 pub use wmo_material::{WmoExtension, WmoMaterial};
 
 /// Registers the [`ModelAsset`] type and its loader for LightWave (`.lwo`, `.lxo`), WMO (`.wmo`) and
@@ -50,13 +50,14 @@ impl Plugin for LwoWmoPlugin {
         app.add_plugins(MaterialPlugin::<WmoMaterial>::default());
         animation::build(app);
         let sources = app.world_mut().get_resource_or_init::<ModelSources>().clone();
+        let listfiles = app.world_mut().get_resource_or_init::<Listfiles>().clone();
         app.init_asset::<ModelAsset>()
             .register_type::<ModelPart>()
             .register_type::<Overlay>()
             .register_type::<DrawnMesh>()
             .register_type::<DoodadInstance>()
             .register_type::<MorphTargetNames>()
-            .register_asset_loader(ModelLoader { sources });
+            .register_asset_loader(ModelLoader { sources, listfiles });
     }
 }
 
@@ -74,6 +75,9 @@ pub struct ModelLoaderSettings {
     /// The name of an asset source registered with [`FileSourcePlugin`] to use as the data root (the
     /// viewer's `wow` game data); over `data_root`, and its files are read through the asset server.
     pub data_source: Option<String>,
+    /// The community listfile (`FileDataID;path` lines) that names the skins and textures an MD21 model
+    /// names by number; read once per path for all loads ([`Listfiles`]).
+    pub listfile: Option<PathBuf>,
     /// Where the build reports how far it is, and is told to stop (not part of the asset's meta file).
     #[serde(skip)]
     pub progress: Option<Arc<scene::LoadProgress>>,
@@ -157,6 +161,7 @@ pub struct ModelLoader {
     /// Named asset sources backed by a file source: a model loaded from one pulls its other files
     /// from the same source.
     sources: ModelSources,
+    listfiles: Listfiles,
 }
 
 /// The whole file from Bevy's reader, into the buffer the scene keeps. Where the reader can seek (Bevy's
@@ -233,6 +238,10 @@ impl bevy::asset::AssetLoader for ModelLoader {
             },
             progress: settings.progress.clone(),
             anim_files: defaults.anim_files,
+            listfile: match &settings.listfile {
+                Some(path) => Some(self.listfiles.get(path)?),
+                None => None,
+            },
         };
         // The model's other files are read through the asset server (see `dependencies`).
         let reads = DependencyReads::new();
@@ -286,4 +295,6 @@ pub enum ModelLoadError {
     UnknownDataSource(String),
     #[error("no thread could be started to build the model: {0}")]
     NoBuildThread(std::io::Error),
+    #[error("listfile {0}")]
+    Listfile(#[from] crate::source::ListfileError),
 }

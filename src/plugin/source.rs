@@ -27,6 +27,28 @@ impl ModelSources {
     }
 }
 
+/// Listfiles the loader has read (or been given), by path: each is read once for every load that names
+/// it in [`super::ModelLoaderSettings::listfile`]; shared with the loader.
+#[derive(Resource, Clone, Default)]
+pub struct Listfiles(Arc<RwLock<HashMap<PathBuf, Arc<crate::source::Listfile>>>>);
+
+impl Listfiles {
+    /// The listfile at `path`, read on first use.
+    pub fn get(&self, path: &Path) -> Result<Arc<crate::source::Listfile>, crate::source::ListfileError> {
+        if let Some(found) = self.0.read().unwrap_or_else(|e| e.into_inner()).get(path) {
+            return Ok(found.clone());
+        }
+        let read = Arc::new(crate::source::Listfile::read(path)?);
+        self.insert(path, read.clone());
+        Ok(read)
+    }
+
+    /// Gives the loader a listfile already read (the viewer reads `--listfile` once, at the start).
+    pub fn insert(&self, path: &Path, listfile: Arc<crate::source::Listfile>) {
+        self.0.write().unwrap_or_else(|e| e.into_inner()).insert(path.to_path_buf(), listfile);
+    }
+}
+
 /// Makes `source` the asset source `name` (`name://path` asset paths). Add it before `DefaultPlugins`:
 /// Bevy builds its asset sources when the asset plugin is added.
 pub struct FileSourcePlugin {

@@ -36,41 +36,31 @@ pub(super) struct BuiltModel {
     pub skeleton: Option<usize>,
 }
 
-/// The skin a version-264 model at `model_path` draws: `Name00.skin` beside it, found ignoring case,
-/// or where that is absent (real data ships models with only some of their skins) the
+/// The skin a model of version 264 or later at `model_path` draws: for an MD21 model, its first SFID
+/// file where the listfile names it and the game data holds it; else `Name00.skin` beside it, found
+/// ignoring case, or where that is absent (real data ships models with only some of their skins) the
 /// lowest-numbered `NameNN.skin` present, with a warning in `warnings`. `Ok(None)` for earlier
 /// versions, whose views are embedded. The loader and `--info` both use it.
 pub fn read_skin_beside(
     source: &dyn FileSource,
     model_path: &str,
     model: &M2Model,
+    lookup: super::Lookup<'_>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Option<(SceneFile, Skin)>, Diagnostic> {
     if model.version < 264 {
         return Ok(None);
     }
-    let name = skin_file_name(file_name(model_path));
-    let model_file = source.display_path(model_path);
-    let found = match find_sibling(source, model_path, &name) {
+    // An MD21 model names its first skin by FileDataID: where the listfile knows it and the game
+    // data holds it, that file.
+    let by_id = model.file_ids.skins.first().and_then(|&id| {
+        let path = lookup.listfile?.path(id)?;
+        let data = lookup.data?;
+        Some((data, data.find(path)?))
+    });
+    let (source, found) = match by_id {
         Some(found) => found,
-        None => {
-            let other = lowest_skin_beside(source, model_path).ok_or_else(|| {
-                Diagnostic::new(
-                    DiagnosticKind::MissingFile,
-                    &model_file,
-                    format!("{name} is missing beside the model, and no other skin is there"),
-                )
-            })?;
-            warnings.push(Diagnostic::new(
-                DiagnosticKind::MissingFile,
-                &model_file,
-                format!(
-                    "{name} is missing; drawn from {}, the lowest-numbered skin beside the model",
-                    file_name(&other)
-                ),
-            ));
-            other
-        }
+        None => (source, skin_beside(source, model_path, warnings)?),
     };
     let display_path = source.display_path(&found);
     let unreadable = |message: String| Diagnostic::new(DiagnosticKind::UnreadableFile, &display_path, message);
@@ -78,6 +68,32 @@ pub fn read_skin_beside(
     let skin = parse_skin(&bytes).map_err(|e| unreadable(e.to_string()))?;
     // Kept as a file of the scene (picking and the hex view read its bytes); a skin is no document.
     Ok(Some((SceneFile { path: found, display_path, bytes, document: None }, skin)))
+}
+
+/// `Name00.skin` beside the model, else the lowest-numbered skin there with a warning.
+fn skin_beside(
+    source: &dyn FileSource,
+    model_path: &str,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<String, Diagnostic> {
+    let name = skin_file_name(file_name(model_path));
+    if let Some(found) = find_sibling(source, model_path, &name) {
+        return Ok(found);
+    }
+    let model_file = source.display_path(model_path);
+    let other = lowest_skin_beside(source, model_path).ok_or_else(|| {
+        Diagnostic::new(
+            DiagnosticKind::MissingFile,
+            &model_file,
+            format!("{name} is missing beside the model, and no other skin is there"),
+        )
+    })?;
+    warnings.push(Diagnostic::new(
+        DiagnosticKind::MissingFile,
+        &model_file,
+        format!("{name} is missing; drawn from {}, the lowest-numbered skin beside the model", file_name(&other)),
+    ));
+    Ok(other)
 }
 
 /// `NameNN.skin` beside the model with the lowest NN, matched ignoring case.
@@ -107,12 +123,12 @@ pub(super) fn build_model(
     source: &dyn FileSource,
     model_file: usize,
     model: &M2Model,
-    data: Option<&dyn FileSource>,
+    lookup: super::Lookup<'_>,
     textures: &mut TextureSet,
 ) -> Result<BuiltModel, Diagnostic> {
     let model_path = scene.files[model_file].path.clone();
     let owner = scene.files[model_file].display_path.clone();
-    let skin_file = read_skin_beside(source, &model_path, model, &mut scene.warnings)?;
+    let skin_file = read_skin_beside(source, &model_path, model, lookup, &mut scene.warnings)?;
     let (skin, triangles_file) = match skin_file {
         Some((file, skin)) => {
             scene.files.push(file);
@@ -171,8 +187,11 @@ pub(super) fn build_model(
             let sampler = Sampler { repeat: texture.wraps(), nearest: false };
             let label = ModelLabel::M2Texture { model: index, texture: t }.to_string();
             let located = match texture.kind {
-                0 if let Some(id) = file_data_id => Err(NotLocated::ByFileDataId { id }),
-                0 => locate_in_data(data, &texture.file_name),
+                0 if let Some(id) = file_data_id => match lookup.listfile.and_then(|l| l.path(id)) {
+                    Some(path) => locate_in_data(lookup.data, path),
+                    None => Err(NotLocated::ByFileDataId { id }),
+                },
+                0 => locate_in_data(lookup.data, &texture.file_name),
                 kind if FOLDER_SKIN_TYPES.contains(&kind) && !folder_skins.is_empty() => {
                     Ok(Located { source, path: folder_skins[0].clone() })
                 }
@@ -368,7 +387,7 @@ fn material_parameters(state: M2Material) -> Vec<(String, String)> {
 pub(super) fn build_standalone(
     source: &dyn FileSource,
     file: SceneFile,
-    data: Option<&dyn FileSource>,
+    lookup: super::Lookup<'_>,
 ) -> Result<Scene, FileError> {
     let document = file.document.clone().expect("the caller matched the model");
     let Model::M2(model) = &document.model else { unreachable!("the caller matched the model") };
@@ -378,7 +397,7 @@ pub(super) fn build_standalone(
     let name = file_name(&file.path).to_owned();
     scene.files.push(file);
     let mut textures = TextureSet::default();
-    let built = build_model(&mut scene, 0, source, 0, model, data, &mut textures)
+    let built = build_model(&mut scene, 0, source, 0, model, lookup, &mut textures)
         .map_err(|d| FileError::Unsupported { file: display_path.into(), message: d.message })?;
     let root = scene.add_node(Node::group(name, None, NodeTransform::IDENTITY));
     let draws = built.units.iter().map(|u| u.draw);

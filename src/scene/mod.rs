@@ -43,6 +43,16 @@ pub struct LoadOptions {
     pub progress: Option<std::sync::Arc<LoadProgress>>,
     /// Which M2 sequences' `.anim` files are read with the model.
     pub anim_files: anim_files::AnimFiles,
+    /// Maps the FileDataIDs an MD21 model names its skins and textures by to paths in the game data.
+    pub listfile: Option<Arc<crate::source::Listfile>>,
+}
+
+/// Where a model's other files are found: the game data (a data root), and for models that name files
+/// by number (MD21) the listfile that maps numbers to paths.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lookup<'a> {
+    pub data: Option<&'a dyn FileSource>,
+    pub listfile: Option<&'a crate::source::Listfile>,
 }
 
 /// A file the scene was built from, with its bytes (the inspector's hex view and picking read them)
@@ -367,14 +377,15 @@ pub fn build(
         });
     };
     let report = progress::Report(options.progress.as_deref());
+    let lookup = Lookup { data, listfile: options.listfile.as_deref() };
     let display_path = file.display_path.clone();
     let scene = match (&document.format, &document.model) {
         (Format::Lwo(_), Model::Lwo(object)) => {
             report.begin("meshes", crate::mesh::lwo::work_items(object));
             Ok(lwo::build(source, file, options, report))
         }
-        (_, Model::WmoRoot(_) | Model::WmoGroup(_)) => Ok(wmo::build(source, file, data, report)),
-        (_, Model::M2(_)) => m2::build_standalone(source, file, data),
+        (_, Model::WmoRoot(_) | Model::WmoGroup(_)) => Ok(wmo::build(source, file, lookup, report)),
+        (_, Model::M2(_)) => m2::build_standalone(source, file, lookup),
         (_, Model::Blp(_)) => blp::build(file),
         _ => Err(FileError::Unsupported {
             file: file.display_path.into(),

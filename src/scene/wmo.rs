@@ -43,12 +43,7 @@ pub fn find_group_files(
         .collect()
 }
 
-pub(super) fn build(
-    source: &dyn FileSource,
-    file: SceneFile,
-    data: Option<&dyn FileSource>,
-    report: Report<'_>,
-) -> Scene {
+pub(super) fn build(source: &dyn FileSource, file: SceneFile, lookup: super::Lookup<'_>, report: Report<'_>) -> Scene {
     let mut scene = Scene::default();
     let document = file.document.clone().expect("the caller matched the model");
     scene.warnings.extend(document.warnings().iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
@@ -141,7 +136,7 @@ pub(super) fn build(
     }
     let Some(built) = build_in_parallel(&group_models, root, report) else { return scene };
     scene.files = files.clone();
-    assemble(&mut scene, &opened_path, &owner, root, &group_models, built, data, report);
+    assemble(&mut scene, &opened_path, &owner, root, &group_models, built, lookup, report);
     scene
 }
 
@@ -186,11 +181,11 @@ fn assemble(
     root: Option<&WmoRoot>,
     groups: &[(usize, usize, &WmoGroup)],
     built: Vec<GroupMeshes>,
-    data: Option<&dyn FileSource>,
+    lookup: super::Lookup<'_>,
     report: Report<'_>,
 ) {
     let mut textures = TextureSet::default();
-    let materials = build_materials(scene, root, data, &mut textures, owner);
+    let materials = build_materials(scene, root, lookup, &mut textures, owner);
     let default_material = scene.add_material(Material {
         base_color: [0.75, 0.75, 0.75, 1.0],
         game_pass: Some(GamePass {
@@ -285,7 +280,7 @@ fn assemble(
             let draw = Draw { mesh, material: portal_material };
             scene.add_node(Node { overlay: Some(Overlay::Portals), hidden: true, ..Node::drawing(root_node, draw) });
         }
-        place_doodads(scene, root, root_node, marker_material, data, &mut textures, report);
+        place_doodads(scene, root, root_node, marker_material, lookup, &mut textures, report);
     }
     scene.textures = textures.textures;
     scene.bounds = bounds;
@@ -303,7 +298,7 @@ fn place_doodads(
     root: &WmoRoot,
     root_node: usize,
     marker_material: usize,
-    data: Option<&dyn FileSource>,
+    lookup: super::Lookup<'_>,
     textures: &mut TextureSet,
     report: Report<'_>,
 ) {
@@ -325,7 +320,7 @@ fn place_doodads(
                     if report.cancelled() {
                         return;
                     }
-                    let built = load_doodad_model(scene, models.len(), &name, data, textures);
+                    let built = load_doodad_model(scene, models.len(), &name, lookup, textures);
                     report.step();
                     models.push((doodad.name_offset, built));
                     models.len() - 1
@@ -366,10 +361,10 @@ fn load_doodad_model(
     scene: &mut Scene,
     index: usize,
     name: &str,
-    data: Option<&dyn FileSource>,
+    lookup: super::Lookup<'_>,
     textures: &mut TextureSet,
 ) -> Option<BuiltModel> {
-    let result = locate_in_data(data, &model_file_name(name))
+    let result = locate_in_data(lookup.data, &model_file_name(name))
         .map_err(|reason| (DiagnosticKind::MissingFile, reason.to_string()))
         .and_then(|at| {
             let unreadable = |reason: String| (DiagnosticKind::UnreadableFile, reason);
@@ -381,7 +376,7 @@ fn load_doodad_model(
             scene.warnings.extend(model.warnings.iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
             scene.files.push(file);
             let file_index = scene.files.len() - 1;
-            build_model(scene, index, at.source, file_index, &model, data, textures)
+            build_model(scene, index, at.source, file_index, &model, lookup, textures)
                 .map_err(|d| (d.kind, d.to_string()))
         });
     match result {
@@ -410,7 +405,7 @@ fn group_name(root: Option<&WmoRoot>, group: Option<&WmoGroup>, index: usize) ->
 fn build_materials(
     scene: &mut Scene,
     root: Option<&WmoRoot>,
-    data: Option<&dyn FileSource>,
+    lookup: super::Lookup<'_>,
     textures: &mut TextureSet,
     owner: &str,
 ) -> Vec<usize> {
@@ -427,7 +422,7 @@ fn build_materials(
                 &format!("motx {}", m.texture1),
                 ModelLabel::Texture(m.texture1 as usize).to_string(),
                 name,
-                locate_in_data(data, name),
+                locate_in_data(lookup.data, name),
                 ImageFormat::Blp,
                 sampler,
                 (owner, TextureUser::WmoMaterial),

@@ -6,6 +6,7 @@
 //! data written on Windows names files freely.
 
 mod game_data;
+mod listfile;
 mod loose;
 mod mpq;
 
@@ -13,6 +14,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use game_data::{DataEntry, GameData};
+pub use listfile::{Listfile, ListfileError};
 pub use loose::{LooseFolder, read_file, zeroed_file_buffer};
 pub use mpq::MpqArchive;
 

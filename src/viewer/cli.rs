@@ -127,6 +127,15 @@ pub struct Args {
     /// The game data `--data` names, opened once (its archives' tables read) for the whole run.
     #[arg(skip)]
     pub game_data: Option<std::sync::Arc<dyn crate::source::FileSource>>,
+
+    /// The community listfile (`FileDataID;path` lines, as wow.export and others publish it): names the
+    /// skins and textures that Legion-era (MD21) models give only by number, looked up in the game data
+    #[arg(long, value_name = "FILE")]
+    pub listfile: Option<PathBuf>,
+
+    /// `--listfile`, read once for the whole run.
+    #[arg(skip)]
+    pub listfile_read: Option<std::sync::Arc<crate::source::Listfile>>,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -181,6 +181,7 @@ pub fn poll_control(
                         data: viewer.data_for_current(),
                         doodad_set: toggles.doodad_set,
                         morph_weights: morphs.weights.clone().into_iter().collect(),
+                        listfile: viewer.listfile.as_ref().map(|(_, list)| list.clone()),
                     };
                     export.start(shown, PathBuf::from(arg));
                 }

@@ -11,8 +11,8 @@ use crate::scene::{LoadOptions, load};
 use super::cli::Args;
 
 /// An export writes every sequence, so it reads every `.anim` file.
-fn export_load_options() -> LoadOptions {
-    LoadOptions { anim_files: crate::scene::anim_files::AnimFiles::All, ..LoadOptions::default() }
+fn export_load_options(listfile: Option<std::sync::Arc<crate::source::Listfile>>) -> LoadOptions {
+    LoadOptions { anim_files: crate::scene::anim_files::AnimFiles::All, listfile, ..LoadOptions::default() }
 }
 
 /// `--animation SPEC` for the opened model, or `None` with a warning (not a moving M2, no such sequence).
@@ -34,7 +34,8 @@ pub fn run(args: &Args, out: &Path) -> ExitCode {
     };
     let started = Instant::now();
     let (source, relative) = super::source_of(path, args.game_data.as_ref());
-    let scene = match load(source.as_ref(), &relative, args.game_data.as_deref(), &export_load_options()) {
+    let options = export_load_options(args.listfile_read.clone());
+    let scene = match load(source.as_ref(), &relative, args.game_data.as_deref(), &options) {
         Ok(scene) => scene,
         Err(e) => {
             eprintln!("{e}");
@@ -92,6 +93,7 @@ pub struct ExportRequest {
     pub data: Option<std::sync::Arc<dyn crate::source::FileSource>>,
     pub doodad_set: u32,
     pub morph_weights: Vec<(String, f32)>,
+    pub listfile: Option<std::sync::Arc<crate::source::Listfile>>,
 }
 
 /// File ▸ Export in the window (and the control hook's `export PATH`): the shown file loaded again by
@@ -130,7 +132,7 @@ impl WindowExport {
 
     /// Writes the shown file, as the window shows it, to `out` on a task.
     pub fn start(&mut self, shown: ExportRequest, out: std::path::PathBuf) {
-        let ExportRequest { file, data, doodad_set, morph_weights } = shown;
+        let ExportRequest { file, data, doodad_set, morph_weights, listfile } = shown;
         if self.running.is_some() {
             return;
         }
@@ -139,8 +141,8 @@ impl WindowExport {
         let task = bevy::tasks::AsyncComputeTaskPool::get().spawn(async move {
             let started = Instant::now();
             let (source, relative) = super::source_of(&file, data.as_ref());
-            let scene =
-                load(source.as_ref(), &relative, data.as_deref(), &export_load_options()).map_err(|e| e.to_string())?;
+            let options = export_load_options(listfile);
+            let scene = load(source.as_ref(), &relative, data.as_deref(), &options).map_err(|e| e.to_string())?;
             let report_progress = |done: usize, total: usize| {
                 shared[0].store(done, std::sync::atomic::Ordering::Relaxed);
                 shared[1].store(total, std::sync::atomic::Ordering::Relaxed);

@@ -250,6 +250,7 @@ fn render_queue(args: Args, jobs: Vec<BatchJob>, batch: Option<Batch>) -> ExitCo
         .add_plugins(ViewerScenePlugin {
             data_root: args.data.clone(),
             game_data: args.game_data.clone(),
+            listfile: args.listfile.clone().zip(args.listfile_read.clone()),
             morphs: args.morph.clone(),
             portal_culling: !args.no_portal_culling,
             animation: super::animation::AnimationStart {

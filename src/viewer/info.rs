@@ -26,11 +26,12 @@ pub struct Info {
 /// Everything about a file on disk.
 pub fn gather(path: &Path) -> Result<Info, FileError> {
     let (folder, relative) = crate::source::LooseFolder::containing(path);
-    gather_in(&folder, &relative)
+    gather_in(&folder, &relative, crate::scene::Lookup::default())
 }
 
-/// Everything about the file at `path` in `source` (its groups and skins read from the same source).
-pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError> {
+/// Everything about the file at `path` in `source` (its groups and skins read from the same source;
+/// an MD21 model's skin through `lookup`'s listfile, in its game data or the data root above the file).
+pub fn gather_in(source: &dyn FileSource, path: &str, lookup: crate::scene::Lookup<'_>) -> Result<Info, FileError> {
     let file = crate::scene::read_file(source, path)?;
     let display_path = file.display_path.clone();
     let bytes = file.bytes.clone();
@@ -70,7 +71,7 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
             warnings.push("a group file opened alone: materials, portals and doodads live in the root".into());
             wmo_summary(None, std::slice::from_ref(group))
         }
-        Model::M2(model) => m2_summary(source, path, model, &mut warnings),
+        Model::M2(model) => m2_summary(source, path, model, lookup, &mut warnings),
         Model::Blp(blp) => {
             // The header alone may be sound while the pixels are not: a texture that does not decode is
             // refused here as it is in the window.
@@ -86,9 +87,17 @@ pub fn gather_in(source: &dyn FileSource, path: &str) -> Result<Info, FileError>
 
 /// The model and its view (embedded view 0, or for version 264 `Name00.skin` beside the file, else the
 /// lowest-numbered skin there).
-fn m2_summary(source: &dyn FileSource, path: &str, model: &M2Model, warnings: &mut Vec<String>) -> Map<String, Value> {
+fn m2_summary(
+    source: &dyn FileSource,
+    path: &str,
+    model: &M2Model,
+    lookup: crate::scene::Lookup<'_>,
+    warnings: &mut Vec<String>,
+) -> Map<String, Value> {
     let mut notes = Vec::new();
-    let skin = crate::scene::read_skin_beside(source, path, model, &mut notes)
+    let found_root = lookup.data.is_none().then(|| crate::scene::find_data_root(source, path)).flatten();
+    let data = lookup.data.or(found_root.as_ref().map(|d| d as &dyn FileSource));
+    let skin = crate::scene::read_skin_beside(source, path, model, crate::scene::Lookup { data, ..lookup }, &mut notes)
         .map(|found| found.map(|(_, skin)| skin))
         .unwrap_or_else(|e| {
             warnings.push(format!("{e}: no submeshes or triangles to count"));

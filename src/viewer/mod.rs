@@ -28,6 +28,15 @@ use cli::Args;
 
 pub fn run(mut args: Args) -> ExitCode {
     args.game_data = args.data.as_deref().map(crate::source::open_data_root);
+    if let Some(path) = &args.listfile {
+        match crate::source::Listfile::read(path) {
+            Ok(listfile) => args.listfile_read = Some(std::sync::Arc::new(listfile)),
+            Err(e) => {
+                eprintln!("listfile {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     if let Some(dir) = args.output_dir.clone() {
         return headless::run_batch(args, dir);
     }
@@ -58,7 +67,8 @@ pub fn run(mut args: Args) -> ExitCode {
             if files.len() > 1 && !args.json {
                 print_to_stdout(&format!("{}==> {} <==\n", if i == 0 { "" } else { "\n" }, path.display()));
             }
-            failed |= print_info(path, args.game_data.as_ref(), args.json) != ExitCode::SUCCESS;
+            let listfile = args.listfile_read.as_deref();
+            failed |= print_info(path, args.game_data.as_ref(), listfile, args.json) != ExitCode::SUCCESS;
         }
         return if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS };
     }
@@ -123,10 +133,12 @@ pub fn source_of(
 fn print_info(
     path: &std::path::Path,
     game_data: Option<&std::sync::Arc<dyn crate::source::FileSource>>,
+    listfile: Option<&crate::source::Listfile>,
     json: bool,
 ) -> ExitCode {
     let (source, inside) = source_of(path, game_data);
-    match info::gather_in(source.as_ref(), &inside) {
+    let lookup = crate::scene::Lookup { data: game_data.map(|d| d.as_ref()), listfile };
+    match info::gather_in(source.as_ref(), &inside, lookup) {
         Ok(gathered) => {
             let text = if json {
                 format!("{}\n", serde_json::to_string_pretty(&info::to_json(path, &gathered)).unwrap_or_default())

@@ -25,6 +25,8 @@ pub struct ViewerScenePlugin {
     pub portal_culling: bool,
     /// `--animation` and `--time`.
     pub animation: super::animation::AnimationStart,
+    /// `--listfile`'s path and the list read from it.
+    pub listfile: Option<(PathBuf, Arc<crate::source::Listfile>)>,
 }
 
 /// The asset source that serves the game data given with `--data`: a model inside it is opened as
@@ -63,29 +65,33 @@ pub fn add_game_data_source(
 
 impl Plugin for ViewerScenePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins(LwoWmoPlugin)
-            .insert_resource(Viewer {
-                data_root: self.data_root.clone(),
-                game_data: self.game_data.clone(),
-                ..default()
-            })
-            .insert_resource(ViewToggles::default())
-            .insert_resource(MorphControls { weights: self.morphs.iter().cloned().collect() })
-            .insert_resource(super::culling::PortalCulling::new(self.portal_culling))
-            .insert_resource(self.animation.clone())
-            .add_message::<ModelShown>()
-            .add_systems(PreStartup, run_main_world_on_one_thread)
-            .add_systems(
-                Update,
-                (
-                    poll_pending_load,
-                    super::animation::apply_animation_start,
-                    super::culling::update_portal_culling,
-                    apply_visibility,
-                    apply_morph_weights,
-                )
-                    .chain(),
-            );
+        app.add_plugins(LwoWmoPlugin);
+        if let Some((path, listfile)) = &self.listfile {
+            app.world().resource::<crate::plugin::Listfiles>().insert(path, listfile.clone());
+        }
+        app.insert_resource(Viewer {
+            data_root: self.data_root.clone(),
+            game_data: self.game_data.clone(),
+            listfile: self.listfile.clone(),
+            ..default()
+        })
+        .insert_resource(ViewToggles::default())
+        .insert_resource(MorphControls { weights: self.morphs.iter().cloned().collect() })
+        .insert_resource(super::culling::PortalCulling::new(self.portal_culling))
+        .insert_resource(self.animation.clone())
+        .add_message::<ModelShown>()
+        .add_systems(PreStartup, run_main_world_on_one_thread)
+        .add_systems(
+            Update,
+            (
+                poll_pending_load,
+                super::animation::apply_animation_start,
+                super::culling::update_portal_culling,
+                apply_visibility,
+                apply_morph_weights,
+            )
+                .chain(),
+        );
     }
 }
 
@@ -132,6 +138,8 @@ impl PendingLoad {
 pub struct Viewer {
     pub data_root: Option<PathBuf>,
     pub game_data: Option<Arc<dyn crate::source::FileSource>>,
+    /// `--listfile`'s path (every load is given it) and the list, read once.
+    pub listfile: Option<(PathBuf, Arc<crate::source::Listfile>)>,
     pub pending: Option<PendingLoad>,
     pub current: Option<Handle<ModelAsset>>,
     pub current_path: Option<PathBuf>,
@@ -177,10 +185,12 @@ impl Viewer {
         };
         let progress = Arc::new(LoadProgress::default());
         let reported = progress.clone();
+        let listfile = self.listfile.as_ref().map(|(path, _)| path.clone());
         let handle = asset_server
             .load_builder()
             .with_settings(move |s: &mut ModelLoaderSettings| {
                 s.data_source = data_source.clone();
+                s.listfile = listfile.clone();
                 s.progress = Some(reported.clone());
             })
             .override_unapproved()

@@ -46,6 +46,7 @@ pub fn run(mut args: Args) -> ExitCode {
     .add_plugins(ViewerScenePlugin {
         data_root: args.data.clone(),
         game_data: args.game_data.clone(),
+        listfile: args.listfile.clone().zip(args.listfile_read.clone()),
         morphs: args.morph.clone(),
         portal_culling: !args.no_portal_culling,
         animation: super::animation::AnimationStart { sequence: args.animation.clone(), time: args.time, still: false },
@@ -466,6 +467,7 @@ fn poll_export(
         data: viewer.data_for_current(),
         doodad_set: toggles.doodad_set,
         morph_weights: morphs.weights.clone().into_iter().collect(),
+        listfile: viewer.listfile.as_ref().map(|(_, list)| list.clone()),
     });
     export.poll(open);
     if panel.export_status != export.status {

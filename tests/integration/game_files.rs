@@ -243,3 +243,72 @@ fn real_textures_open_on_their_own() {
     }
     assert!(encodings.len() >= 2, "the real textures use more than one encoding: {encodings:?}");
 }
+
+/// With a listfile, an MD21 model's FileDataIDs become paths in the game data: a tree moved away from
+/// its skin still draws (SFID → its `.skin`), and its textures are found (TXID → BLPs; any BLP of the
+/// folder stands in for the ones the retro-port does not ship). `--info` and `--output` take
+/// `--listfile` too; a listfile that cannot be read is one line.
+#[test]
+fn a_listfile_resolves_md21_skins_and_textures_by_file_data_id() {
+    use lwo_wmo_viewer::source::Listfile;
+    let Some(data) = wow_data() else { return };
+    let dir = crate::support::scratch("listfile-md21");
+    let tree = "world/khazmodan/wetlands/passivedoodads/trees/wetlandtree06.m2";
+    std::fs::copy(data.join(tree), dir.join("wetlandtree06.m2")).unwrap();
+    let list = dir.join("listfile.csv");
+    std::fs::write(
+        &list,
+        "508468;World/Khazmodan/Wetlands/PassiveDoodads/Trees/WetlandTree0600.skin\n\
+         203542;dungeons/textures/6hu_garrison/6hu_garrison_barn_wood_01.blp\n\
+         203538;spells/fire_bright_mod2x_a.blp\n",
+    )
+    .unwrap();
+    let listfile = std::sync::Arc::new(Listfile::read(&list).unwrap());
+    let moved = LooseFolder::new(&dir);
+    let game = LooseFolder::new(&data);
+    // Without the listfile the moved model has no skin to draw.
+    assert!(scene::load(&moved, "wetlandtree06.m2", Some(&game), &LoadOptions::default()).is_err());
+    let options = LoadOptions { listfile: Some(listfile), ..LoadOptions::default() };
+    let scene = scene::load(&moved, "wetlandtree06.m2", Some(&game), &options).unwrap();
+    assert_eq!(scene.stats.triangles, 157);
+    assert!(scene.files.iter().any(|f| f.path.to_ascii_lowercase().ends_with("wetlandtree0600.skin")));
+    assert_eq!(scene.textures.iter().filter(|t| t.found).count(), 2, "{:?}", scene.warnings);
+    let warnings = lwo_wmo_viewer::scene::diagnostics::grouped_lines(&scene.warnings);
+    assert!(warnings.iter().all(|w| !w.contains("FileDataID")), "{warnings:?}");
+
+    let model = dir.join("wetlandtree06.m2");
+    let run =
+        |args: &[&std::ffi::OsStr]| std::process::Command::new(crate::support::bin()).args(args).output().unwrap();
+    let info = run(&[
+        model.as_os_str(),
+        "--info".as_ref(),
+        "--json".as_ref(),
+        "--listfile".as_ref(),
+        list.as_os_str(),
+        "--data".as_ref(),
+        data.as_os_str(),
+    ]);
+    assert!(info.status.success(), "{}", String::from_utf8_lossy(&info.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(
+        (json["triangles"].as_u64(), &json["file_ids"]["textures"]),
+        (Some(157), &serde_json::json!([203542, 203538]))
+    );
+    let png = dir.join("tree.png");
+    let output = run(&[
+        model.as_os_str(),
+        "--output".as_ref(),
+        png.as_os_str(),
+        "--listfile".as_ref(),
+        list.as_os_str(),
+        "--data".as_ref(),
+        data.as_os_str(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success() && png.is_file(), "{stderr}");
+    assert!(!stderr.contains("FileDataID"), "{stderr}");
+    std::fs::write(dir.join("bad.csv"), "1;a.m2\nnot a line\n").unwrap();
+    let bad = run(&[model.as_os_str(), "--info".as_ref(), "--listfile".as_ref(), dir.join("bad.csv").as_os_str()]);
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && stderr.lines().count() == 1 && stderr.contains("bad.csv: line 2"), "{stderr}");
+}
