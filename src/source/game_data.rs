@@ -267,6 +267,7 @@ impl FileSource for GameData {
                 path: entry.entry.name.as_ref().map(|n| normalise(n)),
                 label,
                 size: u64::from(entry.entry.file_size),
+                name_hashes: Some(entry.entry.name_hashes),
             });
         }
         found.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));

@@ -49,7 +49,12 @@ pub trait FileSource: Send + Sync + fmt::Debug {
                 if entry.is_folder {
                     folders.push(path);
                 } else {
-                    found.push(BrowseEntry { label: path.clone(), path: Some(path), size: entry.size });
+                    found.push(BrowseEntry {
+                        label: path.clone(),
+                        path: Some(path),
+                        size: entry.size,
+                        name_hashes: None,
+                    });
                 }
             }
         }
@@ -66,6 +71,39 @@ pub struct BrowseEntry {
     /// The path, or the name's hash pair (`#AAAAAAAA-BBBBBBBB`) where there is none.
     pub label: String,
     pub size: u64,
+    /// An archive block's name hashes (MPQ's two), by which a path from elsewhere can name it.
+    pub name_hashes: Option<(u32, u32)>,
+}
+
+/// Names the entries no archive listfile names from `listfile`'s paths, where a path hashes to the
+/// entry's name hashes (a community listfile knows the names an archive left out). The entries named
+/// are sorted in among the others; how many were named is returned.
+pub fn name_from_listfile(entries: &mut [BrowseEntry], listfile: &Listfile) -> usize {
+    use crate::formats::mpq::{HashKind, hash_name};
+    let unnamed: std::collections::HashMap<(u32, u32), usize> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.path.is_none())
+        .filter_map(|(i, e)| Some((e.name_hashes?, i)))
+        .collect();
+    if unnamed.is_empty() {
+        return 0;
+    }
+    let mut named = 0;
+    for path in listfile.paths() {
+        let key = (hash_name(path, HashKind::NameA), hash_name(path, HashKind::NameB));
+        if let Some(&i) = unnamed.get(&key)
+            && entries[i].path.is_none()
+        {
+            entries[i].path = Some(normalise(path));
+            entries[i].label = normalise(path);
+            named += 1;
+        }
+    }
+    if named > 0 {
+        entries.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
+    }
+    named
 }
 
 /// A source that can be swapped for another while it is in use: the window's `wow://` asset source,

@@ -125,6 +125,7 @@ impl FileSource for MpqArchive {
                 path: e.name.as_ref().map(|n| super::normalise(n)),
                 label: e.label().replace('\\', "/"),
                 size: u64::from(e.file_size),
+                name_hashes: Some(e.name_hashes),
             })
             .collect();
         found.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));

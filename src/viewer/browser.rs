@@ -82,15 +82,29 @@ pub struct ArchiveBrowser {
     listing: Option<Task<Vec<BrowseEntry>>>,
     /// The data root [`browse_source`] found above a model from disk, and the game data it made of it.
     found_root: Option<(std::path::PathBuf, Arc<dyn FileSource>)>,
+    /// `--listfile`: its paths name the archive files no archive listfile names.
+    pub listfile: Option<Arc<crate::source::Listfile>>,
 }
 
 impl ArchiveBrowser {
+    /// A closed browser whose listings `listfile` names (`--listfile`).
+    pub fn with_listfile(listfile: Option<Arc<crate::source::Listfile>>) -> Self {
+        Self { listfile, ..Self::default() }
+    }
+
     /// Opens the browser on `source` (the window's game data, or the archive just dropped); its files
     /// are listed on a task and appear when [`ArchiveBrowser::poll_listing`] finds them ready.
     pub fn show(&mut self, source: Arc<dyn FileSource>) {
         self.source_name = source.describe();
         self.entries.clear();
-        self.listing = Some(AsyncComputeTaskPool::get().spawn(async move { source.browse() }));
+        let listfile = self.listfile.clone();
+        self.listing = Some(AsyncComputeTaskPool::get().spawn(async move {
+            let mut entries = source.browse();
+            if let Some(listfile) = listfile {
+                crate::source::name_from_listfile(&mut entries, &listfile);
+            }
+            entries
+        }));
         self.shown_for = None;
         self.open = true;
         self.refilter();
@@ -302,7 +316,8 @@ mod tests {
 
     #[test]
     fn filters_take_substrings_wildcards_and_types() {
-        let entry = |label: &str| BrowseEntry { path: Some(label.into()), label: label.into(), size: 1 };
+        let entry =
+            |label: &str| BrowseEntry { path: Some(label.into()), label: label.into(), size: 1, name_hashes: None };
         let entries: Vec<BrowseEntry> =
             ["World/wmo/Inn.wmo", "World/wmo/Inn_000.wmo", "World/Generic/Barrel.m2", "World/wmo/Stone.BLP"]
                 .map(entry)
@@ -323,7 +338,7 @@ mod tests {
         let entries: Vec<BrowseEntry> = (0..300_000)
             .map(|i| {
                 let label = format!("World/wmo/Zone{}/Building{i}/Building{i}_{:03}.wmo", i % 97, i % 40);
-                BrowseEntry { path: Some(label.clone()), label, size: 4096 }
+                BrowseEntry { path: Some(label.clone()), label, size: 4096, name_hashes: None }
             })
             .collect();
         let started = std::time::Instant::now();

@@ -26,6 +26,7 @@ pub fn run(mut args: Args) -> ExitCode {
     let opened = args.game_data.clone();
     let switch = std::sync::Arc::new(crate::source::SwitchableSource::new(opened.clone()));
     args.game_data = Some(switch.clone());
+    let listfile = args.listfile_read.clone();
     let mut app = App::new();
     super::scene::add_game_data_source(&mut app, args.game_data.as_ref(), opened.as_ref());
     app.add_plugins(
@@ -92,7 +93,7 @@ pub fn run(mut args: Args) -> ExitCode {
         ),
     )
     .insert_resource(super::browser::GameDataSwitch(switch))
-    .init_resource::<super::browser::ArchiveBrowser>()
+    .insert_resource(super::browser::ArchiveBrowser::with_listfile(listfile))
     .add_systems(EguiPrimaryContextPass, (draw_panel, super::browser::draw_browser).chain());
     if let Some(channel) = super::control::ControlChannel::from_env() {
         app.insert_resource(channel).add_systems(PreUpdate, super::control::poll_control);

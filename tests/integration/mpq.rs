@@ -213,6 +213,18 @@ fn unnamed_entries_are_listed_by_hash_and_read_by_block() {
     assert!(sources.is_empty(), "{} samples not found among the unnamed entries", sources.len());
     // By name they read as well: the name gives the key.
     assert_eq!(&*source.read("World/Generic/Barrel.m2").unwrap(), &read(&asset("World/Generic/Barrel.m2"))[..]);
+    // A community listfile (`--listfile`) names them in the browser's listing, where its paths hash to
+    // their name hashes; its FileDataIDs do not matter here, and paths the archive lacks name nothing.
+    use lwo_wmo_viewer::source::{FileSource, Listfile, name_from_listfile};
+    let lines: String =
+        all_names().iter().enumerate().map(|(i, n)| format!("{};{}\n", 1000 + i, n.to_ascii_lowercase())).collect();
+    let listfile = Listfile::parse(&format!("{lines}7;world/not/in/this/archive.blp\n"), "list.csv").unwrap();
+    let mut listing = source.browse();
+    let unnamed = listing.iter().filter(|e| e.path.is_none()).count();
+    assert_eq!(name_from_listfile(&mut listing, &listfile), all_names().len());
+    assert_eq!(listing.iter().filter(|e| e.path.is_none()).count(), unnamed - all_names().len());
+    let barrel = listing.iter().find(|e| e.label == "world/generic/barrel.m2").expect("the barrel named");
+    assert_eq!(&*source.read(barrel.path.as_deref().unwrap()).unwrap(), &read(&asset("World/Generic/Barrel.m2"))[..]);
 }
 
 /// A base archive, a patch that replaces one file and deletes another, a locale patch, and loose files.
