@@ -181,6 +181,24 @@ fn pose_of(document: &lwo_wmo_viewer::formats::Document, sequence: usize, second
     matrices
 }
 
+/// In the MD21 container (a Legion-era model, or a Cataclysm one ported back) a sequence's `.anim` file
+/// beside the model is found by the same name and poses the model as the MD20 one.
+#[test]
+fn an_md21_models_anim_file_beside_it_is_read_by_name() {
+    use lwo_wmo_viewer::scene::anim_files::read_anim_file;
+    let path = flag_with_anim_file_folder("anim-file-md21");
+    let md20 = read(&path);
+    std::fs::write(&path, lwo_wmo_viewer::fixtures::m2::wrap_md21(&md20, &[], &[], &[])).unwrap();
+    let source = LooseFolder::new(path.parent().unwrap());
+    let scene = scene::load(&source, "Flag.m2", None, &LoadOptions::default()).unwrap();
+    let mut document = scene.files[0].document.clone().unwrap();
+    assert_eq!(read_anim_file(&source, "Flag.m2", &mut document, 1), None);
+    let whole = parse_document(&read(&flag_folder("anim-file-md21-whole"))).unwrap();
+    for seconds in [0.1, 0.5, 0.8] {
+        assert_eq!(pose_of(&document, 1, seconds), pose_of(&whole, 1, seconds), "at {seconds} s");
+    }
+}
+
 #[test]
 fn keys_in_an_anim_file_are_read_when_their_sequence_plays() {
     use lwo_wmo_viewer::scene::anim_files::read_anim_file;
