@@ -10,12 +10,12 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(skin) = m2::parse_skin(data) {
             static BARREL: &[u8] = include_bytes!("../../assets/World/Generic/Barrel.m2");
             if let Ok(model) = m2::parse(BARREL) {
-                let _ = build(&model, &skin, Geosets::All);
+                let _ = build(&model, &skin, Geosets::All, false);
             }
         }
     } else if let Ok(model) = m2::parse(data) {
         if let Some(view) = model.view(None) {
-            let _ = build(&model, view, Geosets::DefaultVariants);
+            let _ = build(&model, view, Geosets::DefaultVariants, false);
         }
     }
 });
