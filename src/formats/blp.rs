@@ -160,6 +160,11 @@ impl BlpInfo {
     pub fn format_name(&self) -> &'static str {
         if self.version == 1 { "BLP1" } else { "BLP2" }
     }
+
+    /// How the file stores its pixels, for people: `BLP2, DXT5, 8-bit alpha`.
+    pub fn describe(&self) -> String {
+        format!("{}, {}, {}-bit alpha", self.format_name(), self.encoding, self.alpha_bits)
+    }
 }
 
 /// Reads and checks a BLP header (every level's offset and size within the file) without decoding.
@@ -180,12 +185,6 @@ pub fn read_info(bytes: &[u8]) -> Result<BlpInfo, BlpError> {
         mip_levels,
         warnings,
     })
-}
-
-/// How a BLP file stores its pixels, as a browser shows it: `BLP2, DXT5, 8-bit alpha`.
-pub fn describe_encoding(bytes: &[u8]) -> Result<String, BlpError> {
-    let info = read_info(bytes)?;
-    Ok(format!("{}, {}, {}-bit alpha", info.format_name(), info.encoding, info.alpha_bits))
 }
 
 /// Decodes level 0 and the file's mip levels for as long as each halves the one before (the chain a GPU

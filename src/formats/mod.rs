@@ -74,7 +74,7 @@ impl Document {
             Model::Lwo(object) => lwo::fields::model_fields(object, &kind, id, &mut out),
             Model::WmoRoot(root) => wmo::fields::root_fields(root, &kind, &mut out),
             Model::WmoGroup(group) => wmo::fields::group_fields(group, &kind, &mut out),
-            Model::M2(model) => m2::chunked::chunk_fields(model, &kind, &mut out),
+            Model::M2(model) => m2::chunked::chunk_fields(model, &kind, self.tree.node(id).data(file), &mut out),
             Model::Blp(_) => {}
         }
         out

@@ -229,6 +229,8 @@ impl bevy::asset::AssetLoader for ModelLoader {
         let bytes =
             read_whole(reader).await.map_err(|source| FileError::Io { file: display_path.clone().into(), source })?;
         let document = parse_document(&bytes).map_err(|e| FileError::parse(&display_path, e))?;
+        // Only game models name files by number; a LightWave object loads whatever the listfile.
+        let game_model = matches!(document.format, crate::formats::Format::M2 | crate::formats::Format::WmoRoot);
         let file = SceneFile { path, display_path, bytes, document: Some(Arc::new(document)) };
         let defaults = LoadOptions::default();
         let options = LoadOptions {
@@ -239,8 +241,8 @@ impl bevy::asset::AssetLoader for ModelLoader {
             progress: settings.progress.clone(),
             anim_files: defaults.anim_files,
             listfile: match &settings.listfile {
-                Some(path) => Some(self.listfiles.get(path)?),
-                None => None,
+                Some(path) if game_model => Some(self.listfiles.get(path)?),
+                _ => None,
             },
         };
         // The model's other files are read through the asset server (see `dependencies`).

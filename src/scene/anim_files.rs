@@ -60,6 +60,14 @@ pub fn read_anim_file(
             return Some(Diagnostic::new(DiagnosticKind::UnreadableFile, source.display_path(&found), message));
         }
     };
+    // Legion's `.anim` files are chunked (AFM2 …), their offsets counting from a chunk: not read.
+    if bytes.starts_with(b"AFM2") || bytes.starts_with(b"AFSA") || bytes.starts_with(b"AFSB") {
+        model.animation.anim_file_missing(sequence);
+        let message = format!(
+            "a chunked (Legion) .anim file, which this viewer does not read; {what} plays only the keys kept in the .m2"
+        );
+        return Some(Diagnostic::new(DiagnosticKind::UnreadableFile, source.display_path(&found), message));
+    }
     let problems = model.animation.resolve_anim_file(sequence, &bytes);
     let first = problems.first()?;
     let message = format!(

@@ -17,8 +17,8 @@ pub(super) fn build(file: SceneFile) -> Result<Scene, FileError> {
     let blp = crate::formats::blp::decode(&file.bytes)
         .map_err(|e| FileError::parse(&file.display_path, ParseError::invalid(e.offset(), e.to_string())))?;
     let mut scene = Scene::default();
-    let warnings = info.warnings.iter().chain(&blp.warnings);
-    scene.warnings.extend(warnings.map(|w| Diagnostic::from_format(&file.display_path, w)));
+    // The decoder reads the header again and gives the same warnings as `info`'s: one copy of them.
+    scene.warnings.extend(blp.warnings.iter().map(|w| Diagnostic::from_format(&file.display_path, w)));
     let name = file_name(&file.path).to_owned();
     let (width, height) = (blp.width as f32 * UNITS_PER_TEXEL, blp.height as f32 * UNITS_PER_TEXEL);
     let mesh = scene.add_mesh("Texture/Quad", quad(width, height), None);

@@ -418,9 +418,16 @@ fn build_materials(
                 repeat: [!m.has(WmoMaterialRecord::CLAMP_S), !m.has(WmoMaterialRecord::CLAMP_T)],
                 nearest: false,
             };
+            // One texture per image and sampler: two materials may clamp the same image differently.
+            let clamp = match sampler.repeat {
+                [true, true] => "",
+                [false, true] => "/ClampS",
+                [true, false] => "/ClampT",
+                [false, false] => "/ClampST",
+            };
             textures.get(
-                &format!("motx {}", m.texture1),
-                ModelLabel::Texture(m.texture1 as usize).to_string(),
+                &format!("motx {}{clamp}", m.texture1),
+                format!("{}{clamp}", ModelLabel::Texture(m.texture1 as usize)),
                 name,
                 locate_in_data(lookup.data, name),
                 ImageFormat::Blp,

@@ -45,13 +45,24 @@ impl Listfile {
                 || ListfileError::BadLine { file: file.to_owned(), line: n + 1, text: line.chars().take(80).collect() };
             let (id, name) = line.split_once([';', ',']).ok_or_else(bad)?;
             let id: u32 = id.trim().parse().map_err(|_| bad())?;
-            let start =
-                u32::try_from(out.paths.len()).map_err(|_| ListfileError::TooLarge { file: file.to_owned() })?;
-            out.paths.push_str(name.trim());
-            out.entries.push((id, start, name.trim().len() as u32));
+            let name = name.trim();
+            let too_large = || ListfileError::TooLarge { file: file.to_owned() };
+            let start = u32::try_from(out.paths.len()).map_err(|_| too_large())?;
+            let length = u32::try_from(name.len()).map_err(|_| too_large())?;
+            start.checked_add(length).ok_or_else(too_large)?;
+            out.paths.push_str(name);
+            out.entries.push((id, start, length));
         }
-        // Stable: of equal ids the later line stays last, and `path` takes the last.
+        // Stable: of equal ids the later line stays last; only that one is kept.
         out.entries.sort_by_key(|e| e.0);
+        let mut kept: Vec<(u32, u32, u32)> = Vec::with_capacity(out.entries.len());
+        for entry in out.entries.drain(..) {
+            match kept.last_mut() {
+                Some(last) if last.0 == entry.0 => *last = entry,
+                _ => kept.push(entry),
+            }
+        }
+        out.entries = kept;
         out.paths.shrink_to_fit();
         out.entries.shrink_to_fit();
         Ok(out)
@@ -59,12 +70,12 @@ impl Listfile {
 
     /// The path of FileDataID `id`, as the list spells it.
     pub fn path(&self, id: u32) -> Option<&str> {
-        let end = self.entries.partition_point(|e| e.0 <= id);
-        let &(found, start, length) = self.entries[..end].last()?;
-        (found == id).then(|| &self.paths[start as usize..(start + length) as usize])
+        let at = self.entries.binary_search_by_key(&id, |e| e.0).ok()?;
+        let (_, start, length) = self.entries[at];
+        Some(&self.paths[start as usize..(start + length) as usize])
     }
 
-    /// How many files it names.
+    /// How many files it names (an id listed twice counts once).
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -95,7 +106,7 @@ mod tests {
             "list.csv",
         )
         .unwrap();
-        assert_eq!(list.len(), 4);
+        assert_eq!(list.len(), 3, "ids listed twice count once");
         assert_eq!(list.path(466255), Some("world/khazmodan/badlands/passivedoodads/trees/badlandspalmtree01.blp"));
         assert_eq!(list.path(12), Some("A2.m2"), "a later line wins");
         assert_eq!((list.path(7), list.path(8), list.path(0)), (Some("b.skin"), None, None));

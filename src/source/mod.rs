@@ -80,24 +80,25 @@ pub struct BrowseEntry {
 /// are sorted in among the others; how many were named is returned.
 pub fn name_from_listfile(entries: &mut [BrowseEntry], listfile: &Listfile) -> usize {
     use crate::formats::mpq::{HashKind, hash_name};
-    let unnamed: std::collections::HashMap<(u32, u32), usize> = entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.path.is_none())
-        .filter_map(|(i, e)| Some((e.name_hashes?, i)))
-        .collect();
+    // A name's hashes may stand for several blocks (one file in several locales).
+    let mut unnamed: std::collections::HashMap<(u32, u32), Vec<usize>> = std::collections::HashMap::new();
+    for (i, entry) in entries.iter().enumerate().filter(|(_, e)| e.path.is_none()) {
+        if let Some(hashes) = entry.name_hashes {
+            unnamed.entry(hashes).or_default().push(i);
+        }
+    }
     if unnamed.is_empty() {
         return 0;
     }
     let mut named = 0;
     for path in listfile.paths() {
         let key = (hash_name(path, HashKind::NameA), hash_name(path, HashKind::NameB));
-        if let Some(&i) = unnamed.get(&key)
-            && entries[i].path.is_none()
-        {
-            entries[i].path = Some(normalise(path));
-            entries[i].label = normalise(path);
-            named += 1;
+        for &i in unnamed.get(&key).into_iter().flatten() {
+            if entries[i].path.is_none() {
+                entries[i].path = Some(normalise(path));
+                entries[i].label = normalise(path);
+                named += 1;
+            }
         }
     }
     if named > 0 {

@@ -114,7 +114,14 @@ fn m2_summary(
     out.insert("draw_passes".into(), json!(meshes.as_ref().map_or(0, |m| m.draw_passes)));
     out.insert("submeshes".into(), json!(view.map_or(0, |v| v.submeshes.len())));
     out.insert("texture_units".into(), json!(view.map_or(0, |v| v.texture_units.len())));
-    out.insert("textures".into(), json!((0..model.textures.len()).map(|t| model.texture_name(t)).collect::<Vec<_>>()));
+    // An MD21 model's texture by the path the listfile gives its number, as the window finds it.
+    let texture_names: Vec<String> = (0..model.textures.len())
+        .map(|t| match model.texture_file_data_id(t).and_then(|id| lookup.listfile?.path(id)) {
+            Some(path) => path.to_owned(),
+            None => model.texture_name(t),
+        })
+        .collect();
+    out.insert("textures".into(), json!(texture_names));
     out.insert(
         "materials".into(),
         json!(model

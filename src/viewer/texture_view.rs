@@ -25,6 +25,8 @@ impl TextureView {
 /// of their own.
 #[derive(Resource, Default)]
 struct ShownLevel {
+    /// The model whose material this is about; another one starts from its image as loaded.
+    model: Option<AssetId<ModelAsset>>,
     shown: Option<(usize, bool)>,
     image: Option<Handle<Image>>,
 }
@@ -68,6 +70,10 @@ fn show_level(
 ) {
     let Some(model) = shown_texture(&viewer, &models) else { return };
     let (Some(texture), Some(loaded)) = (model.description.textures.first(), model.images.first()) else { return };
+    let id = viewer.current.as_ref().map(Handle::id);
+    if level.model != id {
+        *level = ShownLevel { model: id, ..ShownLevel::default() };
+    }
     view.level = view.level.min(texture.image.levels.len().saturating_sub(1));
     if level.shown == view.wanted() {
         return;

@@ -388,6 +388,23 @@ fn md21_containers_and_later_versions_read_as_md20() {
     let txid = tree.root_chunks().nth(2).unwrap();
     let fields = document.chunk_fields(txid.chunk, &wrapped);
     assert!(fields.iter().any(|(k, v)| k == "texture FileDataIDs" && v == "466255, 394818"), "{fields:?}");
+    // The chunks nothing draws show what they hold.
+    let ldv1 = [0u8, 0, 3, 0, 0, 0, 0x80, 0x3F, 1, 2, 3, 4, 0, 0, 0, 0].to_vec();
+    let pabc: Vec<u8> = [4u16, 5, 13].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let extra = [(b"LDV1", ldv1), (b"PABC", pabc), (b"WFV1", 2.5f32.to_le_bytes().to_vec())];
+    let with_extra = wrap_md21(&good, &[1], &[2], &extra);
+    let document = parse_document(&with_extra).unwrap();
+    let fields: Vec<(String, String)> =
+        document.tree.root_chunks().skip(3).flat_map(|c| document.chunk_fields(c.chunk, &with_extra)).collect();
+    let expected = [
+        ("level-of-detail count", "3"),
+        ("particle bone LOD", "[1, 2, 3, 4]"),
+        ("parent sequence ids", "4, 5, 13"),
+        ("bump scale", "2.5"),
+    ];
+    for (name, value) in expected {
+        assert!(fields.iter().any(|(k, v)| k == name && v == value), "{name} = {value} in {fields:?}");
+    }
     // Version 272 (Cataclysm) inside: the same layout.
     let mut cataclysm = good.clone();
     cataclysm[4..8].copy_from_slice(&272u32.to_le_bytes());
@@ -405,6 +422,7 @@ fn md21_containers_and_later_versions_read_as_md20() {
     let model = parse(&cut).unwrap();
     assert_eq!(model.vertices.len(), alone.vertices.len());
     assert_eq!(model.warnings.len(), 1, "{:?}", model.warnings);
+    assert_eq!(model.warnings[0].path, "TXID", "{:?}", model.warnings);
     // MD21 itself cut short: refused, naming the array inside it that cannot be read.
     let error = parse(&wrap_md21(&good, &[], &[], &[])[..good.len() / 2]).unwrap_err().to_string();
     assert!(error.starts_with("MD21/") && error.contains("past the end"), "{error}");

@@ -419,3 +419,31 @@ fn wmo_materials_are_named_by_their_texture() {
         assert_eq!(m.name, expected);
     }
 }
+
+/// Two materials of the sample use one MOTX image, one of them clamped (MOMT 0x40 | 0x80): each draws it
+/// with its own sampler, where a cache keyed by the image alone gave the first one's to both.
+#[test]
+fn a_texture_shared_by_a_clamped_and_a_repeating_material_keeps_each_sampler() {
+    use lwo_wmo_viewer::scene::{self, LoadOptions};
+    use lwo_wmo_viewer::source::LooseFolder;
+    let assets = crate::support::repo().join("assets");
+    let scene = scene::load(&LooseFolder::new(&assets), "courtyard.wmo", None, &LoadOptions::default()).unwrap();
+    let Some(lwo_wmo_viewer::formats::Model::WmoRoot(root)) = scene.files[0].document.as_deref().map(|d| &d.model)
+    else {
+        panic!("not a WMO root")
+    };
+    let clamped = root.materials.iter().position(|m| m.flags & 0xC0 == 0xC0).expect("a clamped material");
+    let repeating = root
+        .materials
+        .iter()
+        .position(|m| m.flags & 0xC0 == 0 && m.texture1 == root.materials[clamped].texture1)
+        .expect("a repeating material on the same image");
+    let sampler_of = |m: usize| {
+        let texture = scene.materials[m].base_color_texture.expect("textured").texture;
+        (scene.textures[texture].sampler.repeat, scene.textures[texture].name.clone())
+    };
+    let (clamped_repeat, clamped_name) = sampler_of(clamped);
+    let (repeating_repeat, repeating_name) = sampler_of(repeating);
+    assert_eq!((clamped_repeat, repeating_repeat), ([false, false], [true, true]));
+    assert_eq!(clamped_name, repeating_name, "one image");
+}

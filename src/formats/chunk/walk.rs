@@ -281,10 +281,17 @@ pub fn read_le_chunks_partial(
 pub fn read_in_order_chunks_partial(bytes: &[u8]) -> (ChunkTree, Option<ParseError>) {
     let (mut tree, error) = read_le_chunks_partial(bytes, &|_| None);
     let ids: Vec<ChunkId> = tree.ids().collect();
-    for id in ids {
+    for &id in &ids {
         let node = tree.node_mut(id);
         node.id = FourCc::from_reversed(node.id.0);
     }
+    // The error named the chunk it stopped in (the last one kept, cut to the file) by its reversed id.
+    let error = error.map(|mut error| {
+        if let Some(&last) = ids.last().filter(|_| !error.path.starts_with('(')) {
+            error.path = tree.path(last);
+        }
+        error
+    });
     (tree, error)
 }
 

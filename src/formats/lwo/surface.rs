@@ -37,7 +37,7 @@ pub(super) fn parse_surface(
             surface.nodes = Some(super::nodes::read_node_graph(file, child, warnings));
         } else if child.id.0 != *b"FORM" {
             let result = read_lwo2_parameter(child.id, &mut r, &mut surface);
-            check_sub_chunk(warnings, child, &r, result);
+            check_sub_chunk(warnings, child.id, child, &r, result);
         }
     }
     surface
@@ -78,8 +78,8 @@ const FIXED_LAYOUT: &[&[u8; 4]] = &[
 
 /// After reading a sub-chunk with `r`: one warning if it was short (`result` failed), else one if a
 /// fixed-layout chunk left bytes over.
-fn check_sub_chunk(warnings: &mut Vec<Warning>, at: ChunkRef<'_>, r: &Reader<'_>, result: Result<()>) {
-    let id = at.id;
+/// `id` is what the part is (a LightWave 2018 block part's form type, its values in an anonymous `at`).
+fn check_sub_chunk(warnings: &mut Vec<Warning>, id: FourCc, at: ChunkRef<'_>, r: &Reader<'_>, result: Result<()>) {
     if result.is_err() {
         read_leniently(warnings, at, result);
     } else if r.remaining() > 0 && FIXED_LAYOUT.iter().any(|f| **f == id.0) {
@@ -231,7 +231,7 @@ pub(super) fn read_block(file: &[u8], node: ChunkRef<'_>, warnings: &mut Vec<War
             b"NEGA" => r.u16().map(|v| block.negative = v != 0),
             _ => Ok(()),
         };
-        check_sub_chunk(warnings, sub, &r, result);
+        check_sub_chunk(warnings, id, sub, &r, result);
     }
     for whole in node.children().skip(1) {
         let (id, attr) = block_part(whole);
@@ -242,7 +242,7 @@ pub(super) fn read_block(file: &[u8], node: ChunkRef<'_>, warnings: &mut Vec<War
                     let (id, t) = block_part(t);
                     let mut r = t.reader(file, Endian::Big);
                     let result = read_texture_mapping(id, &mut r, &mut block);
-                    check_sub_chunk(warnings, t, &r, result);
+                    check_sub_chunk(warnings, id, t, &r, result);
                 }
                 Ok(())
             }
@@ -298,7 +298,7 @@ pub(super) fn read_block(file: &[u8], node: ChunkRef<'_>, warnings: &mut Vec<War
             }
             _ => Ok(()),
         };
-        check_sub_chunk(warnings, attr, &r, result);
+        check_sub_chunk(warnings, id, attr, &r, result);
     }
     block
 }

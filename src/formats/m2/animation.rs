@@ -236,7 +236,7 @@ impl Animation {
     }
 
     /// Reads `sequence`'s keys from the bytes of its `.anim` file into every track that waits for them
-    /// (version 264 only stores sequences there). Returns one line per track whose range does not fit.
+    /// (from version 264 sequences may be stored there). Returns one line per track whose range does not fit.
     pub fn resolve_anim_file(&mut self, sequence: usize, anim: &[u8]) -> Vec<String> {
         self.anim_file_missing(sequence);
         let mut problems = Vec::new();
@@ -282,6 +282,8 @@ impl Animation {
             resolve(format!("cameras[{i}].positions"), c.positions.resolve_anim_file(s, anim, SPLINE_VEC3));
             resolve(format!("cameras[{i}].targets"), c.targets.resolve_anim_file(s, anim, SPLINE_VEC3));
             resolve(format!("cameras[{i}].roll"), c.roll.resolve_anim_file(s, anim, SPLINE_FLOAT));
+            let field_of_view = c.field_of_view_keys.resolve_anim_file(s, anim, SPLINE_FLOAT);
+            resolve(format!("cameras[{i}].field of view"), field_of_view);
         }
         problems
     }
@@ -392,7 +394,7 @@ pub(super) fn read(file: &[u8], version: u32, arrays: &mut Vec<HeaderArray>, war
     let cameras = array(o.cameras, "cameras", if camera_fov_track { 36 + 4 * track } else { 40 + 3 * track });
     let camera_lookup = array(o.camera_lookup, "camera lookup", 2);
     let ribbons = array(o.ribbons, "ribbon emitters", if per_sequence { 176 } else { 220 });
-    // Legion's multi-texture parameters (16 bytes) end the record from 272.
+    // Multi-texture parameters (16 bytes) end the record from 272 (Cataclysm).
     let particle_size = match version {
         272.. => 492,
         264.. => 476,

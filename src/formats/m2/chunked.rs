@@ -92,24 +92,61 @@ pub fn read(file: &[u8]) -> Result<Chunks> {
     Ok(Chunks { tree, md20, file_ids, warnings })
 }
 
-/// What the panel and `--info --json` show for an MD21 file's chunk `kind`.
-pub fn chunk_fields(model: &super::M2Model, kind: &str, out: &mut Vec<(String, String)>) {
+/// What the panel and `--info --json` show for an MD21 file's chunk `kind`, whose data is `data`:
+/// the FileDataIDs the model keeps, and for the chunks nothing draws, what their data holds (read as
+/// far as it goes).
+pub fn chunk_fields(model: &super::M2Model, kind: &str, data: &[u8], out: &mut Vec<(String, String)>) {
     let list = |ids: &[u32]| ids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
     let ids = &model.file_ids;
+    let u16s = || data.chunks_exact(2).map(|w| u16::from_le_bytes([w[0], w[1]]));
+    let u32_at = |at: usize| data.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+    let f32_at = |at: usize| u32_at(at).map(f32::from_bits);
+    let mut field = |name: &str, value: String| out.push((name.to_owned(), value));
     match kind {
         "MD21" => {
-            out.push(("MD20 version".into(), model.version.to_string()));
-            out.push(("offsets count from byte".into(), model.data_offset.to_string()));
+            field("MD20 version", model.version.to_string());
+            field("offsets count from byte", model.data_offset.to_string());
         }
-        "SFID" => out.push(("skin FileDataIDs".into(), list(&ids.skins))),
-        "TXID" => out.push(("texture FileDataIDs".into(), list(&ids.textures))),
-        "BFID" => out.push(("bone FileDataIDs".into(), list(&ids.bones))),
-        "SKID" => out.push(("skeleton FileDataID".into(), list(ids.skeleton.as_slice()))),
-        "PFID" => out.push(("physics FileDataID".into(), list(ids.physics.as_slice()))),
+        "SFID" => field("skin FileDataIDs", list(&ids.skins)),
+        "TXID" => field("texture FileDataIDs", list(&ids.textures)),
+        "BFID" => field("bone FileDataIDs", list(&ids.bones)),
+        "SKID" => field("skeleton FileDataID", list(ids.skeleton.as_slice())),
+        "PFID" => field("physics FileDataID", list(ids.physics.as_slice())),
         "AFID" => {
             let anims = ids.anims.iter().map(|a| format!("{}.{} → {}", a.animation, a.variation, a.file));
-            out.push(("anim FileDataIDs (id.variation → file)".into(), anims.collect::<Vec<_>>().join(", ")));
+            field("anim FileDataIDs (id.variation → file)", anims.collect::<Vec<_>>().join(", "));
         }
+        "RPID" | "GPID" => {
+            let words: Vec<u32> = (0..data.len() / 4).filter_map(|i| u32_at(4 * i)).collect();
+            field("particle model FileDataIDs", list(&words));
+        }
+        "LDV1" => {
+            if let Some(lods) = data.get(2..4) {
+                field("level-of-detail count", u16::from_le_bytes([lods[0], lods[1]]).to_string());
+            }
+            if let Some(bones) = data.get(8..12) {
+                field("particle bone LOD", format!("{bones:?}"));
+            }
+        }
+        // Two bytes per material, then per particle emitter.
+        "TXAC" => field("entries (materials, then emitters)", (data.len() / 2).to_string()),
+        "EXPT" => field("extended particle records (12 bytes)", (data.len() / 12).to_string()),
+        // An array of the chunk's own, its offset counted from the chunk's data.
+        "EXP2" | "PADC" | "PSBC" | "PEDC" | "PGD1" => {
+            if let Some(count) = u32_at(0) {
+                field("entries", count.to_string());
+            }
+        }
+        "PABC" => {
+            let ids: Vec<String> = u16s().map(|v| v.to_string()).collect();
+            field("parent sequence ids", ids.join(", "));
+        }
+        "WFV1" | "WFV2" | "WFV3" => {
+            if let Some(bump) = f32_at(0) {
+                field("bump scale", format!("{bump}"));
+            }
+        }
+        "EDGF" => field("edge fade records (32 bytes)", (data.len() / 32).to_string()),
         _ => {}
     }
 }

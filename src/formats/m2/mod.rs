@@ -148,7 +148,10 @@ impl M2Model {
     /// The FileDataID an MD21 model names texture `index` by, where the texture has no name of its own.
     pub fn texture_file_data_id(&self, index: usize) -> Option<u32> {
         let texture = self.textures.get(index)?;
-        (texture.kind == 0 && texture.file_name.is_empty()).then(|| self.file_ids.textures.get(index).copied())?
+        let id =
+            (texture.kind == 0 && texture.file_name.is_empty()).then(|| self.file_ids.textures.get(index).copied());
+        // 0 names no file.
+        id.flatten().filter(|&id| id != 0)
     }
 
     /// Texture `index` as people read it: its file name, `FileDataID N`, or `replaceable type N`.
@@ -161,7 +164,7 @@ impl M2Model {
         }
     }
 
-    /// The view meshes are built from: the embedded view 0 (≤ 263), or `skin_00` for 264.
+    /// The view meshes are built from: the embedded view 0 (≤ 263), or `skin_00` from 264.
     pub fn view<'a>(&'a self, skin_00: Option<&'a Skin>) -> Option<&'a Skin> {
         if self.version >= 264 { skin_00 } else { self.embedded_views.first() }
     }
@@ -288,14 +291,18 @@ pub fn parse_with_chunks(file: &[u8]) -> Result<(crate::formats::ChunkTree, M2Mo
     }
     model.warnings.extend(chunks.warnings);
     model.data_offset = base;
-    if model.textures.len() != chunks.file_ids.textures.len()
-        && model.textures.iter().any(|t| t.file_name.is_empty() && t.kind == 0)
-    {
+    let unnamed_past_txid = model
+        .textures
+        .iter()
+        .enumerate()
+        .any(|(i, t)| t.kind == 0 && t.file_name.is_empty() && i >= chunks.file_ids.textures.len());
+    if unnamed_past_txid {
+        let txid = chunks.tree.root_chunks().find(|c| c.node().id == crate::formats::FourCc::new(b"TXID"));
         model.warnings.push(Warning::new(
             "TXID",
-            0,
+            txid.map_or(base, |c| c.node().offset),
             format!(
-                "{} FileDataIDs for {} textures; a texture without one is drawn with the placeholder",
+                "{} FileDataIDs for {} textures; a texture named by neither is drawn with the placeholder",
                 chunks.file_ids.textures.len(),
                 model.textures.len()
             ),

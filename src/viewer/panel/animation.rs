@@ -162,10 +162,15 @@ fn block_lines(a: &Animation, kind: usize) -> Vec<String> {
             .iter()
             .enumerate()
             .map(|(i, c)| {
+                // From version 272 the field of view is a track.
+                let fov = if !c.field_of_view_keys.is_animated() {
+                    format!("{:.2}", c.field_of_view)
+                } else {
+                    keys(&c.field_of_view_keys)
+                };
                 format!(
-                    "{i}: type {}, fov {:.2}, positions {}, targets {}",
+                    "{i}: type {}, fov {fov}, positions {}, targets {}",
                     c.kind,
-                    c.field_of_view,
                     keys(&c.positions),
                     keys(&c.targets)
                 )

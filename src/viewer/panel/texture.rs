@@ -20,7 +20,7 @@ pub(super) fn texture_section(
     };
     let decoded = model.description.textures.first().map_or(0, |t| t.image.levels.len());
     egui::CollapsingHeader::new("Texture").id_salt("texture").default_open(true).show(ui, |ui| {
-        ui.label(format!("{}, {}, {}-bit alpha", info.format_name(), info.encoding, info.alpha_bits));
+        ui.label(info.describe());
         ui.label(format!("{}×{}, {} mip levels", info.width, info.height, info.mip_levels));
         if decoded < info.mip_levels {
             ui.label(format!("levels {decoded} and on do not decode and are not shown"));
