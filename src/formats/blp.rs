@@ -41,6 +41,13 @@ pub enum BlpError {
     Decoder { at: usize, message: String },
 }
 
+/// A BLP refused as any file is: at the byte the error is about.
+impl From<BlpError> for crate::formats::ParseError {
+    fn from(error: BlpError) -> Self {
+        Self::invalid(error.offset(), error.to_string())
+    }
+}
+
 impl BlpError {
     /// The byte of the file the error is about.
     pub fn offset(&self) -> usize {
@@ -140,9 +147,12 @@ pub fn checked_dimensions(bytes: &[u8]) -> Result<(u32, u32), BlpError> {
 }
 
 /// What a BLP header says about its texture: what `--info` reports and the panel shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Serialized as `--info --json` and the control hook give it: the values without the warnings (the
+/// format, BLP1 or BLP2, is the document's).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct BlpInfo {
     /// 1 for BLP1, 2 for BLP2.
+    #[serde(skip)]
     pub version: u8,
     pub width: u32,
     pub height: u32,
@@ -152,6 +162,7 @@ pub struct BlpInfo {
     /// The levels the file holds, level 0 included, as far as each halves the one before.
     pub mip_levels: usize,
     /// What was read past (an alpha type no client defines), each naming its header field.
+    #[serde(skip)]
     pub warnings: Vec<crate::formats::Warning>,
 }
 

@@ -183,7 +183,7 @@ fn parse_m2(bytes: &[u8]) -> Result<Document, ParseError> {
 
 /// A BLP has no chunks: its header's values are the model; the pixels are decoded when it is shown.
 fn parse_blp(bytes: &[u8]) -> Result<Document, ParseError> {
-    let info = blp::read_info(bytes).map_err(|e| ParseError::invalid(e.offset(), e.to_string()).within("header"))?;
+    let info = blp::read_info(bytes).map_err(|e| ParseError::from(e).within("header"))?;
     Ok(Document { format: Format::Blp(info.version), tree: ChunkTree::default(), model: Model::Blp(info) })
 }
 

@@ -15,7 +15,7 @@ pub(super) fn build(file: SceneFile) -> Result<Scene, FileError> {
     let document = file.document.clone().expect("the caller matched the model");
     let Model::Blp(info) = &document.model else { unreachable!("the caller matched the model") };
     let blp = crate::formats::blp::decode(&file.bytes)
-        .map_err(|e| FileError::parse(&file.display_path, ParseError::invalid(e.offset(), e.to_string())))?;
+        .map_err(|e| FileError::parse(&file.display_path, ParseError::from(e)))?;
     let mut scene = Scene::default();
     // The decoder reads the header again and gives the same warnings as `info`'s: one copy of them.
     scene.warnings.extend(blp.warnings.iter().map(|w| Diagnostic::from_format(&file.display_path, w)));

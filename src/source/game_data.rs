@@ -270,7 +270,7 @@ impl FileSource for GameData {
                 name_hashes: Some(entry.entry.name_hashes),
             });
         }
-        found.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
+        super::sort_for_browsing(&mut found);
         found
     }
 

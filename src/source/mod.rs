@@ -102,9 +102,14 @@ pub fn name_from_listfile(entries: &mut [BrowseEntry], listfile: &Listfile) -> u
         }
     }
     if named > 0 {
-        entries.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
+        sort_for_browsing(entries);
     }
     named
+}
+
+/// A browser's order: named files by name, ignoring case, then the unnamed ones by their hashes.
+pub fn sort_for_browsing(entries: &mut [BrowseEntry]) {
+    entries.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
 }
 
 /// A source that can be swapped for another while it is in use: the window's `wow://` asset source,

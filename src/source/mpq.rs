@@ -128,7 +128,7 @@ impl FileSource for MpqArchive {
                 name_hashes: Some(e.name_hashes),
             })
             .collect();
-        found.sort_by_cached_key(|e| (e.path.is_none(), e.label.to_ascii_lowercase()));
+        super::sort_for_browsing(&mut found);
         found
     }
 

@@ -306,16 +306,11 @@ pub fn poll_control(
             let view = texture_view.as_deref().copied().unwrap_or_default();
             let document = m.description.files.first()?.document.as_deref()?;
             let crate::formats::Model::Blp(info) = &document.model else { return None };
-            Some(serde_json::json!({
-                "format": info.format_name(),
-                "width": info.width,
-                "height": info.height,
-                "encoding": info.encoding,
-                "alpha_bits": info.alpha_bits,
-                "mip_levels": info.mip_levels,
-                "level": view.level,
-                "alpha_only": view.alpha_only,
-            }))
+            let mut status = serde_json::to_value(info).ok()?;
+            status["format"] = info.format_name().into();
+            status["level"] = view.level.into();
+            status["alpha_only"] = view.alpha_only.into();
+            Some(status)
         }),
         "browser": browser.as_ref().filter(|b| b.open).map(|b| serde_json::json!({
             "source": b.source_name,

@@ -76,8 +76,7 @@ pub fn gather_in(source: &dyn FileSource, path: &str, lookup: crate::scene::Look
             // The header alone may be sound while the pixels are not: a texture that does not decode is
             // refused here as it is in the window.
             if let Err(e) = crate::formats::blp::decode(&bytes) {
-                let error = crate::formats::ParseError::invalid(e.offset(), e.to_string());
-                return Err(FileError::parse(display_path, error));
+                return Err(FileError::parse(display_path, e.into()));
             }
             blp_summary(blp)
         }
@@ -271,13 +270,10 @@ fn wmo_summary(root: Option<&WmoRoot>, groups: &[WmoGroup]) -> Map<String, Value
 
 /// A texture's header values, as `--info` reports them (`format` says BLP1 or BLP2).
 fn blp_summary(blp: &crate::formats::blp::BlpInfo) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("width".into(), json!(blp.width));
-    out.insert("height".into(), json!(blp.height));
-    out.insert("encoding".into(), json!(blp.encoding));
-    out.insert("alpha_bits".into(), json!(blp.alpha_bits));
-    out.insert("mip_levels".into(), json!(blp.mip_levels));
-    out
+    match serde_json::to_value(blp) {
+        Ok(Value::Object(values)) => values,
+        _ => Map::new(),
+    }
 }
 
 pub fn to_json(path: &Path, info: &Info) -> Value {
